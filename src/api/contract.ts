@@ -1,0 +1,49 @@
+import type { z } from 'zod'
+
+/**
+ * One contract per endpoint: plain data that drives request validation on the server, the
+ * OpenAPI document, the typed client and the MCP tool schemas. No h3 or storage here.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
+
+/**
+ * Who may call: `public` needs nothing; `required` needs the workspace credential (open in OSS
+ * unless the request is remote); `sync` is the watcher's endpoint, guarded by FOLIO_API_KEY
+ * whenever that is set (spec: Authentication 8); `oss-only` is refused in Cloud mode.
+ */
+export type Access = 'public' | 'required' | 'sync'
+
+export interface ErrorCase {
+  status: number
+  /** The exact `error` string the server answers with. */
+  error: string
+  when: string
+}
+
+export interface Contract {
+  operationId: string
+  method: HttpMethod
+  /** OpenAPI style: /api/files/{id} */
+  path: string
+  tag: string
+  summary: string
+  description?: string
+  access: Access
+  params?: z.ZodObject
+  query?: z.ZodObject
+  /** A JSON body; other body kinds (raw bytes, multipart) are described by `rawBody`. */
+  body?: z.ZodType
+  rawBody?: { contentType: string; description: string }
+  response: { status: number; description: string; schema?: z.ZodType; contentType?: string; headers?: Record<string, string> }
+  errors: ErrorCase[]
+}
+
+export function defineContract<const C extends Contract>(contract: C): C {
+  return contract
+}
+
+export type ParamsOf<C extends Contract> = C['params'] extends z.ZodObject ? z.output<C['params']> : Record<string, never>
+export type QueryOf<C extends Contract> = C['query'] extends z.ZodObject ? z.output<C['query']> : Record<string, never>
+export type BodyOf<C extends Contract> = C['body'] extends z.ZodType ? z.output<C['body']> : undefined
+export type BodyInputOf<C extends Contract> = C['body'] extends z.ZodType ? z.input<C['body']> : undefined
+export type ResponseOf<C extends Contract> = C['response']['schema'] extends z.ZodType ? z.output<C['response']['schema']> : unknown

@@ -1,0 +1,164 @@
+import { z } from 'zod'
+import { defineContract } from './contract.js'
+import { Comment, named, DesignPreferences, FileMap, Folio, FolioIdParams, FolioListItem, FolioStatus, ProjectMode } from './schemas.js'
+
+const notFound = (error: string) => ({ status: 404, error, when: 'No folio has this id' })
+const tooLarge = { status: 413, error: 'FOLIO_TOO_LARGE', when: 'The body (or its decompressed gzip payload) is over the limit' }
+const invalidJson = { status: 400, error: 'INVALID_JSON', when: 'The body is not JSON' }
+const invalidBody = { status: 400, error: 'INVALID_BODY', when: 'A field has the wrong type, or the gzip payload cannot be decompressed' }
+
+const WriteResult = z.object({ success: z.literal(true), project: Folio })
+named('FolioWriteResult', WriteResult)
+
+export const listFolios = defineContract({
+  operationId: 'listFolios',
+  method: 'GET',
+  path: '/api/files',
+  tag: 'Folios',
+  summary: 'List folios, most recently updated first',
+  description: 'List items leave out history, file contents and comments; GET /api/files/{id} has them.',
+  access: 'required',
+  response: {
+    status: 200,
+    description: 'The folios of the workspace',
+    schema: z.array(FolioListItem),
+    headers: { 'Cache-Control': 'public, max-age=5, stale-while-revalidate=60' },
+  },
+  errors: [{ status: 401, error: 'Unauthorized', when: 'Missing or invalid credential' }],
+})
+
+export const CreateFolioBody = z.object({
+  title: z.string({ error: 'Title is required' }).trim().min(1, { error: 'Title is required' }),
+  initialHtml: z.string().optional().describe('A full HTML document, stored as index.html'),
+  defaultFiles: FileMap.optional().describe('Map of filename to content (instead of initialHtml)'),
+  description: z.string().optional(),
+  projectMode: ProjectMode.optional().describe('Default deck'),
+  isPrivate: z.boolean().optional().describe('OSS: always false on create'),
+  accessKey: z.string().optional(),
+  allowComments: z.boolean().optional().describe('Default true'),
+  presentationModeOnly: z.boolean().optional().describe('Default false'),
+  status: FolioStatus.optional().describe('Default draft'),
+  designPreferences: DesignPreferences.optional(),
+  referenceFiles: z.array(z.unknown()).optional(),
+  collaborators: z.array(z.unknown()).optional().describe('Cloud only'),
+  commitMessage: z.string().optional().describe('Message of the first version'),
+})
+named('CreateFolioRequest', CreateFolioBody)
+
+export const createFolio = defineContract({
+  operationId: 'createFolio',
+  method: 'POST',
+  path: '/api/files',
+  tag: 'Folios',
+  summary: 'Create a folio with its first version',
+  description:
+    'Files come from initialHtml (stored as index.html) or defaultFiles; with neither, the folio starts from the starter page of its projectMode.',
+  access: 'required',
+  body: CreateFolioBody,
+  response: { status: 201, description: 'The new folio', schema: WriteResult },
+  errors: [
+    { status: 400, error: 'Title is required', when: 'title is missing or blank' },
+    invalidJson,
+    invalidBody,
+    { status: 401, error: 'Unauthorized', when: 'Missing or invalid credential' },
+    tooLarge,
+  ],
+})
+
+export const GetFolioQuery = z.object({
+  files: z
+    .enum(['all', 'latest', 'none'])
+    .default('all')
+    .describe('Which versions carry their file contents: all (default), only the latest, or none (versions then list fileList)'),
+})
+
+export const getFolio = defineContract({
+  operationId: 'getFolio',
+  method: 'GET',
+  path: '/api/files/{id}',
+  tag: 'Folios',
+  summary: 'Get a folio with its versions, files, comments and analytics',
+  access: 'required',
+  params: FolioIdParams,
+  query: GetFolioQuery,
+  response: { status: 200, description: 'The whole folio', schema: Folio },
+  errors: [{ status: 401, error: 'Unauthorized', when: 'Missing or invalid credential' }, notFound('Project not found.')],
+})
+
+export const UpdateFolioBody = z.object({
+  files: FileMap.optional().describe('The complete file set of a new version; its presence creates the version'),
+  updated_files: FileMap.optional().describe('Alias of files'),
+  commitMessage: z.string().optional(),
+  change_message: z.string().optional().describe('Alias of commitMessage'),
+  title: z.string({ error: 'Title is required' }).trim().min(1, { error: 'Title is required' }).optional(),
+  description: z.string().optional(),
+  isPrivate: z.boolean().optional(),
+  accessKey: z.string().optional(),
+  allowComments: z.boolean().optional(),
+  presentationModeOnly: z.boolean().optional(),
+  projectMode: ProjectMode.optional(),
+  designPreferences: DesignPreferences.optional(),
+  status: FolioStatus.optional(),
+  collaborators: z.array(z.unknown()).optional(),
+  restoreVersionId: z.string().optional().describe('Restores that version as a new version'),
+  reactions: z.record(z.string(), z.unknown()).optional().describe('Sets reaction counts (same rules as the reactions endpoint)'),
+  publicTunnelEnabled: z.boolean().optional(),
+  referenceFiles: z.array(z.unknown()).optional(),
+  _gz: z.boolean().optional().describe('True when _d holds the request gzip-compressed'),
+  _d: z.string().optional().describe('Base64 of the gzip-compressed JSON request object'),
+})
+named('UpdateFolioRequest', UpdateFolioBody)
+
+export const updateFolio = defineContract({
+  operationId: 'updateFolio',
+  method: 'PUT',
+  path: '/api/files/{id}',
+  tag: 'Folios',
+  summary: 'Update metadata, add a version, or restore one',
+  description:
+    'Every field is optional. `files` (or `updated_files`) adds a version holding exactly those files; `restoreVersionId` adds a version that copies an old one. Bodies over about 1 MB are best sent as {"_gz": true, "_d": base64(gzip(JSON))}.',
+  access: 'required',
+  params: FolioIdParams,
+  body: UpdateFolioBody,
+  response: { status: 200, description: 'The updated folio (latest version only)', schema: WriteResult },
+  errors: [
+    invalidJson,
+    invalidBody,
+    { status: 400, error: 'VERSION_NOT_FOUND', when: 'restoreVersionId names no version of this folio' },
+    { status: 401, error: 'Unauthorized', when: 'Missing or invalid credential' },
+    notFound('Project not found'),
+    tooLarge,
+  ],
+})
+
+export const deleteFolio = defineContract({
+  operationId: 'deleteFolio',
+  method: 'DELETE',
+  path: '/api/files/{id}',
+  tag: 'Folios',
+  summary: 'Delete a folio with its versions, comments and engagement',
+  access: 'required',
+  params: FolioIdParams,
+  response: { status: 200, description: 'Deleted', schema: z.object({ success: z.literal(true) }) },
+  errors: [{ status: 401, error: 'Unauthorized', when: 'Missing or invalid credential' }, notFound('Project not found')],
+})
+
+export const BriefResponse = z.object({
+  title: z.string(),
+  description: z.string(),
+  brief: z.string().describe('Markdown design brief: open feedback pins (in page order) and the file structure'),
+  openComments: z.array(Comment).describe('Unresolved comments, in the order the brief lists them'),
+})
+named('Brief', BriefResponse)
+
+export const getBrief = defineContract({
+  operationId: 'getBrief',
+  method: 'GET',
+  path: '/api/files/{id}/brief',
+  tag: 'Folios',
+  summary: 'A markdown design brief from open feedback and file structure',
+  access: 'required',
+  params: FolioIdParams,
+  response: { status: 200, description: 'The brief', schema: BriefResponse },
+  errors: [{ status: 401, error: 'Unauthorized', when: 'Missing or invalid credential' }, notFound('Project not found')],
+})

@@ -1,0 +1,119 @@
+import { z } from 'zod'
+import { checkFilePath } from '../domain/file-paths.js'
+import { FOLIO_STATUSES, PROJECT_MODES } from '../store/types.js'
+
+/** Schemas named here become components of the OpenAPI document (and $refs where used). */
+export const namedSchemas = new Map<z.ZodType, string>()
+
+export function named<T extends z.ZodType>(id: string, schema: T): T {
+  namedSchemas.set(schema, id)
+  return schema
+}
+
+export const ErrorBody = named(
+  'Error',
+  z.object({
+    error: z.string().describe("The spec's error string, stable for programs to match"),
+    message: z.string().optional().describe('A sentence for people: what went wrong and what to do'),
+  }),
+)
+
+export const ProjectMode = z.enum(PROJECT_MODES)
+export const FolioStatus = z.enum(FOLIO_STATUSES)
+
+/** path → content; binary files as base64 data URLs. Paths are relative and may not climb out. */
+export const FileMap = named(
+  'FileMap',
+  z
+    .record(z.string(), z.string())
+    .superRefine((files, ctx) => {
+      for (const path of Object.keys(files)) {
+        const checked = checkFilePath(path)
+        if (!checked.ok) ctx.addIssue({ code: 'custom', path: [path], message: `file path ${JSON.stringify(path.slice(0, 80))} ${checked.reason}` })
+      }
+    })
+    .describe('Map of file path (relative, / between folders) to content. Binary files are base64 data URLs (data:image/png;base64,…).'),
+)
+
+export const DesignPreferences = z
+  .record(z.string(), z.unknown())
+  .describe('Keys theme, typography, palette, libraries, customColors, customGuidelines; GET /api/design-systems gives ready-made values.')
+
+export const Version = named(
+  'Version',
+  z.object({
+    versionId: z.string().describe('v1, v2, …'),
+    commitMessage: z.string(),
+    createdAt: z.string(),
+    author: z.string(),
+    files: z.record(z.string(), z.string()).optional().describe('path → content; left out when the request asked for fewer files'),
+    fileList: z.array(z.string()).optional().describe('The paths, when `files` is left out'),
+  }),
+)
+
+export const Comment = named(
+  'Comment',
+  z.object({
+    id: z.string().describe('c_<timestamp>'),
+    author: z.string(),
+    text: z.string(),
+    createdAt: z.string(),
+    versionId: z.string(),
+    filename: z.string(),
+    resolved: z.boolean(),
+    x: z.number().optional(),
+    y: z.number().optional(),
+    selector: z.string().optional(),
+    elementHtml: z.string().optional(),
+  }),
+)
+
+export const Reactions = named('Reactions', z.record(z.string(), z.number().int().nonnegative()).describe('emoji → count; only 👍 ❤️ 💡 🔥'))
+
+export const Analytics = named(
+  'Analytics',
+  z.object({
+    views: z.number(),
+    totalTimeSeconds: z.number(),
+    avgTimeSeconds: z.number(),
+    mobileViews: z.number(),
+    desktopViews: z.number(),
+  }),
+)
+
+const folioFields = {
+  id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  isPrivate: z.boolean(),
+  accessKey: z.string().describe('Empty when none. Never returned by public endpoints'),
+  allowComments: z.boolean(),
+  presentationModeOnly: z.boolean(),
+  status: FolioStatus,
+  projectMode: ProjectMode,
+  collaborators: z.array(z.unknown()),
+  designPreferences: DesignPreferences,
+  referenceFiles: z.array(z.unknown()),
+  publicTunnelEnabled: z.boolean(),
+  latestVersionId: z.string(),
+  versionCount: z.number().int(),
+  reactions: Reactions,
+  analytics: Analytics,
+  _storageBytes: z.number().describe('Bytes of the distinct file contents in this folio’s history'),
+}
+
+export const Folio = named(
+  'Folio',
+  z
+    .object({ ...folioFields, versions: z.array(Version), comments: z.array(Comment) })
+    .describe('GET /api/files/{id} lists every version, oldest first. Write responses (POST, PUT) list only the new latest version.'),
+)
+
+export const FolioListItem = named(
+  'FolioListItem',
+  z.object(folioFields).describe('A folio in a list: everything but its history and comments (fetch GET /api/files/{id} for those)'),
+)
+
+export const FolioIdParams = z.object({ id: z.string().describe('Folio id') })

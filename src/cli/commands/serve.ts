@@ -1,0 +1,63 @@
+import { resolve } from 'node:path'
+import { type Command, InvalidArgumentError, Option } from 'commander'
+import { CliError } from '../errors.js'
+
+function parsePort(value: string): number {
+  const port = Number(value)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('a port is a whole number from 0 to 65535 (0 picks a free one)')
+  return port
+}
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('start the folio server on a flat-file store (no database to install)')
+    .option('-p, --port <port>', 'port to listen on; 0 picks a free one (default: $PORT or 3000)', parsePort)
+    .option('-H, --host <host>', 'interface to listen on; 0.0.0.0 to reach it from other machines', '127.0.0.1')
+    .option('-d, --data <dir>', 'data folder (default: $FOLIO_DATA or ./.folio)')
+    .addOption(new Option('-m, --mode <mode>', 'oss: open local API; cloud: workspaces, keys and quotas').choices(['oss', 'cloud']).default('oss'))
+    .option('--json', 'print one JSON line {url, dataDir, mode, pid} when ready, for scripts')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ folio serve                          http://127.0.0.1:3000, data in ./.folio
+  $ folio serve --port 0 --json          a free port; prints {"url": …} for scripts
+  $ PORT=8080 FOLIO_DATA=~/folios folio serve
+  $ curl -X POST localhost:3000/api/files -H 'content-type: application/json' -d '{"title":"Hello","initialHtml":"<h1>Hi</h1>"}'
+
+Ctrl+C (SIGINT) or SIGTERM stops it after in-flight writes finish.`,
+    )
+    .action(async (options: { port?: number; host: string; data?: string; mode: 'oss' | 'cloud'; json?: boolean }) => {
+      const port = options.port ?? (process.env.PORT ? parsePort(process.env.PORT) : 3000)
+      const dataDir = resolve(options.data ?? process.env.FOLIO_DATA ?? '.folio')
+      const { startServer } = await import('../../server/serve.js')
+      let server
+      try {
+        server = await startServer({ port, host: options.host, dataDir, mode: options.mode })
+      } catch (error) {
+        throw new CliError((error as Error).message)
+      }
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify({ url: server.url, dataDir, mode: options.mode, pid: process.pid })}\n`)
+      } else {
+        process.stdout.write(
+          `folio is serving ${server.url}\n  data  ${dataDir}\n  mode  ${options.mode}\n  API   ${server.url}/api/openapi\nPress Ctrl+C to stop.\n`,
+        )
+      }
+      await new Promise<void>((done) => {
+        const stop = (signal: string) => {
+          process.off('SIGINT', stop)
+          process.off('SIGTERM', stop)
+          if (!options.json) process.stdout.write(`\n${signal}: finishing in-flight requests…\n`)
+          server.close().then(done, (error) => {
+            process.stderr.write(`folio: error while stopping: ${(error as Error).message}\n`)
+            done()
+          })
+        }
+        process.on('SIGINT', stop)
+        process.on('SIGTERM', stop)
+      })
+      if (!options.json) process.stdout.write('Stopped.\n')
+    })
+}

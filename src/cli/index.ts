@@ -1,0 +1,46 @@
+import { Command, CommanderError } from 'commander'
+import { packageVersion } from '../version.js'
+import { registerServe } from './commands/serve.js'
+import { CliError } from './errors.js'
+
+/** Builds the program. Each command lives in its own file and loads its heavy parts lazily. */
+export function buildProgram(): Command {
+  const program = new Command('folio')
+    .description('Publish HTML folios from your own machine and collect what viewers think of them.')
+    .version(packageVersion(), '-v, --version', 'print the version')
+    .helpOption('-h, --help', 'show help for a command')
+    .showSuggestionAfterError()
+    .exitOverride()
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ folio serve                      start the server on http://127.0.0.1:3000 with data in ./.folio
+  $ folio serve --port 8080 --data ~/folios
+  $ folio serve --help               every option of a command
+
+Environment:
+  PORT            default port of folio serve
+  FOLIO_DATA      default data folder of folio serve
+  FOLIO_API_KEY   API key that guards the sync endpoint (alias SERVICE_API_KEY)`,
+    )
+  registerServe(program)
+  return program
+}
+
+/** Runs the CLI and returns the exit code; nothing below here calls process.exit. */
+export async function runMain(argv: string[]): Promise<number> {
+  const program = buildProgram()
+  try {
+    await program.parseAsync(argv, { from: 'user' })
+    return 0
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode
+    if (error instanceof CliError) {
+      process.stderr.write(`folio: ${error.message}\n`)
+      return error.exitCode
+    }
+    process.stderr.write(`folio: ${(error as Error).message ?? String(error)}\n`)
+    return 1
+  }
+}

@@ -1,0 +1,55 @@
+import { H3 } from 'h3'
+import { contracts } from '../api/index.js'
+import type { FolioStore } from '../store/index.js'
+import { createAuth } from './auth.js'
+import type { ServerConfig } from './config.js'
+import type { ServerContext } from './context.js'
+import { ApiError, createErrorHandler } from './errors.js'
+import { toRouterPath } from './route.js'
+import { registerBriefRoute } from './routes/brief.js'
+import { registerCatalogueRoutes } from './routes/catalogue.js'
+import { registerFileRoutes } from './routes/files.js'
+import { createTemplates, type Templates } from './templates.js'
+
+export interface CreateAppOptions {
+  store: FolioStore
+  config: ServerConfig
+  templates?: Templates
+  log?: (message: string, error?: unknown) => void
+}
+
+export function createServerContext(options: CreateAppOptions): ServerContext {
+  return {
+    store: options.store,
+    config: options.config,
+    auth: createAuth(options.config),
+    templates: options.templates ?? createTemplates(),
+    log: options.log ?? ((message, error) => console.error(message, error ?? '')),
+  }
+}
+
+/** The whole HTTP surface: the same app runs in `folio serve` and in the tests. */
+export function createApp(ctx: ServerContext): H3 {
+  const app = new H3({ silent: true, onError: createErrorHandler(ctx.log) })
+  registerFileRoutes(app, ctx)
+  registerBriefRoute(app, ctx)
+  registerCatalogueRoutes(app, ctx)
+  app.all('/**', unmatched)
+  return app
+}
+
+/** A path we serve with another method gets 405 and Allow; anything else 404. */
+const routePatterns = contracts.map((c) => ({
+  method: c.method,
+  pattern: new RegExp(`^${toRouterPath(c.path).replace(/:\w+/g, '[^/]+')}/?$`),
+}))
+
+function unmatched(event: { req: Request; url: URL }): never {
+  const allowed = routePatterns.filter((r) => r.pattern.test(event.url.pathname)).map((r) => r.method)
+  if (allowed.length) {
+    throw new ApiError(405, 'Method not allowed', `${event.req.method} is not supported here; use ${allowed.join(', ')}.`, {
+      allow: allowed.join(', '),
+    })
+  }
+  throw new ApiError(404, 'Not found', `No route for ${event.req.method} ${event.url.pathname}; see GET /api/openapi.`)
+}

@@ -1,0 +1,21 @@
+import { isFolioId } from '../domain/ids.js'
+import type { FolioMeta } from '../store/index.js'
+import type { Principal } from './auth.js'
+import type { ServerContext } from './context.js'
+import { notFound } from './errors.js'
+
+/**
+ * The folio a request names, if the caller may see it. An id that cannot be a folio id, an
+ * unknown folio and another workspace's folio all get the same 404, so ids cannot be probed.
+ */
+export async function requireFolio(ctx: ServerContext, id: string, principal: Principal | undefined, error = 'Project not found'): Promise<FolioMeta> {
+  if (!isFolioId(id)) throw notFound(error)
+  const meta = await ctx.store.folios.get(id)
+  if (!meta || (principal && meta.workspaceId !== principal.workspaceId)) throw notFound(error)
+  return meta
+}
+
+/** Who a version written by this request is attributed to. */
+export function authorOf(ctx: ServerContext, principal: Principal | undefined): string {
+  return principal?.email ?? principal?.name ?? ctx.config.localAuthor
+}

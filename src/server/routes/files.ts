@@ -1,0 +1,81 @@
+import type { H3 } from 'h3'
+import { createFolio, deleteFolio, getFolio, listFolios, updateFolio } from '../../api/files.js'
+import { LOCAL_WORKSPACE } from '../auth.js'
+import type { ServerContext } from '../context.js'
+import { badRequest, notFound } from '../errors.js'
+import { authorOf, requireFolio } from '../folio-access.js'
+import { jsonText, mountRoute } from '../route.js'
+
+const DEFAULT_DESCRIPTION = 'A multi-page HTML folio.'
+
+/** GET/POST /api/files, GET/PUT/DELETE /api/files/{id} */
+export function registerFileRoutes(app: H3, ctx: ServerContext): void {
+  const { folios, engagement, views } = ctx.store
+
+  mountRoute(app, ctx, listFolios, async ({ event, principal }) => {
+    const metas = await folios.list(principal?.workspaceId ?? LOCAL_WORKSPACE)
+    event.res.headers.set('cache-control', listFolios.response.headers['Cache-Control'])
+    return Promise.all(metas.map((m) => views.listItem(m)))
+  })
+
+  mountRoute(app, ctx, createFolio, async ({ body, principal }) => {
+    const projectMode = body.projectMode ?? 'deck'
+    let files = { ...body.defaultFiles }
+    if (body.initialHtml !== undefined) files['index.html'] = body.initialHtml
+    if (Object.keys(files).length === 0) files = { 'index.html': await ctx.templates.starter(projectMode, body.title) }
+    const { meta, head } = await folios.create({
+      meta: {
+        workspaceId: principal?.workspaceId ?? LOCAL_WORKSPACE,
+        title: body.title,
+        description: body.description ?? DEFAULT_DESCRIPTION,
+        // Spec: in OSS a folio is never private on create (PUT may make it private later).
+        isPrivate: ctx.config.mode === 'oss' ? false : (body.isPrivate ?? false),
+        accessKey: body.accessKey ?? '',
+        allowComments: body.allowComments ?? true,
+        presentationModeOnly: body.presentationModeOnly ?? false,
+        status: body.status ?? 'draft',
+        projectMode,
+        collaborators: body.collaborators ?? [],
+        designPreferences: body.designPreferences ?? {},
+        referenceFiles: body.referenceFiles ?? [],
+        publicTunnelEnabled: false,
+      },
+      files,
+      commitMessage: body.commitMessage ?? 'Initial version',
+      author: authorOf(ctx, principal),
+    })
+    return { success: true, project: await views.withHead(meta, head) }
+  })
+
+  mountRoute(app, ctx, getFolio, async ({ params, query, principal }) => {
+    await requireFolio(ctx, params.id, principal, 'Project not found.')
+    const json = await views.full(params.id, query.files)
+    if (json === undefined) throw notFound('Project not found.')
+    return jsonText(json)
+  })
+
+  mountRoute(app, ctx, updateFolio, async ({ params, body, principal }) => {
+    await requireFolio(ctx, params.id, principal)
+    const files = body.files ?? body.updated_files
+    if (files && body.restoreVersionId !== undefined) {
+      throw badRequest('INVALID_BODY', 'Send either files (a new version) or restoreVersionId (a restore), not both.')
+    }
+    const { title, description, isPrivate, accessKey, allowComments, presentationModeOnly, projectMode, designPreferences, status, collaborators, publicTunnelEnabled, referenceFiles } = body
+    const result = await folios.update(params.id, {
+      patch: { title, description, isPrivate, accessKey, allowComments, presentationModeOnly, projectMode, designPreferences, status, collaborators, publicTunnelEnabled, referenceFiles },
+      files,
+      restoreVersionId: body.restoreVersionId,
+      commitMessage: body.commitMessage ?? body.change_message,
+      author: authorOf(ctx, principal),
+    })
+    if (!result) throw notFound()
+    if (body.reactions) await engagement.mergeReactions(params.id, body.reactions)
+    return { success: true, project: await views.withHead(result.meta, result.head) }
+  })
+
+  mountRoute(app, ctx, deleteFolio, async ({ params, principal }) => {
+    await requireFolio(ctx, params.id, principal)
+    if (!(await folios.delete(params.id))) throw notFound()
+    return { success: true }
+  })
+}

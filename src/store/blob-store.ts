@@ -1,0 +1,175 @@
+import { createHash } from 'node:crypto'
+import { LRUCache } from 'lru-cache'
+import type { Storage } from 'unstorage'
+import { applyDelta, createDelta } from '../domain/delta.js'
+import { keys } from './keys.js'
+import { KeyedMutex } from './keyed-mutex.js'
+
+/**
+ * Content-addressed file contents, shared by every version and folio that holds the same bytes.
+ *
+ * On disk a blob is one byte of encoding and then either the content (FULL) or the 32-byte
+ * hash of a newer blob plus a delta against it (DELTA). When a new version replaces a file, the
+ * replaced content is rewritten as a delta against its successor (reverse deltas, as RCS does):
+ * the newest content stays a plain read, and a history of one-line edits costs a few hundred
+ * bytes a version instead of a copy.
+ *
+ * A blob is kept while anything refers to it: one marker key per owner (a folio id, or
+ * `~<hash>` for a blob stored as a delta against it). Deleting the last marker deletes the
+ * blob. A blob only ever becomes a delta against a blob created after it, so chains cannot loop.
+ */
+const FULL = 0
+const DELTA = 1
+/** Deltas pay off only on files of some size. */
+const MIN_DELTA_SOURCE = 2048
+/** Beyond this many hops a blob that becomes current again is stored whole. */
+const MAX_CHAIN_FOR_HEAD = 16
+
+export class BlobMissingError extends Error {
+  constructor(readonly hash: string) {
+    super(`Blob ${hash} is missing from the store`)
+  }
+}
+
+export interface PutResult {
+  hash: string
+  size: number
+  /** The blob did not exist before this call (a candidate for delta-compressing its predecessor). */
+  created: boolean
+  /** The owner did not refer to this blob before (its size counts towards the owner's storage). */
+  newToOwner: boolean
+}
+
+export function hashBytes(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex')
+}
+
+export class BlobStore {
+  readonly #storage: Storage
+  readonly #locks = new KeyedMutex()
+  readonly #cache: LRUCache<string, Buffer>
+
+  constructor(storage: Storage, options: { cacheBytes?: number } = {}) {
+    this.#storage = storage
+    this.#cache = new LRUCache<string, Buffer>({
+      maxSize: options.cacheBytes ?? 64 * 1024 * 1024,
+      sizeCalculation: (b) => Math.max(1, b.length),
+      maxEntrySize: 16 * 1024 * 1024,
+    })
+  }
+
+  /** Stores `bytes` (if new) and records that `owner` refers to it. Idempotent. */
+  async put(bytes: Buffer, owner: string, knownHash?: string): Promise<PutResult> {
+    const hash = knownHash ?? hashBytes(bytes)
+    return this.#locks.run(hash, async () => {
+      let created = false
+      if (!(await this.#storage.hasItem(keys.blob(hash)))) {
+        await this.#storage.setItemRaw(keys.blob(hash), Buffer.concat([Buffer.of(FULL), bytes]))
+        created = true
+      }
+      const refKey = keys.blobRef(hash, owner)
+      const newToOwner = created || !(await this.#storage.hasItem(refKey))
+      if (newToOwner) await this.#storage.setItemRaw(refKey, Buffer.alloc(0))
+      this.#cache.set(hash, bytes)
+      return { hash, size: bytes.length, created, newToOwner }
+    })
+  }
+
+  async get(hash: string): Promise<Buffer> {
+    const cached = this.#cache.get(hash)
+    if (cached) return cached
+    const { content } = await this.#resolve(hash)
+    this.#cache.set(hash, content)
+    return content
+  }
+
+  /** Reads a blob through its delta chain; `hops` tells how long the chain was. */
+  async #resolve(hash: string): Promise<{ content: Buffer; hops: number }> {
+    const deltas: Buffer[] = []
+    let current = hash
+    let content: Buffer | undefined
+    for (;;) {
+      const cached = current === hash ? undefined : this.#cache.get(current)
+      if (cached) {
+        content = cached
+        break
+      }
+      const raw = (await this.#storage.getItemRaw(keys.blob(current))) as Buffer | null
+      if (!raw || raw.length === 0) throw new BlobMissingError(current)
+      if (raw[0] === FULL) {
+        content = raw.subarray(1)
+        break
+      }
+      deltas.push(raw.subarray(33))
+      current = raw.subarray(1, 33).toString('hex')
+    }
+    for (let i = deltas.length - 1; i >= 0; i--) content = applyDelta(content, deltas[i]!)
+    return { content, hops: deltas.length }
+  }
+
+  /**
+   * Rewrites `oldHash` as a delta against `newHash` when that saves space. Called after a
+   * version replaced the old content by the new one; `newHash` must be a freshly created blob.
+   */
+  async compact(oldHash: string, newHash: string): Promise<void> {
+    if (oldHash === newHash) return
+    await this.#locks.run(oldHash, async () => {
+      const raw = (await this.#storage.getItemRaw(keys.blob(oldHash))) as Buffer | null
+      if (!raw || raw[0] !== FULL || raw.length - 1 < MIN_DELTA_SOURCE) return
+      const oldContent = raw.subarray(1)
+      const base = await this.get(newHash)
+      const delta = createDelta(base, oldContent)
+      if (delta.length > oldContent.length / 2) return
+      // The dependency marker first: once the delta is on disk, the base must not vanish.
+      await this.#locks.run(newHash, async () => {
+        if (!(await this.#storage.hasItem(keys.blob(newHash)))) throw new BlobMissingError(newHash)
+        await this.#storage.setItemRaw(keys.blobRef(newHash, `~${oldHash}`), Buffer.alloc(0))
+      })
+      await this.#storage.setItemRaw(keys.blob(oldHash), Buffer.concat([Buffer.of(DELTA), Buffer.from(newHash, 'hex'), delta]))
+    })
+  }
+
+  /**
+   * Makes sure a blob that is current again (a restored version) reads without a long delta
+   * chain, by storing it whole. Its old base loses one dependant.
+   */
+  async materialize(hash: string): Promise<void> {
+    let released: string | undefined
+    await this.#locks.run(hash, async () => {
+      const raw = (await this.#storage.getItemRaw(keys.blob(hash))) as Buffer | null
+      if (!raw || raw[0] !== DELTA) return
+      const { content, hops } = await this.#resolve(hash)
+      if (hops <= MAX_CHAIN_FOR_HEAD) return
+      await this.#storage.setItemRaw(keys.blob(hash), Buffer.concat([Buffer.of(FULL), content]))
+      released = raw.subarray(1, 33).toString('hex')
+    })
+    if (released) await this.release(released, `~${hash}`)
+  }
+
+  /** Drops `owner`'s reference; the blob goes when nobody refers to it any more. */
+  async release(hash: string, owner: string): Promise<void> {
+    let next: { hash: string; owner: string } | undefined = { hash, owner }
+    // Iterative: deleting a delta blob releases its base, which may cascade down a chain.
+    while (next) {
+      const { hash: h, owner: o } = next
+      next = undefined
+      await this.#locks.run(h, async () => {
+        await this.#storage.removeItem(keys.blobRef(h, o))
+        const remaining = await this.#storage.getKeys(keys.blobRefs(h))
+        if (remaining.length > 0) return
+        const raw = (await this.#storage.getItemRaw(keys.blob(h))) as Buffer | null
+        await this.#storage.removeItem(keys.blob(h))
+        this.#cache.delete(h)
+        if (raw && raw[0] === DELTA) next = { hash: raw.subarray(1, 33).toString('hex'), owner: `~${h}` }
+      })
+    }
+  }
+
+  async has(hash: string): Promise<boolean> {
+    return this.#storage.hasItem(keys.blob(hash))
+  }
+
+  async idle(): Promise<void> {
+    await this.#locks.idle()
+  }
+}

@@ -1,0 +1,169 @@
+import { mkdir, open, readFile, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises'
+import { dirname, join, resolve, sep } from 'node:path'
+import { defineDriver } from 'unstorage'
+
+/**
+ * An unstorage driver on plain files whose writes are atomic and durable.
+ *
+ * unstorage's own fs driver writes in place: under load a reader saw empty and half-written
+ * files. Here every write goes to a temp file, is fsync'd, renamed over the target (atomic on
+ * POSIX), and the directory is fsync'd so the rename itself survives a power cut. A reader sees
+ * the old file or the new one, never a mix.
+ *
+ * getKeys(base) walks only the directory that `base` names, so listing one folio's keys does
+ * not cost more when there are many folios.
+ */
+export interface DurableFsOptions {
+  base: string
+}
+
+const TMP_DIR = '.tmp'
+
+function isCode(error: unknown, code: string): boolean {
+  return (error as NodeJS.ErrnoException | null)?.code === code
+}
+
+export const durableFsDriver = defineDriver((options: DurableFsOptions) => {
+  const root = resolve(options.base)
+  const tmpRoot = join(root, TMP_DIR)
+  let tmpCounter = 0
+  let ready: Promise<void> | undefined
+
+  const pathOf = (key: string): string => {
+    const segments = key.split(':').filter(Boolean)
+    // Keys are built by the repositories, never taken from a URL; refuse anything that could
+    // still escape the data dir rather than trusting that.
+    if (segments.some((s) => s === '.' || s === '..' || s === TMP_DIR || s.includes(sep) || s.includes('\0'))) {
+      throw new Error(`Refusing unsafe storage key: ${key}`)
+    }
+    return join(root, ...segments)
+  }
+
+  const syncDir = async (dir: string) => {
+    const handle = await open(dir, 'r')
+    try {
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+  }
+
+  /** The temp dir is ours alone: whatever a crash left there is garbage. */
+  const init = () =>
+    (ready ??= (async () => {
+      await rm(tmpRoot, { recursive: true, force: true })
+      await mkdir(tmpRoot, { recursive: true })
+    })())
+
+  const writeDurable = async (key: string, data: string | Uint8Array) => {
+    await init()
+    const target = pathOf(key)
+    const tmp = join(tmpRoot, `${process.pid}-${++tmpCounter}`)
+    const handle = await open(tmp, 'w')
+    try {
+      await handle.writeFile(data)
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await rename(tmp, target)
+        break
+      } catch (error) {
+        if (!isCode(error, 'ENOENT') || attempt === 5) throw error
+        // The parent folder does not exist yet (or was just removed as empty): create it, make
+        // its entry durable in its own parent, and try again.
+        const created = await mkdir(dirname(target), { recursive: true })
+        if (created) await syncDir(dirname(created))
+      }
+    }
+    await syncDir(dirname(target))
+  }
+
+  const walk = async (dir: string, prefix: string, out: string[]) => {
+    let entries
+    try {
+      entries = await readdir(dir, { withFileTypes: true })
+    } catch (error) {
+      if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR')) return
+      throw error
+    }
+    for (const entry of entries) {
+      if (entry.name === TMP_DIR) continue
+      const key = prefix ? `${prefix}:${entry.name}` : entry.name
+      if (entry.isDirectory()) await walk(join(dir, entry.name), key, out)
+      else if (entry.isFile()) out.push(key)
+    }
+  }
+
+  return {
+    name: 'durable-fs',
+    options,
+    flags: { maxDepth: false },
+    async hasItem(key) {
+      try {
+        return (await stat(pathOf(key))).isFile()
+      } catch (error) {
+        if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR')) return false
+        throw error
+      }
+    },
+    async getItem(key) {
+      try {
+        return await readFile(pathOf(key), 'utf8')
+      } catch (error) {
+        if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR')) return null
+        throw error
+      }
+    },
+    async getItemRaw(key) {
+      try {
+        return await readFile(pathOf(key))
+      } catch (error) {
+        if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR')) return null
+        throw error
+      }
+    },
+    async setItem(key, value) {
+      await writeDurable(key, value)
+    },
+    async setItemRaw(key, value) {
+      await writeDurable(key, value as Uint8Array)
+    },
+    async removeItem(key) {
+      const path = pathOf(key)
+      try {
+        await unlink(path)
+      } catch (error) {
+        if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR')) return
+        throw error
+      }
+      const dir = dirname(path)
+      await syncDir(dir)
+      // Empty folders (a deleted blob's reference list, say) would pile up forever.
+      if (dir !== root) await rmdir(dir).catch(() => {})
+    },
+    async getMeta(key) {
+      try {
+        const info = await stat(pathOf(key))
+        return { mtime: info.mtime, size: info.size }
+      } catch (error) {
+        if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR')) return null
+        throw error
+      }
+    },
+    async getKeys(base) {
+      const out: string[] = []
+      const prefix = (base ?? '').split(':').filter(Boolean).join(':')
+      await walk(prefix ? pathOf(prefix) : root, prefix, out)
+      return out
+    },
+    async clear(base) {
+      const prefix = (base ?? '').split(':').filter(Boolean).join(':')
+      if (!prefix) throw new Error('Refusing to clear the whole data dir')
+      await rm(pathOf(prefix), { recursive: true, force: true })
+      await syncDir(dirname(pathOf(prefix))).catch(() => {})
+    },
+  }
+})

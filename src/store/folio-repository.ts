@@ -1,0 +1,324 @@
+import { LRUCache } from 'lru-cache'
+import type { Storage } from 'unstorage'
+import { decodeFileContent, encodeFileContent } from '../domain/file-content.js'
+import { checkFilePath } from '../domain/file-paths.js'
+import { newFolioId, versionId, versionNumber } from '../domain/ids.js'
+import { type BlobStore, hashBytes } from './blob-store.js'
+import type { KeyedMutex } from './keyed-mutex.js'
+import { keys } from './keys.js'
+import { mapLimit } from './map-limit.js'
+import { readJson, writeJson } from './json-io.js'
+import type { BlobRef, FileMap, FolioMeta, MetaPatch, VersionManifest } from './types.js'
+
+export class VersionNotFoundError extends Error {
+  constructor(readonly versionId: string, readonly latest: number) {
+    super(`Version ${versionId} does not exist; this folio has v1 to v${latest}`)
+  }
+}
+
+export class InvalidFilePathError extends Error {
+  constructor(readonly path: string, reason: string) {
+    super(`File path ${JSON.stringify(path.slice(0, 80))} ${reason}`)
+  }
+}
+
+export type NewFolioMeta = Omit<FolioMeta, 'id' | 'createdAt' | 'updatedAt' | 'head' | 'storageBytes'>
+
+export interface CreateFolioInput {
+  meta: NewFolioMeta
+  files: FileMap
+  commitMessage: string
+  author: string
+}
+
+export interface UpdateFolioInput {
+  patch: MetaPatch
+  /** The complete file set of a new version. */
+  files?: FileMap
+  restoreVersionId?: string
+  commitMessage?: string
+  author: string
+}
+
+export interface FolioWithHead {
+  meta: FolioMeta
+  head: VersionManifest
+}
+
+export type FolioChange = 'meta' | 'versions' | 'deleted'
+
+interface TrashEntry {
+  id: string
+  workspaceId: string
+  hashes: string[]
+}
+
+/** Lock keys: history/metadata, and one per engagement key so a beacon never waits for an upload. */
+export const folioLock = (id: string) => id
+export const folioLocks = (id: string) => [id, `${id}#comments`, `${id}#reactions`, `${id}#analytics`]
+
+/**
+ * Folio metadata and version history. Each version is a small manifest (path → blob
+ * reference); contents live in the BlobStore. A write touches the new manifest, the metadata
+ * key and the blobs of files that changed: its cost depends on the change, not on how many
+ * versions or folios exist.
+ */
+export class FolioRepository {
+  readonly #storage: Storage
+  readonly #blobs: BlobStore
+  readonly #locks: KeyedMutex
+  readonly #warn: (message: string) => void
+  readonly #metas = new LRUCache<string, FolioMeta>({ max: 20_000 })
+  /** Version manifests per folio, complete or not yet loaded. Sized by file entries. */
+  readonly #manifests = new LRUCache<string, Map<number, VersionManifest>>({
+    maxSize: 500_000,
+    sizeCalculation: (m) => {
+      let n = 1
+      for (const v of m.values()) n += 1 + Object.keys(v.files).length
+      return n
+    },
+  })
+  readonly #listeners = new Set<(id: string, change: FolioChange) => void>()
+
+  constructor(storage: Storage, blobs: BlobStore, locks: KeyedMutex, options: { warn?: (message: string) => void } = {}) {
+    this.#storage = storage
+    this.#blobs = blobs
+    this.#locks = locks
+    this.#warn = options.warn ?? ((m) => console.warn(m))
+  }
+
+  onChange(listener: (id: string, change: FolioChange) => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  #emit(id: string, change: FolioChange): void {
+    for (const listener of this.#listeners) listener(id, change)
+  }
+
+  async get(id: string): Promise<FolioMeta | undefined> {
+    const cached = this.#metas.get(id)
+    if (cached) return cached
+    const meta = await readJson<FolioMeta>(this.#storage, keys.meta(id))
+    if (meta) this.#metas.set(id, meta)
+    return meta
+  }
+
+  async manifest(id: string, n: number): Promise<VersionManifest | undefined> {
+    let perFolio = this.#manifests.get(id)
+    const cached = perFolio?.get(n)
+    if (cached) return cached
+    const manifest = await readJson<VersionManifest>(this.#storage, keys.version(id, n))
+    if (!manifest) return undefined
+    perFolio = this.#manifests.get(id) ?? new Map()
+    perFolio.set(n, manifest)
+    this.#manifests.set(id, perFolio)
+    return manifest
+  }
+
+  /** Every version, oldest first. */
+  async history(meta: FolioMeta): Promise<VersionManifest[]> {
+    const numbers = Array.from({ length: meta.head }, (_, i) => i + 1)
+    const manifests = await mapLimit(numbers, 16, (n) => this.manifest(meta.id, n))
+    return manifests.filter((m): m is VersionManifest => m !== undefined)
+  }
+
+  async readFiles(manifest: VersionManifest): Promise<FileMap> {
+    const entries = Object.entries(manifest.files)
+    const contents = await mapLimit(entries, 16, async ([, ref]) => decodeFileContent(await this.#blobs.get(ref.h), ref.m))
+    const files: FileMap = {}
+    entries.forEach(([path], i) => (files[path] = contents[i]!))
+    return files
+  }
+
+  async listIds(workspaceId: string): Promise<string[]> {
+    const markers = await this.#storage.getKeys(keys.workspaceFolios(workspaceId))
+    return markers.map((k) => k.slice(k.lastIndexOf(':') + 1))
+  }
+
+  /** The workspace's folios, most recently updated first. */
+  async list(workspaceId: string): Promise<FolioMeta[]> {
+    const ids = await this.listIds(workspaceId)
+    const metas = await mapLimit(ids, 32, (id) => this.get(id))
+    return metas.filter((m): m is FolioMeta => m !== undefined).sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0))
+  }
+
+  async create(input: CreateFolioInput): Promise<FolioWithHead> {
+    let id = newFolioId()
+    while (await this.#storage.hasItem(keys.meta(id))) id = newFolioId()
+    return this.#locks.run(folioLock(id), async () => {
+      const now = new Date().toISOString()
+      const stored = await this.#storeFiles(id, input.files, {})
+      const head: VersionManifest = { versionId: versionId(1), commitMessage: input.commitMessage, createdAt: now, author: input.author, files: stored.refs }
+      await writeJson(this.#storage, keys.version(id, 1), head)
+      await this.#storage.setItemRaw(keys.workspaceFolio(input.meta.workspaceId, id), Buffer.alloc(0))
+      const meta: FolioMeta = { ...input.meta, id, createdAt: now, updatedAt: now, head: 1, storageBytes: stored.added }
+      // The metadata key is the commit point: until it exists the folio does not.
+      await writeJson(this.#storage, keys.meta(id), meta)
+      this.#metas.set(id, meta)
+      this.#manifests.set(id, new Map([[1, head]]))
+      this.#emit(id, 'versions')
+      return { meta, head }
+    })
+  }
+
+  /**
+   * Writes a folio whose id, timestamps and history come from elsewhere (a migration). Safe to
+   * repeat: a folio whose metadata exists was imported completely and is left alone.
+   */
+  async importFolio(meta: Omit<FolioMeta, 'head' | 'storageBytes'>, versions: Array<Omit<VersionManifest, 'versionId' | 'files'> & { files: FileMap }>): Promise<boolean> {
+    return this.#locks.run(folioLock(meta.id), async () => {
+      if (await this.#storage.hasItem(keys.meta(meta.id))) return false
+      let previous: Record<string, BlobRef> = {}
+      let storageBytes = 0
+      for (const [i, version] of versions.entries()) {
+        const stored = await this.#storeFiles(meta.id, version.files, previous)
+        const manifest: VersionManifest = { ...version, versionId: versionId(i + 1), files: stored.refs }
+        await writeJson(this.#storage, keys.version(meta.id, i + 1), manifest)
+        await this.#tidyBlobs(manifest, stored.compactions, false)
+        storageBytes += stored.added
+        previous = stored.refs
+      }
+      await this.#storage.setItemRaw(keys.workspaceFolio(meta.workspaceId, meta.id), Buffer.alloc(0))
+      await writeJson(this.#storage, keys.meta(meta.id), { ...meta, head: versions.length, storageBytes })
+      return true
+    })
+  }
+
+  /** Returns undefined when the folio does not exist. */
+  async update(id: string, input: UpdateFolioInput): Promise<FolioWithHead | undefined> {
+    return this.#locks.run(folioLock(id), async () => {
+      const meta = await this.get(id)
+      if (!meta) return undefined
+      const now = new Date().toISOString()
+      const next: FolioMeta = { ...meta, ...definedOnly(input.patch), updatedAt: now }
+      let head: VersionManifest | undefined
+      let compactions: Array<[string, string]> = []
+      if (input.files || input.restoreVersionId !== undefined) {
+        let files: Record<string, BlobRef>
+        let message: string
+        if (input.restoreVersionId !== undefined) {
+          const n = versionNumber(input.restoreVersionId)
+          const source = n !== undefined && n <= meta.head ? await this.manifest(id, n) : undefined
+          if (!source) throw new VersionNotFoundError(input.restoreVersionId, meta.head)
+          files = source.files
+          message = input.commitMessage ?? `Restore ${source.versionId}`
+        } else {
+          const current = await this.#requireManifest(id, meta.head)
+          const stored = await this.#storeFiles(id, input.files!, current.files)
+          files = stored.refs
+          next.storageBytes += stored.added
+          compactions = stored.compactions
+          message = input.commitMessage ?? 'Update'
+        }
+        head = { versionId: versionId(meta.head + 1), commitMessage: message, createdAt: now, author: input.author, files }
+        // Manifest before metadata: a reader that sees head n always finds v<n>.
+        await writeJson(this.#storage, keys.version(id, meta.head + 1), head)
+        next.head = meta.head + 1
+      }
+      await writeJson(this.#storage, keys.meta(id), next)
+      this.#metas.set(id, next)
+      if (head) {
+        const perFolio = this.#manifests.get(id)
+        if (perFolio) {
+          perFolio.set(next.head, head)
+          this.#manifests.set(id, perFolio, { size: undefined })
+        }
+        await this.#tidyBlobs(head, compactions, input.restoreVersionId !== undefined)
+      }
+      this.#emit(id, head ? 'versions' : 'meta')
+      return { meta: next, head: head ?? (await this.#requireManifest(id, next.head)) }
+    })
+  }
+
+  /** Space and read-speed housekeeping after a version is durable; a failure here loses nothing. */
+  async #tidyBlobs(head: VersionManifest, compactions: Array<[string, string]>, restored: boolean): Promise<void> {
+    try {
+      const current = new Set(Object.values(head.files).map((r) => r.h))
+      if (restored) for (const hash of current) await this.#blobs.materialize(hash)
+      for (const [oldHash, newHash] of compactions) {
+        if (!current.has(oldHash)) await this.#blobs.compact(oldHash, newHash)
+      }
+    } catch (error) {
+      this.#warn(`Blob housekeeping failed (no data lost): ${(error as Error).message}`)
+    }
+  }
+
+  async #requireManifest(id: string, n: number): Promise<VersionManifest> {
+    const manifest = await this.manifest(id, n)
+    if (!manifest) throw new Error(`Folio ${id} is missing its manifest v${n}`)
+    return manifest
+  }
+
+  async #storeFiles(id: string, files: FileMap, previous: Record<string, BlobRef>) {
+    const entries = Object.entries(files)
+    const results = await mapLimit(entries, 8, async ([rawPath, content]) => {
+      const checked = checkFilePath(rawPath)
+      if (!checked.ok) throw new InvalidFilePathError(rawPath, checked.reason)
+      const { bytes, mime } = encodeFileContent(content)
+      const hash = hashBytes(bytes)
+      const prev = previous[checked.path]
+      const ref: BlobRef = mime ? { h: hash, s: bytes.length, m: mime } : { h: hash, s: bytes.length }
+      if (prev && prev.h === hash && prev.m === mime) return { path: checked.path, ref: prev, added: 0 }
+      // The folio's own index first: deletion finds every blob through it.
+      const indexKey = keys.folioBlob(id, hash)
+      if (!(await this.#storage.hasItem(indexKey))) await this.#storage.setItemRaw(indexKey, Buffer.alloc(0))
+      const put = await this.#blobs.put(bytes, id, hash)
+      const compaction: [string, string] | undefined = put.created && prev ? [prev.h, hash] : undefined
+      return { path: checked.path, ref, added: put.newToOwner ? put.size : 0, compaction }
+    })
+    const refs: Record<string, BlobRef> = {}
+    let added = 0
+    const compactions: Array<[string, string]> = []
+    for (const r of results) {
+      refs[r.path] = r.ref
+      added += r.added
+      if ('compaction' in r && r.compaction) compactions.push(r.compaction)
+    }
+    return { refs, added, compactions }
+  }
+
+  /** Permanently deletes the folio, its history and engagement; unreferenced blobs go too. */
+  async delete(id: string): Promise<boolean> {
+    const entry = await this.#locks.runAll(folioLocks(id), async () => {
+      const meta = await this.get(id)
+      if (!meta) return undefined
+      const blobKeys = await this.#storage.getKeys(keys.folioBlobs(id))
+      const trash: TrashEntry = { id, workspaceId: meta.workspaceId, hashes: blobKeys.map((k) => k.slice(k.lastIndexOf(':') + 1)) }
+      // Record the intent first, so a crash mid-way is finished on the next start.
+      await writeJson(this.#storage, keys.trash(id), trash)
+      await this.#storage.removeItem(keys.meta(id))
+      this.#metas.delete(id)
+      this.#manifests.delete(id)
+      this.#emit(id, 'deleted')
+      return trash
+    })
+    if (!entry) return false
+    await this.#purge(entry)
+    return true
+  }
+
+  async #purge(entry: TrashEntry): Promise<void> {
+    await this.#storage.removeItem(keys.workspaceFolio(entry.workspaceId, entry.id))
+    await this.#storage.clear(keys.folio(entry.id))
+    await mapLimit(entry.hashes, 8, (hash) => this.#blobs.release(hash, entry.id))
+    await this.#storage.removeItem(keys.trash(entry.id))
+  }
+
+  /** Finishes deletions that a crash interrupted. */
+  async recover(): Promise<number> {
+    const pending = await this.#storage.getKeys(keys.trashDir)
+    for (const key of pending) {
+      const entry = await readJson<TrashEntry>(this.#storage, key)
+      if (entry) await this.#purge(entry)
+      else await this.#storage.removeItem(key)
+    }
+    return pending.length
+  }
+}
+
+function definedOnly<T extends object>(patch: T): Partial<T> {
+  const out: Partial<T> = {}
+  for (const [k, v] of Object.entries(patch)) if (v !== undefined) (out as Record<string, unknown>)[k] = v
+  return out
+}

@@ -1,0 +1,142 @@
+import { LRUCache } from 'lru-cache'
+import { compareFilePaths } from '../domain/file-paths.js'
+import { versionId } from '../domain/ids.js'
+import type { EngagementRepository } from './engagement-repository.js'
+import type { FolioRepository } from './folio-repository.js'
+import type { FileMap, FolioMeta, VersionManifest } from './types.js'
+
+/** Which versions of a folio carry their file contents in a response. */
+export type FilesMode = 'all' | 'latest' | 'none'
+
+/** Above this estimated size a folio is streamed version by version instead of built in memory. */
+const STREAM_ABOVE_BYTES = 8 * 1024 * 1024
+const RESPONSE_CACHE_BYTES = 64 * 1024 * 1024
+
+/**
+ * Assembles the API's shapes (spec: Folio, Version with files as path → content) from the
+ * store's pieces, and caches the JSON of whole folios: a GET of an unchanged folio is a
+ * memory lookup. Any change to a folio drops its cached JSON.
+ */
+export class FolioViews {
+  readonly #folios: FolioRepository
+  readonly #engagement: EngagementRepository
+  readonly #json = new LRUCache<string, string>({
+    maxSize: RESPONSE_CACHE_BYTES,
+    sizeCalculation: (s) => Math.max(1, s.length),
+    maxEntrySize: STREAM_ABOVE_BYTES,
+  })
+  /** Bumped on every change, so a response built during a write is never cached as current. */
+  readonly #generation = new Map<string, number>()
+
+  constructor(folios: FolioRepository, engagement: EngagementRepository) {
+    this.#folios = folios
+    this.#engagement = engagement
+    folios.onChange((id) => this.#invalidate(id))
+    engagement.onChange((id) => this.#invalidate(id))
+  }
+
+  #invalidate(id: string): void {
+    this.#generation.set(id, (this.#generation.get(id) ?? 0) + 1)
+    for (const mode of ['all', 'latest', 'none']) this.#json.delete(`${id}:${mode}`)
+  }
+
+  /** The whole folio as JSON text (or a stream of it when large); undefined when unknown. */
+  async full(id: string, mode: FilesMode = 'all'): Promise<string | ReadableStream<Uint8Array> | undefined> {
+    const cacheKey = `${id}:${mode}`
+    const cached = this.#json.get(cacheKey)
+    if (cached) return cached
+    const generation = this.#generation.get(id) ?? 0
+    const meta = await this.#folios.get(id)
+    if (!meta) return undefined
+    const history = await this.#folios.history(meta)
+    const carriesFiles = (m: VersionManifest) => mode === 'all' || (mode === 'latest' && m.versionId === versionId(meta.head))
+    let estimate = 0
+    for (const m of history) if (carriesFiles(m)) for (const ref of Object.values(m.files)) estimate += ref.m ? ref.s * 1.4 : ref.s
+    const chunks = this.#chunks(meta, history, carriesFiles)
+    if (estimate > STREAM_ABOVE_BYTES) return toStream(chunks)
+    let json = ''
+    for await (const chunk of chunks) json += chunk
+    if ((this.#generation.get(id) ?? 0) === generation) this.#json.set(cacheKey, json)
+    return json
+  }
+
+  async *#chunks(meta: FolioMeta, history: VersionManifest[], carriesFiles: (m: VersionManifest) => boolean): AsyncGenerator<string> {
+    const { comments, reactions, analytics } = await this.#engagementOf(meta.id)
+    const head = JSON.stringify(metaFields(meta))
+    yield `${head.slice(0, -1)},"versions":[`
+    for (let i = 0; i < history.length; i++) {
+      const m = history[i]!
+      const files = carriesFiles(m) ? await this.#folios.readFiles(m) : undefined
+      yield (i ? ',' : '') + JSON.stringify(versionObject(m, files))
+    }
+    const tail = JSON.stringify({ comments, reactions, analytics, ...storageFields(meta) })
+    yield `],${tail.slice(1)}`
+  }
+
+  async #engagementOf(id: string) {
+    const [comments, reactions, analytics] = await Promise.all([
+      this.#engagement.comments(id),
+      this.#engagement.reactions(id),
+      this.#engagement.analytics(id),
+    ])
+    return { comments, reactions, analytics }
+  }
+
+  /** The folio as write responses return it: only the latest version, with its files. */
+  async withHead(meta: FolioMeta, head: VersionManifest): Promise<object> {
+    const [files, engagement] = await Promise.all([this.#folios.readFiles(head), this.#engagementOf(meta.id)])
+    return { ...metaFields(meta), versions: [versionObject(head, files)], ...engagement, ...storageFields(meta) }
+  }
+
+  /** A list item: metadata, engagement and storage size, without history or file contents. */
+  async listItem(meta: FolioMeta): Promise<object> {
+    const [reactions, analytics] = await Promise.all([this.#engagement.reactions(meta.id), this.#engagement.analytics(meta.id)])
+    return { ...metaFields(meta), reactions, analytics, ...storageFields(meta) }
+  }
+}
+
+function metaFields(meta: FolioMeta) {
+  return {
+    id: meta.id,
+    title: meta.title,
+    description: meta.description,
+    createdAt: meta.createdAt,
+    updatedAt: meta.updatedAt,
+    isPrivate: meta.isPrivate,
+    accessKey: meta.accessKey,
+    allowComments: meta.allowComments,
+    presentationModeOnly: meta.presentationModeOnly,
+    status: meta.status,
+    projectMode: meta.projectMode,
+    collaborators: meta.collaborators,
+    designPreferences: meta.designPreferences,
+    referenceFiles: meta.referenceFiles,
+    publicTunnelEnabled: meta.publicTunnelEnabled,
+    latestVersionId: versionId(meta.head),
+    versionCount: meta.head,
+  }
+}
+
+function storageFields(meta: FolioMeta) {
+  return { _storageBytes: meta.storageBytes }
+}
+
+function versionObject(m: VersionManifest, files: FileMap | undefined) {
+  const base = { versionId: m.versionId, commitMessage: m.commitMessage, createdAt: m.createdAt, author: m.author }
+  if (!files) return { ...base, fileList: Object.keys(m.files).sort(compareFilePaths) }
+  return { ...base, files }
+}
+
+function toStream(chunks: AsyncGenerator<string>): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder()
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { value, done } = await chunks.next()
+      if (done) controller.close()
+      else controller.enqueue(encoder.encode(value))
+    },
+    async cancel() {
+      await chunks.return(undefined)
+    },
+  })
+}

@@ -1,0 +1,71 @@
+import { mkdir } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import { createStorage, type Storage } from 'unstorage'
+import { BlobStore } from './blob-store.js'
+import { lockDataDir } from './data-dir-lock.js'
+import { durableFsDriver } from './durable-fs-driver.js'
+import { EngagementRepository } from './engagement-repository.js'
+import { FolioRepository } from './folio-repository.js'
+import { FolioViews } from './folio-views.js'
+import { KeyedMutex } from './keyed-mutex.js'
+import { migrate } from './migrations.js'
+
+export { BlobMissingError } from './blob-store.js'
+export { CorruptDocumentError } from './json-io.js'
+export { DataDirBusyError } from './data-dir-lock.js'
+export { FormatTooNewError, CURRENT_FORMAT } from './migrations.js'
+export { InvalidFilePathError, VersionNotFoundError } from './folio-repository.js'
+export type { FilesMode } from './folio-views.js'
+export * from './types.js'
+
+export interface FolioStore {
+  dataDir: string
+  storage: Storage
+  blobs: BlobStore
+  folios: FolioRepository
+  engagement: EngagementRepository
+  views: FolioViews
+  /** Waits for every write in progress, then releases the data dir. */
+  close(): Promise<void>
+}
+
+export interface OpenStoreOptions {
+  dataDir: string
+  log?: (message: string) => void
+}
+
+/** Opens (creating, migrating and recovering as needed) the flat-file store in `dataDir`. */
+export async function openStore(options: OpenStoreOptions): Promise<FolioStore> {
+  const dataDir = resolve(options.dataDir)
+  const log = options.log ?? ((m: string) => console.warn(m))
+  await mkdir(dataDir, { recursive: true })
+  const unlock = await lockDataDir(dataDir)
+  try {
+    const storage = createStorage({ driver: durableFsDriver({ base: dataDir }) })
+    const locks = new KeyedMutex()
+    const blobs = new BlobStore(storage)
+    const folios = new FolioRepository(storage, blobs, locks, { warn: log })
+    const engagement = new EngagementRepository(storage, locks, folios)
+    const views = new FolioViews(folios, engagement)
+    await migrate({ storage, folios, engagement, log })
+    const recovered = await folios.recover()
+    if (recovered) log(`Finished ${recovered} deletion(s) interrupted by a previous stop.`)
+    return {
+      dataDir,
+      storage,
+      blobs,
+      folios,
+      engagement,
+      views,
+      async close() {
+        await locks.idle()
+        await blobs.idle()
+        await storage.dispose()
+        await unlock()
+      },
+    }
+  } catch (error) {
+    await unlock()
+    throw error
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * Every storage key the repositories use, in one place. Segments are joined with ':' (the fs
+ * driver maps them to folders). Ids reaching here were validated by the caller; blob hashes
+ * are hex.
+ *
+ *   format.json                            data-dir format stamp
+ *   workspaces:<ws>:folios:<id>            membership marker (lists a workspace's folios)
+ *   folios:<id>:meta.json                  folio metadata (small; rewritten by metadata edits)
+ *   folios:<id>:versions:v<n>.json         version manifest: path → blob reference
+ *   folios:<id>:comments.json | reactions.json | analytics.json
+ *   folios:<id>:blobs:<sha256>             which blobs this folio refers to (so deletion needs no scan)
+ *   blobs:<hh>:<sha256>                    file content, full or as a delta against a newer blob
+ *   refs:<hh>:<sha256>:<owner>             who still needs a blob: a folio id, or ~<hash> of a
+ *                                          blob stored as a delta against it
+ *   trash:<id>.json                        a deletion in progress (finished on start-up)
+ */
+export const keys = {
+  format: 'format.json',
+  workspaceFolios: (ws: string) => `workspaces:${ws}:folios`,
+  workspaceFolio: (ws: string, id: string) => `workspaces:${ws}:folios:${id}`,
+  folio: (id: string) => `folios:${id}`,
+  meta: (id: string) => `folios:${id}:meta.json`,
+  version: (id: string, n: number) => `folios:${id}:versions:v${n}.json`,
+  comments: (id: string) => `folios:${id}:comments.json`,
+  reactions: (id: string) => `folios:${id}:reactions.json`,
+  analytics: (id: string) => `folios:${id}:analytics.json`,
+  blob: (hash: string) => `blobs:${hash.slice(0, 2)}:${hash}`,
+  blobRefs: (hash: string) => `refs:${hash.slice(0, 2)}:${hash}`,
+  blobRef: (hash: string, owner: string) => `refs:${hash.slice(0, 2)}:${hash}:${owner}`,
+  folioBlobs: (id: string) => `folios:${id}:blobs`,
+  folioBlob: (id: string, hash: string) => `folios:${id}:blobs:${hash}`,
+  trashDir: 'trash',
+  trash: (id: string) => `trash:${id}.json`,
+  legacyDatabase: 'database.json',
+} as const

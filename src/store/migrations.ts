@@ -1,0 +1,130 @@
+import type { Storage } from 'unstorage'
+import { isFolioId, newFolioId } from '../domain/ids.js'
+import { sanitizeReactions } from '../domain/reactions.js'
+import type { EngagementRepository } from './engagement-repository.js'
+import type { FolioRepository } from './folio-repository.js'
+import { keys } from './keys.js'
+import { readJson, writeJson } from './json-io.js'
+import { type Analytics, type Comment, EMPTY_ANALYTICS, FOLIO_STATUSES, type FileMap, PROJECT_MODES } from './types.js'
+
+/**
+ * The data dir carries a format stamp. On start the store brings older formats up to date one
+ * step at a time (spec: Versioning 4), and refuses a dir written by a newer folio rather than
+ * guessing at it.
+ *
+ * Format 0 is the single `database.json` that the hosted product's self-hosted mode writes
+ * (every folio and version inline); format 1 is this store's layout.
+ */
+export const CURRENT_FORMAT = 1
+
+interface FormatStamp {
+  format: number
+  updatedAt: string
+}
+
+export class FormatTooNewError extends Error {
+  constructor(readonly found: number) {
+    super(
+      `This data dir was written by a newer folio (format ${found}; this one reads up to ${CURRENT_FORMAT}). Upgrade folio (npm i -g folio@latest) or point --data at another folder.`,
+    )
+  }
+}
+
+interface MigrationContext {
+  storage: Storage
+  folios: FolioRepository
+  engagement: EngagementRepository
+  log: (message: string) => void
+}
+
+const MIGRATIONS: Record<number, (ctx: MigrationContext) => Promise<void>> = {
+  0: importLegacyDatabase,
+}
+
+export async function migrate(ctx: MigrationContext): Promise<{ from: number; to: number }> {
+  const stamp = await readJson<FormatStamp>(ctx.storage, keys.format)
+  let format = stamp?.format ?? ((await ctx.storage.hasItem(keys.legacyDatabase)) ? 0 : CURRENT_FORMAT)
+  const from = format
+  if (format > CURRENT_FORMAT) throw new FormatTooNewError(format)
+  while (format < CURRENT_FORMAT) {
+    await MIGRATIONS[format]!(ctx)
+    format++
+    await writeJson(ctx.storage, keys.format, { format, updatedAt: new Date().toISOString() } satisfies FormatStamp)
+  }
+  if (!stamp) await writeJson(ctx.storage, keys.format, { format, updatedAt: new Date().toISOString() } satisfies FormatStamp)
+  return { from, to: format }
+}
+
+type Loose = Record<string, unknown>
+const str = (v: unknown, fallback = ''): string => (typeof v === 'string' ? v : fallback)
+const bool = (v: unknown, fallback: boolean): boolean => (typeof v === 'boolean' ? v : fallback)
+const obj = (v: unknown): Loose => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Loose) : {})
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : [])
+const oneOf = <T extends string>(v: unknown, allowed: readonly T[], fallback: T): T => (allowed.includes(v as T) ? (v as T) : fallback)
+
+function stringFiles(v: unknown): FileMap {
+  const files: FileMap = {}
+  for (const [path, content] of Object.entries(obj(v))) if (typeof content === 'string') files[path] = content
+  return files
+}
+
+/** Format 0 → 1: every folio of database.json becomes folio keys; the file is kept aside. */
+async function importLegacyDatabase(ctx: MigrationContext): Promise<void> {
+  const db = await readJson<object>(ctx.storage, keys.legacyDatabase)
+  const list = Array.isArray(db) ? db : arr(obj(db).projects ?? obj(db).folios ?? obj(db).files)
+  let imported = 0
+  for (const item of list) {
+    const p = obj(item)
+    const now = new Date().toISOString()
+    const id = isFolioId(p.id) ? p.id : newFolioId()
+    let versions = arr(p.versions).map((v) => {
+      const version = obj(v)
+      return {
+        commitMessage: str(version.commitMessage, 'Imported'),
+        createdAt: str(version.createdAt, now),
+        author: str(version.author, 'imported'),
+        files: stringFiles(version.files),
+      }
+    })
+    if (versions.length === 0) versions = [{ commitMessage: 'Imported', createdAt: str(p.createdAt, now), author: 'imported', files: stringFiles(p.files) }]
+    const created = await ctx.folios.importFolio(
+      {
+        id,
+        workspaceId: 'local',
+        title: str(p.title, 'Untitled').trim() || 'Untitled',
+        description: str(p.description),
+        createdAt: str(p.createdAt, now),
+        updatedAt: str(p.updatedAt, now),
+        isPrivate: bool(p.isPrivate, false),
+        accessKey: str(p.accessKey),
+        allowComments: bool(p.allowComments, true),
+        presentationModeOnly: bool(p.presentationModeOnly, false),
+        status: oneOf(p.status, FOLIO_STATUSES, 'draft'),
+        projectMode: oneOf(p.projectMode, PROJECT_MODES, 'deck'),
+        collaborators: arr(p.collaborators),
+        designPreferences: obj(p.designPreferences),
+        referenceFiles: arr(p.referenceFiles),
+        publicTunnelEnabled: bool(p.publicTunnelEnabled, false),
+      },
+      versions,
+    )
+    if (!created) continue
+    const comments = arr(p.comments).map((c) => obj(c)) as unknown as Comment[]
+    if (comments.length) await ctx.engagement.replace(id, 'comments', comments)
+    const reactions = sanitizeReactions(obj(p.reactions))
+    if (Object.keys(reactions).length) await ctx.engagement.replace(id, 'reactions', reactions)
+    const a = obj(p.analytics)
+    if (Object.keys(a).length) {
+      const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0)
+      const analytics: Analytics = { ...EMPTY_ANALYTICS }
+      for (const k of Object.keys(EMPTY_ANALYTICS) as Array<keyof Analytics>) analytics[k] = num(a[k])
+      await ctx.engagement.replace(id, 'analytics', analytics)
+    }
+    imported++
+  }
+  // Keep the original beside the new layout rather than deleting anyone's data.
+  const original = await ctx.storage.getItemRaw(keys.legacyDatabase)
+  await ctx.storage.setItemRaw('database.imported.json', original)
+  await ctx.storage.removeItem(keys.legacyDatabase)
+  ctx.log(`Imported ${imported} folio(s) from database.json (kept as database.imported.json).`)
+}

@@ -1,0 +1,102 @@
+import type { Reactions } from '../domain/reactions.js'
+
+export const PROJECT_MODES = ['deck', 'document', 'spreadsheet', 'dashboard', 'infography'] as const
+export type ProjectMode = (typeof PROJECT_MODES)[number]
+export const FOLIO_STATUSES = ['draft', 'published'] as const
+export type FolioStatus = (typeof FOLIO_STATUSES)[number]
+
+/** What a version manifest records for one file. */
+export interface BlobRef {
+  /** sha256 of the bytes */
+  h: string
+  /** size in bytes */
+  s: number
+  /** MIME type when the bytes are binary; the API shows them as a base64 data URL */
+  m?: string
+}
+
+export interface VersionManifest {
+  versionId: string
+  commitMessage: string
+  createdAt: string
+  author: string
+  files: Record<string, BlobRef>
+}
+
+/** Everything about a folio that is not history, comments or engagement: one small key. */
+export interface FolioMeta {
+  id: string
+  workspaceId: string
+  title: string
+  description: string
+  createdAt: string
+  updatedAt: string
+  isPrivate: boolean
+  accessKey: string
+  allowComments: boolean
+  presentationModeOnly: boolean
+  status: FolioStatus
+  projectMode: ProjectMode
+  collaborators: unknown[]
+  designPreferences: Record<string, unknown>
+  referenceFiles: unknown[]
+  publicTunnelEnabled: boolean
+  /** Number of the latest version: versions are v1 … v<head>. */
+  head: number
+  /** Bytes of the distinct contents this folio's history holds. */
+  storageBytes: number
+}
+
+export interface Comment {
+  id: string
+  author: string
+  text: string
+  createdAt: string
+  versionId: string
+  filename: string
+  resolved: boolean
+  x?: number
+  y?: number
+  selector?: string
+  elementHtml?: string
+}
+
+export interface Analytics {
+  views: number
+  totalTimeSeconds: number
+  avgTimeSeconds: number
+  mobileViews: number
+  desktopViews: number
+}
+
+export const EMPTY_ANALYTICS: Analytics = Object.freeze({
+  views: 0,
+  totalTimeSeconds: 0,
+  avgTimeSeconds: 0,
+  mobileViews: 0,
+  desktopViews: 0,
+})
+
+export type { Reactions }
+
+/** The metadata fields a create or an update may set. */
+export type MetaPatch = Partial<
+  Pick<
+    FolioMeta,
+    | 'title'
+    | 'description'
+    | 'isPrivate'
+    | 'accessKey'
+    | 'allowComments'
+    | 'presentationModeOnly'
+    | 'status'
+    | 'projectMode'
+    | 'collaborators'
+    | 'designPreferences'
+    | 'referenceFiles'
+    | 'publicTunnelEnabled'
+  >
+>
+
+/** File contents as the API carries them: text, or binary as a base64 data URL. */
+export type FileMap = Record<string, string>

@@ -1,0 +1,19 @@
+import { readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+let cached: string | undefined
+
+/** The package's version, read from its package.json (found by walking up from this module). */
+export function packageVersion(): string {
+  if (cached) return cached
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dirname(dir) !== dir; dir = dirname(dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string }
+      if (pkg.name === 'folio' && pkg.version) return (cached = pkg.version)
+    } catch {
+      // not here; keep walking up
+    }
+  }
+  return (cached = '0.0.0')
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // Each test file starts its own server on a random port with its own data dir,
+    // so files may run in parallel; the machine has two cores.
+    maxWorkers: 2,
+  },
+})
