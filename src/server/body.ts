@@ -19,7 +19,14 @@ export async function readBodyBytes(event: H3Event, limit: number, tooLarge: () 
   const chunks: Uint8Array[] = []
   let total = 0
   for (;;) {
-    const { value, done } = await reader.read()
+    let chunk: ReadableStreamReadResult<Uint8Array>
+    try {
+      chunk = await reader.read()
+    } catch {
+      // The client hung up mid-body: nothing to store, nobody to answer, nothing to log.
+      throw badRequest('INVALID_BODY', 'The request body was cut off before its end.')
+    }
+    const { value, done } = chunk
     if (done) break
     total += value.byteLength
     if (total > limit) {

@@ -58,15 +58,21 @@ export class BlobStore {
     })
   }
 
-  /** Stores `bytes` (if new) and records that `owner` refers to it. Idempotent. */
-  async put(bytes: Buffer, owner: string, knownHash?: string): Promise<PutResult> {
+  /**
+   * Stores `bytes` (if new) and records that `owner` refers to it. Idempotent. `beforeRef` runs
+   * alongside the blob write and finishes before the reference is recorded (the folio's own
+   * index of its blobs must never miss one that carries its reference).
+   */
+  async put(bytes: Buffer, owner: string, knownHash?: string, beforeRef?: () => Promise<void>): Promise<PutResult> {
     const hash = knownHash ?? hashBytes(bytes)
     return this.#locks.run(hash, async () => {
       let created = false
-      if (!(await this.#storage.hasItem(keys.blob(hash)))) {
+      const writeBlob = async () => {
+        if (await this.#storage.hasItem(keys.blob(hash))) return
         await this.#storage.setItemRaw(keys.blob(hash), Buffer.concat([Buffer.of(FULL), bytes]))
         created = true
       }
+      await Promise.all([writeBlob(), beforeRef?.()])
       const refKey = keys.blobRef(hash, owner)
       const newToOwner = created || !(await this.#storage.hasItem(refKey))
       if (newToOwner) await this.#storage.setItemRaw(refKey, Buffer.alloc(0))
@@ -78,13 +84,13 @@ export class BlobStore {
   async get(hash: string): Promise<Buffer> {
     const cached = this.#cache.get(hash)
     if (cached) return cached
-    const { content } = await this.#resolve(hash)
+    const content = await this.#resolve(hash)
     this.#cache.set(hash, content)
     return content
   }
 
-  /** Reads a blob through its delta chain; `hops` tells how long the chain was. */
-  async #resolve(hash: string): Promise<{ content: Buffer; hops: number }> {
+  /** Reads a blob through its delta chain, stopping early at a cached ancestor. */
+  async #resolve(hash: string): Promise<Buffer> {
     const deltas: Buffer[] = []
     let current = hash
     let content: Buffer | undefined
@@ -104,7 +110,7 @@ export class BlobStore {
       current = raw.subarray(1, 33).toString('hex')
     }
     for (let i = deltas.length - 1; i >= 0; i--) content = applyDelta(content, deltas[i]!)
-    return { content, hops: deltas.length }
+    return content
   }
 
   /**
@@ -138,12 +144,23 @@ export class BlobStore {
     await this.#locks.run(hash, async () => {
       const raw = (await this.#storage.getItemRaw(keys.blob(hash))) as Buffer | null
       if (!raw || raw[0] !== DELTA) return
-      const { content, hops } = await this.#resolve(hash)
-      if (hops <= MAX_CHAIN_FOR_HEAD) return
+      if ((await this.#chainLength(raw)) <= MAX_CHAIN_FOR_HEAD) return
+      const content = await this.get(hash)
       await this.#storage.setItemRaw(keys.blob(hash), Buffer.concat([Buffer.of(FULL), content]))
       released = raw.subarray(1, 33).toString('hex')
     })
     if (released) await this.release(released, `~${hash}`)
+  }
+
+  /** Hops from a stored blob to the full content it is a delta of, as they are on disk. */
+  async #chainLength(raw: Buffer): Promise<number> {
+    let hops = 0
+    for (let current = raw; current[0] === DELTA && hops <= MAX_CHAIN_FOR_HEAD; hops++) {
+      const next = (await this.#storage.getItemRaw(keys.blob(current.subarray(1, 33).toString('hex')))) as Buffer | null
+      if (!next) break
+      current = next
+    }
+    return hops
   }
 
   /** Drops `owner`'s reference; the blob goes when nobody refers to it any more. */

@@ -7,7 +7,7 @@ import { type BlobStore, hashBytes } from './blob-store.js'
 import type { KeyedMutex } from './keyed-mutex.js'
 import { keys } from './keys.js'
 import { mapLimit } from './map-limit.js'
-import { readJson, writeJson } from './json-io.js'
+import { clearPrefix, readJson, writeJson } from './json-io.js'
 import type { BlobRef, FileMap, FolioMeta, MetaPatch, VersionManifest } from './types.js'
 
 export class VersionNotFoundError extends Error {
@@ -224,11 +224,23 @@ export class FolioRepository {
           perFolio.set(next.head, head)
           this.#manifests.set(id, perFolio, { size: undefined })
         }
-        await this.#tidyBlobs(head, compactions, input.restoreVersionId !== undefined)
+        this.#inBackground(this.#tidyBlobs(head, compactions, input.restoreVersionId !== undefined))
       }
       this.#emit(id, head ? 'versions' : 'meta')
       return { meta: next, head: head ?? (await this.#requireManifest(id, next.head)) }
     })
+  }
+
+  readonly #background = new Set<Promise<void>>()
+
+  /** Housekeeping runs after the answer; shutdown waits for it (see idle). */
+  #inBackground(task: Promise<void>): void {
+    this.#background.add(task)
+    void task.finally(() => this.#background.delete(task))
+  }
+
+  async idle(): Promise<void> {
+    while (this.#background.size) await Promise.allSettled([...this.#background])
   }
 
   /** Space and read-speed housekeeping after a version is durable; a failure here loses nothing. */
@@ -260,10 +272,12 @@ export class FolioRepository {
       const prev = previous[checked.path]
       const ref: BlobRef = mime ? { h: hash, s: bytes.length, m: mime } : { h: hash, s: bytes.length }
       if (prev && prev.h === hash && prev.m === mime) return { path: checked.path, ref: prev, added: 0 }
-      // The folio's own index first: deletion finds every blob through it.
+      // The folio's own index of its blobs is how deletion finds them; it lands before the reference.
       const indexKey = keys.folioBlob(id, hash)
-      if (!(await this.#storage.hasItem(indexKey))) await this.#storage.setItemRaw(indexKey, Buffer.alloc(0))
-      const put = await this.#blobs.put(bytes, id, hash)
+      const index = async () => {
+        if (!(await this.#storage.hasItem(indexKey))) await this.#storage.setItemRaw(indexKey, Buffer.alloc(0))
+      }
+      const put = await this.#blobs.put(bytes, id, hash, index)
       const compaction: [string, string] | undefined = put.created && prev ? [prev.h, hash] : undefined
       return { path: checked.path, ref, added: put.newToOwner ? put.size : 0, compaction }
     })
@@ -300,7 +314,7 @@ export class FolioRepository {
 
   async #purge(entry: TrashEntry): Promise<void> {
     await this.#storage.removeItem(keys.workspaceFolio(entry.workspaceId, entry.id))
-    await this.#storage.clear(keys.folio(entry.id))
+    await clearPrefix(this.#storage, keys.folio(entry.id))
     await mapLimit(entry.hashes, 8, (hash) => this.#blobs.release(hash, entry.id))
     await this.#storage.removeItem(keys.trash(entry.id))
   }

@@ -59,6 +59,7 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
       views,
       async close() {
         await locks.idle()
+        await folios.idle()
         await blobs.idle()
         await storage.dispose()
         await unlock()

@@ -21,3 +21,17 @@ export async function readJson<T extends object>(storage: Storage, key: string):
 export async function writeJson(storage: Storage, key: string, value: object): Promise<void> {
   await storage.setItem(key, JSON.stringify(value))
 }
+
+/**
+ * Removes every key under `base`. (unstorage's storage.clear(base) reaches only mounts that start
+ * at `base`, so on a root mount it silently does nothing; ask the driver instead.)
+ */
+export async function clearPrefix(storage: Storage, base: string): Promise<void> {
+  const { driver, base: mountBase } = storage.getMount(base)
+  const relative = base.slice(mountBase.length)
+  if (driver.clear) {
+    await driver.clear(relative, {})
+    return
+  }
+  for (const key of await storage.getKeys(base)) await storage.removeItem(key)
+}

@@ -1,0 +1,220 @@
+import { connect } from 'node:net'
+import { gzipSync } from 'node:zlib'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { client } from './helpers/http.js'
+import { startTestServer, type TestServer } from './helpers/server.js'
+
+let ts: TestServer
+let api: ReturnType<typeof client>
+let id: string
+let snapshot: unknown
+
+/** The folio every nasty request aims at must come out exactly as it went in. */
+async function expectUnchanged() {
+  const reply = await api.get(`/api/files/${id}`)
+  expect(reply.status).toBe(200)
+  expect(reply.body).toEqual(snapshot)
+}
+
+beforeAll(async () => {
+  ts = await startTestServer()
+  api = client(ts.url)
+  id = await api.create('Target', { 'index.html': '<h1>Keep me</h1>', 'css/a.css': 'h1{color:red}' })
+  snapshot = (await api.get(`/api/files/${id}`)).body
+})
+afterAll(async () => {
+  expect(ts.logs).toEqual([])
+  await ts.close()
+})
+
+describe('malformed bodies', () => {
+  it.each([
+    ['empty', '', 'INVALID_JSON'],
+    ['truncated', '{"title": "x"', 'INVALID_JSON'],
+    ['trailing garbage', '{"title":"x"} extra', 'INVALID_JSON'],
+    ['single quotes', "{'title':'x'}", 'INVALID_JSON'],
+    ['null', 'null', 'INVALID_BODY'],
+    ['array', '[{"title":"x"}]', 'INVALID_BODY'],
+    ['string', '"hello"', 'INVALID_BODY'],
+    ['number', '42', 'INVALID_BODY'],
+  ])('PUT with a %s body → 400 %s', async (_name, body, error) => {
+    const reply = await api.put(`/api/files/${id}`, body)
+    expect(reply.status).toBe(400)
+    expect(reply.body.error).toBe(error)
+    await expectUnchanged()
+  })
+
+  it('survives JSON nested a million levels deep', async () => {
+    const deep = `{"title":${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}}`
+    const reply = await api.put(`/api/files/${id}`, deep)
+    expect(reply.status).toBe(400)
+    await expectUnchanged()
+  })
+
+  it('drops __proto__ keys instead of letting them reach an object', async () => {
+    const reply = await api.put(`/api/files/${id}`, '{"designPreferences": {"__proto__": {"polluted": true}, "theme": "x"}}')
+    expect(reply.status).toBe(200)
+    expect(reply.body.project.designPreferences).toEqual({ theme: 'x' })
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+    await api.put(`/api/files/${id}`, { designPreferences: (snapshot as any).designPreferences })
+    snapshot = (await api.get(`/api/files/${id}`)).body
+  })
+})
+
+describe('wrong types and values name the field', () => {
+  it.each([
+    [{ files: 'index.html' }, 'files'],
+    [{ files: { 'index.html': 42 } }, 'files'],
+    [{ files: { '../../etc/passwd': 'x' } }, '..'],
+    [{ files: { '/abs.html': 'x' } }, 'absolute'],
+    [{ files: { 'a\\b.html': 'x' } }, 'backslash'],
+    [{ files: { 'a\u0000.html': 'x' } }, 'NUL'],
+    [{ files: { '': 'x' } }, 'empty'],
+    [{ files: { ['x'.repeat(600)]: 'x' } }, 'longer'],
+    [{ updated_files: [] }, 'updated_files'],
+    [{ title: 7 }, 'Title is required'],
+    [{ title: '' }, 'Title is required'],
+    [{ isPrivate: 'true' }, 'isPrivate'],
+    [{ status: 'archived' }, 'status'],
+    [{ projectMode: 'slides' }, 'projectMode'],
+    [{ designPreferences: 'dark' }, 'designPreferences'],
+    [{ collaborators: 'me' }, 'collaborators'],
+    [{ referenceFiles: {} }, 'referenceFiles'],
+    [{ reactions: [1] }, 'reactions'],
+    [{ restoreVersionId: 1 }, 'restoreVersionId'],
+    [{ commitMessage: false, files: { 'index.html': 'x' } }, 'commitMessage'],
+    [{ publicTunnelEnabled: 'no' }, 'publicTunnelEnabled'],
+  ])('PUT %j → 400 naming %s', async (body, field) => {
+    const reply = await api.put(`/api/files/${id}`, body)
+    expect(reply.status).toBe(400)
+    expect(`${reply.body.error} ${reply.body.message ?? ''}`).toContain(field)
+    await expectUnchanged()
+  })
+})
+
+describe('gzip payloads', () => {
+  it.each([
+    ['not base64', { _gz: true, _d: '***' }],
+    ['missing _d', { _gz: true }],
+    ['not gzip', { _gz: true, _d: Buffer.from('plain text').toString('base64') }],
+    ['truncated gzip', { _gz: true, _d: gzipSync('{"title":"x"}').subarray(0, 12).toString('base64') }],
+    ['gzip of non-JSON', { _gz: true, _d: gzipSync('not json').toString('base64') }],
+    ['gzip of an array', { _gz: true, _d: gzipSync('[1,2]').toString('base64') }],
+  ])('%s → 400 INVALID_BODY', async (_name, body) => {
+    const reply = await api.put(`/api/files/${id}`, body)
+    expect(reply.status).toBe(400)
+    expect(reply.body.error).toBe('INVALID_BODY')
+    await expectUnchanged()
+  })
+
+  it('stops a gzip bomb at the decompressed cap with 413', async () => {
+    // 150 MB of zeros compress to ~150 KB; the cap on what a payload may expand to is 100 MB.
+    const bomb = gzipSync(Buffer.alloc(150 * 1024 * 1024), { level: 9 }).toString('base64')
+    expect(bomb.length).toBeLessThan(1024 * 1024)
+    const reply = await api.put(`/api/files/${id}`, { _gz: true, _d: bomb })
+    expect(reply.status).toBe(413)
+    expect(reply.body.error).toBe('FOLIO_TOO_LARGE')
+    await expectUnchanged()
+  })
+})
+
+describe('oversize bodies', () => {
+  it('refuses a declared body over 20 MB with 413 FOLIO_TOO_LARGE', async () => {
+    const body = JSON.stringify({ files: { 'index.html': 'x'.repeat(21 * 1024 * 1024) } })
+    const reply = await api.put(`/api/files/${id}`, body)
+    expect(reply.status).toBe(413)
+    expect(reply.body.error).toBe('FOLIO_TOO_LARGE')
+    await expectUnchanged()
+  })
+
+  it('refuses a chunked body (no Content-Length) once it passes 20 MB while streaming', async () => {
+    let sent = 0
+    const chunk = new TextEncoder().encode('x'.repeat(1024 * 1024))
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"files":{"index.html":"'))
+      },
+      pull(controller) {
+        // Endless: only the server's limit ends it.
+        sent += chunk.length
+        if (sent > 200 * 1024 * 1024) controller.close()
+        else controller.enqueue(chunk)
+      },
+    })
+    const res = await fetch(`${ts.url}/api/files/${id}`, { method: 'PUT', body: stream, duplex: 'half' } as RequestInit)
+    expect(res.status).toBe(413)
+    expect((await res.json()).error).toBe('FOLIO_TOO_LARGE')
+    expect(sent).toBeLessThan(100 * 1024 * 1024)
+    await expectUnchanged()
+  })
+
+  it('refuses an oversize create too, and keeps answering', async () => {
+    const body = JSON.stringify({ title: 'Huge', initialHtml: 'x'.repeat(21 * 1024 * 1024) })
+    const reply = await api.post('/api/files', body)
+    expect(reply.status).toBe(413)
+    expect(reply.body.error).toBe('FOLIO_TOO_LARGE')
+    expect((await api.get('/api/files')).body.some((f: any) => f.title === 'Huge')).toBe(false)
+  })
+
+  it('keeps answering after a client that hangs up mid-body', async () => {
+    await new Promise<void>((resolve, reject) => {
+      const { port } = new URL(ts.url)
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(`PUT /api/files/${id} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"files":{"index.html":"half`)
+        setTimeout(() => {
+          socket.destroy()
+          resolve()
+        }, 50)
+      })
+      socket.on('error', reject)
+    })
+    await new Promise((r) => setTimeout(r, 50))
+    await expectUnchanged()
+  })
+})
+
+describe('odd ids and paths', () => {
+  it.each([
+    '..',
+    '%2e%2e',
+    '%2E%2E%2Fformat.json',
+    '..%2F..%2Fformat.json',
+    '.folio',
+    'a.b',
+    '%00',
+    'x%00y',
+    encodeURIComponent('ü'),
+    `${'x'.repeat(65)}`,
+    `${'x'.repeat(5000)}`,
+    '%F0%9F%94%A5',
+    'folio.lock',
+  ])('GET/PUT/DELETE of an odd id (#%#) → 4xx, never a 500', async (odd) => {
+    for (const reply of [
+      await api.get(`/api/files/${odd}`),
+      await api.put(`/api/files/${odd}`, { title: 'x' }),
+      await api.delete(`/api/files/${odd}`),
+      await api.get(`/api/files/${odd}/brief`),
+    ]) {
+      expect(reply.status).toBeGreaterThanOrEqual(400)
+      expect(reply.status).toBeLessThan(500)
+      expect(typeof reply.body.error).toBe('string')
+    }
+    await expectUnchanged()
+  })
+
+  it('answers a malformed percent-encoding with 400', async () => {
+    const reply = await api.get('/api/files/%E0%A4%A')
+    expect(reply.status).toBeGreaterThanOrEqual(400)
+    expect(reply.status).toBeLessThan(500)
+  })
+
+  it('answers unknown routes with 404 and wrong methods with 405 and Allow', async () => {
+    const unknown = await api.get('/api/nothing-here')
+    expect(unknown.status).toBe(404)
+    expect(unknown.body.error).toBe('Not found')
+    const wrong = await api.post(`/api/files/${id}`, { title: 'x' })
+    expect(wrong.status).toBe(405)
+    expect(wrong.headers.get('allow')).toContain('PUT')
+    await expectUnchanged()
+  })
+})

@@ -1,0 +1,27 @@
+// The baseline of section 1: the least work node:http can do to answer the same bytes, so
+// folio's ratio against it is the cost of everything folio adds (routing, auth, validation,
+// the store). Plain .mjs, no tsx: a loader would not be part of the baseline.
+//
+// Usage: node raw-server.mjs <file holding the body>   → prints {"url", "pid"} when listening
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+
+const body = readFileSync(process.argv[2])
+const headers = { 'content-type': 'application/json', 'content-length': String(body.length) }
+
+const server = createServer((_req, res) => {
+  res.writeHead(200, headers)
+  res.end(body)
+})
+
+server.listen(0, '127.0.0.1', () => {
+  const { port } = server.address()
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}`, pid: process.pid })}\n`)
+})
+
+const stop = () => {
+  server.close(() => process.exit(0))
+  server.closeAllConnections()
+}
+process.on('SIGTERM', stop)
+process.on('SIGINT', stop)

@@ -1,0 +1,58 @@
+import { readdir, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { FolioStore } from '../../src/store/index.js'
+import type { NewFolioMeta } from '../../src/store/folio-repository.js'
+
+export const newMeta = (over: Partial<NewFolioMeta> = {}): NewFolioMeta => ({
+  workspaceId: 'local',
+  title: 'T',
+  description: '',
+  isPrivate: false,
+  accessKey: '',
+  allowComments: true,
+  presentationModeOnly: false,
+  status: 'draft',
+  projectMode: 'deck',
+  collaborators: [],
+  designPreferences: {},
+  referenceFiles: [],
+  publicTunnelEnabled: false,
+  ...over,
+})
+
+export async function createFolio(store: FolioStore, files: Record<string, string>, over: Partial<NewFolioMeta> = {}) {
+  return store.folios.create({ meta: newMeta(over), files, commitMessage: 'first', author: 'test' })
+}
+
+/** Every file under dir (recursively), with its size. */
+export async function listFiles(dir: string): Promise<Array<{ path: string; size: number }>> {
+  const out: Array<{ path: string; size: number }> = []
+  const walk = async (d: string) => {
+    for (const entry of await readdir(d, { withFileTypes: true }).catch(() => [])) {
+      const p = join(d, entry.name)
+      if (entry.isDirectory()) await walk(p)
+      else out.push({ path: p.slice(dir.length + 1), size: (await stat(p)).size })
+    }
+  }
+  await walk(dir)
+  return out
+}
+
+/** Counts storage calls, to show what an operation costs without timing it. */
+export function countStorageCalls(store: FolioStore) {
+  const counts: Record<string, number> = {}
+  const storage = store.storage as unknown as Record<string, unknown>
+  for (const method of ['getItem', 'getItemRaw', 'setItem', 'setItemRaw', 'hasItem', 'removeItem', 'getKeys', 'clear']) {
+    const original = storage[method] as (...args: unknown[]) => unknown
+    storage[method] = (...args: unknown[]) => {
+      counts[method] = (counts[method] ?? 0) + 1
+      return original.apply(store.storage, args)
+    }
+  }
+  return {
+    reset: () => {
+      for (const k of Object.keys(counts)) delete counts[k]
+    },
+    snapshot: () => ({ ...counts }),
+  }
+}

@@ -1,0 +1,56 @@
+import { validate } from '@readme/openapi-parser'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { contracts } from '../src/api/index.js'
+import { createApp, createServerContext } from '../src/server/app.js'
+import { defaultConfig } from '../src/server/config.js'
+import { client } from './helpers/http.js'
+import { startTestServer, type TestServer } from './helpers/server.js'
+
+let ts: TestServer
+let doc: any
+
+beforeAll(async () => {
+  ts = await startTestServer()
+  const reply = await client(ts.url).get('/api/openapi')
+  expect(reply.status).toBe(200)
+  doc = reply.body
+})
+afterAll(() => ts.close())
+
+describe('GET /api/openapi', () => {
+  it('is a valid OpenAPI 3.0 document', async () => {
+    expect(doc.openapi).toMatch(/^3\.0\./)
+    const result = await validate(structuredClone(doc))
+    expect(result.errors ?? []).toEqual([])
+    expect(result.valid).toBe(true)
+  })
+
+  it('lists every route the server has, and nothing it does not', () => {
+    const app = createApp(createServerContext({ store: ts.server.store, config: defaultConfig() }))
+    const mounted = (app as unknown as { '~routes': Array<{ method: string; route: string }> })['~routes']
+      .filter((r) => r.method !== '')
+      .map((r) => `${r.method} ${r.route.replace(/:(\w+)/g, '{$1}')}`)
+      .sort()
+    const documented = Object.entries(doc.paths as Record<string, object>)
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
+      .sort()
+    expect(documented).toEqual(mounted)
+    expect(documented).toEqual(expect.arrayContaining(['GET /api/files', 'POST /api/files', 'GET /api/files/{id}', 'PUT /api/files/{id}', 'DELETE /api/files/{id}', 'GET /api/files/{id}/brief', 'GET /api/openapi', 'GET /api/design-systems']))
+  })
+
+  it('describes requests with the schemas that validate them, and every error string', () => {
+    const put = doc.paths['/api/files/{id}'].put
+    const schema = doc.components.schemas[put.requestBody.content['application/json'].schema.$ref.split('/').pop()]
+    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['files', 'updated_files', 'commitMessage', 'change_message', 'restoreVersionId', '_gz', '_d']))
+    expect(schema.properties.status.enum).toEqual(['draft', 'published'])
+    const errors = JSON.stringify(put.responses)
+    for (const error of ['INVALID_JSON', 'INVALID_BODY', 'FOLIO_TOO_LARGE', 'Project not found']) expect(errors).toContain(error)
+    const create = doc.paths['/api/files'].post
+    expect(create.responses['201']).toBeDefined()
+    expect(JSON.stringify(create.responses['400'])).toContain('Title is required')
+    const list = doc.paths['/api/files'].get
+    expect(list.description).toMatch(/leave out/)
+    expect(doc.paths['/api/files/{id}'].get.parameters.map((p: any) => p.name)).toEqual(['id', 'files'])
+    for (const c of contracts) expect(doc.paths[c.path][c.method.toLowerCase()].operationId).toBe(c.operationId)
+  })
+})
