@@ -21,14 +21,13 @@ describe('GET /api/openapi', () => {
   it('is a valid OpenAPI 3.0 document', async () => {
     expect(doc.openapi).toMatch(/^3\.0\./)
     const result = await validate(structuredClone(doc))
-    expect(result.errors ?? []).toEqual([])
-    expect(result.valid).toBe(true)
+    expect(result.valid ? [] : result.errors).toEqual([])
   })
 
   it('lists every route the server has, and nothing it does not', () => {
     const app = createApp(createServerContext({ store: ts.server.store, config: defaultConfig() }))
     const mounted = (app as unknown as { '~routes': Array<{ method: string; route: string }> })['~routes']
-      .filter((r) => r.method !== '')
+      .filter((r) => r.method !== '' && r.method !== 'HEAD')
       .map((r) => `${r.method} ${r.route.replace(/:(\w+)/g, '{$1}')}`)
       .sort()
     const documented = Object.entries(doc.paths as Record<string, object>)

@@ -5,6 +5,7 @@ import { createAuth } from './auth.js'
 import type { ServerConfig } from './config.js'
 import type { ServerContext } from './context.js'
 import { ApiError, createErrorHandler } from './errors.js'
+import { HotCache } from './hot-cache.js'
 import { toRouterPath } from './route.js'
 import { registerBriefRoute } from './routes/brief.js'
 import { registerCatalogueRoutes } from './routes/catalogue.js'
@@ -19,10 +20,12 @@ export interface CreateAppOptions {
 }
 
 export function createServerContext(options: CreateAppOptions): ServerContext {
+  const auth = createAuth(options.config)
   return {
     store: options.store,
     config: options.config,
-    auth: createAuth(options.config),
+    auth,
+    hot: new HotCache(options.store, auth),
     templates: options.templates ?? createTemplates(),
     log: options.log ?? ((message, error) => console.error(message, error ?? '')),
   }

@@ -1,4 +1,4 @@
-import { HTTPError, type H3Event } from 'h3'
+import { type H3Event, HTTPError, HTTPResponse } from 'h3'
 import { InvalidFilePathError, VersionNotFoundError } from '../store/index.js'
 
 /** An error the client caused or may act on: answered as {error, message?} with its status. */
@@ -26,8 +26,8 @@ const STATUS_ERRORS: Record<number, string> = {
   413: 'Payload too large',
 }
 
-export function jsonError(status: number, body: { error: string; message?: string }, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
+export function jsonError(status: number, body: { error: string; message?: string }, headers: Record<string, string> = {}): HTTPResponse {
+  return new HTTPResponse(JSON.stringify(body), {
     status,
     headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
   })
@@ -46,7 +46,7 @@ function translate(error: Error): Error {
  * that reveals nothing internal.
  */
 export function createErrorHandler(log: (message: string, error: unknown) => void) {
-  return (error: HTTPError, event: H3Event): Response => {
+  return (error: HTTPError, event: H3Event): HTTPResponse => {
     const original = translate(error.cause instanceof Error ? error.cause : error)
     if (original instanceof ApiError) {
       const body = original.detail ? { error: original.error, message: original.detail } : { error: original.error }

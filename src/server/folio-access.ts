@@ -11,8 +11,18 @@ import { notFound } from './errors.js'
 export async function requireFolio(ctx: ServerContext, id: string, principal: Principal | undefined, error = 'Project not found'): Promise<FolioMeta> {
   if (!isFolioId(id)) throw notFound(error)
   const meta = await ctx.store.folios.get(id)
-  if (!meta || (principal && meta.workspaceId !== principal.workspaceId)) throw notFound(error)
+  if (!meta || !visibleTo(meta, principal)) throw notFound(error)
   return meta
+}
+
+/** The same check answered from memory only (undefined: not cached, or not visible): hot paths. */
+export function cachedFolio(ctx: ServerContext, id: string, principal: Principal | undefined): FolioMeta | undefined {
+  const meta = isFolioId(id) ? ctx.store.folios.peek(id) : undefined
+  return meta && visibleTo(meta, principal) ? meta : undefined
+}
+
+function visibleTo(meta: FolioMeta, principal: Principal | undefined): boolean {
+  return !principal || meta.workspaceId === principal.workspaceId
 }
 
 /** Who a version written by this request is attributed to. */

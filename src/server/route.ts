@@ -1,4 +1,5 @@
 import type { H3, H3Event } from 'h3'
+import { FastResponse } from 'srvx'
 import type { z } from 'zod'
 import type { BodyOf, Contract, ParamsOf, QueryOf } from '../api/contract.js'
 import type { Principal } from './auth.js'
@@ -29,6 +30,12 @@ export function validationError(where: 'body' | 'query', error: z.ZodError): Api
   return badRequest(where === 'body' ? 'INVALID_BODY' : 'INVALID_QUERY', described.join('; '))
 }
 
+/** The request's path and query exactly as received: the key of the hot cache. */
+export function requestTarget(event: H3Event): string {
+  const node = (event.req as { runtime?: { node?: { req?: { url?: string } } } }).runtime?.node?.req
+  return node?.url ?? `${event.url.pathname}${event.url.search}`
+}
+
 /** ['files', '../x'] → files["../x"]; ['title'] → title */
 function formatPath(path: readonly PropertyKey[]): string {
   return path
@@ -41,38 +48,49 @@ export const toRouterPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1')
 
 /**
  * Mounts one contract: authorises, validates params, query and body with the contract's own
- * schemas, then calls the handler with typed input. Handlers stay thin.
+ * schemas, then calls the handler with typed input. Handlers stay thin. Requests without a body
+ * stay synchronous up to the handler, so a cached answer costs no promise.
  */
 export function mountRoute<C extends Contract>(app: H3, ctx: ServerContext, contract: C, handler: RouteHandler<C>): void {
-  app.on(contract.method, toRouterPath(contract.path), async (event) => {
+  // Parsed once: most requests carry no query string, and their query is the defaults.
+  const defaultQuery = contract.query?.safeParse({})
+  const route = (event: H3Event) => {
     const principal = ctx.auth.authorize(event, contract.access)
     const params = (event.context.params ?? {}) as ParamsOf<C>
     let query = {} as QueryOf<C>
     if (contract.query) {
-      const parsed = contract.query.safeParse(Object.fromEntries(event.url.searchParams))
+      const parsed = event.url.search === '' && defaultQuery?.success ? defaultQuery : contract.query.safeParse(Object.fromEntries(event.url.searchParams))
       if (!parsed.success) throw validationError('query', parsed.error)
       query = parsed.data as QueryOf<C>
     }
-    let body = undefined as BodyOf<C>
-    if (contract.body) {
-      const raw = await readJsonObject(event, {
-        limit: ctx.config.limits.jsonBodyBytes,
-        expandedLimit: ctx.config.limits.gzipExpandedBytes,
-        tooLargeError: 'FOLIO_TOO_LARGE',
-      })
-      const parsed = contract.body.safeParse(raw)
-      if (!parsed.success) throw validationError('body', parsed.error)
-      body = parsed.data as BodyOf<C>
-    }
     if (contract.response.status !== 200) event.res.status = contract.response.status
-    return handler({ event, principal, params, query, body })
+    if (!contract.body) return handler({ event, principal, params, query, body: undefined as BodyOf<C> })
+    return readJsonObject(event, {
+      limit: ctx.config.limits.jsonBodyBytes,
+      expandedLimit: ctx.config.limits.gzipExpandedBytes,
+      tooLargeError: 'FOLIO_TOO_LARGE',
+    }).then((raw) => {
+      const parsed = contract.body!.safeParse(raw)
+      if (!parsed.success) throw validationError('body', parsed.error)
+      return handler({ event, principal, params, query, body: parsed.data as BodyOf<C> })
+    })
+  }
+  app.on(contract.method, toRouterPath(contract.path), route)
+  // HEAD answers like GET without the body (the catch-all would otherwise claim it).
+  if (contract.method === 'GET') app.on('HEAD', toRouterPath(contract.path), route)
+}
+
+/**
+ * A JSON text answered as is (cached responses are built once and sent many times). srvx's
+ * FastResponse with plain headers goes straight to node:http: no web Headers, no stream.
+ */
+export function jsonText(text: string | ReadableStream<Uint8Array>, init: { status?: number; headers?: Record<string, string> } = {}): Response {
+  return new FastResponse(text, {
+    status: init.status ?? 200,
+    headers: init.headers ? { 'content-type': JSON_TYPE, ...init.headers } : JSON_HEADERS,
   })
 }
 
-/** A JSON text answered as is (cached responses are built once and sent many times). */
-export function jsonText(text: string | ReadableStream<Uint8Array>, init: { status?: number; headers?: Record<string, string> } = {}): Response {
-  return new Response(text, {
-    status: init.status ?? 200,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...init.headers },
-  })
-}
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
+const JSON_TYPE = JSON_CONTENT_TYPE
+const JSON_HEADERS = { 'content-type': JSON_TYPE }

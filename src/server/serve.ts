@@ -36,8 +36,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const log = options.log ?? ((message: string, error?: unknown) => console.error(message, error ?? ''))
   const store = await openStore({ dataDir: options.dataDir, log: (m) => log(m) })
   const config = defaultConfig({ ...options.config, mode: options.mode })
-  const app = createApp(createServerContext({ store, config, log }))
-  const server = createServer(toNodeHandler(app))
+  const ctx = createServerContext({ store, config, log })
+  const routed = toNodeHandler(createApp(ctx))
+  // Hot GETs answered from memory skip the router (see hot-cache.ts); the rest go through h3.
+  const server = createServer((req, res) => {
+    if (!ctx.hot.serve(req, res)) void routed(req, res)
+  })
   let inFlight = 0
   let drained: (() => void) | undefined
   server.on('request', (_req, res) => {

@@ -89,9 +89,13 @@ export class BlobStore {
     return content
   }
 
-  /** Reads a blob through its delta chain, stopping early at a cached ancestor. */
+  /**
+   * Reads a blob through its delta chain, stopping early at a cached ancestor. Every content
+   * rebuilt on the way is cached, newest first, so reading a history from old to new walks
+   * each link about once instead of once per version (which would be quadratic).
+   */
   async #resolve(hash: string): Promise<Buffer> {
-    const deltas: Buffer[] = []
+    const deltas: Array<{ hash: string; delta: Buffer }> = []
     let current = hash
     let content: Buffer | undefined
     for (;;) {
@@ -106,10 +110,13 @@ export class BlobStore {
         content = raw.subarray(1)
         break
       }
-      deltas.push(raw.subarray(33))
+      deltas.push({ hash: current, delta: raw.subarray(33) })
       current = raw.subarray(1, 33).toString('hex')
     }
-    for (let i = deltas.length - 1; i >= 0; i--) content = applyDelta(content, deltas[i]!)
+    for (let i = deltas.length - 1; i >= 0; i--) {
+      content = applyDelta(content, deltas[i]!.delta)
+      if (i > 0) this.#cache.set(deltas[i]!.hash, content)
+    }
     return content
   }
 
@@ -172,8 +179,9 @@ export class BlobStore {
       next = undefined
       await this.#locks.run(h, async () => {
         await this.#storage.removeItem(keys.blobRef(h, o))
-        const remaining = await this.#storage.getKeys(keys.blobRefs(h))
-        if (remaining.length > 0) return
+        const prefix = keys.blobRefPrefix(h)
+        const remaining = (await this.#storage.getKeys(keys.blobRefShard(h))).some((k) => k.startsWith(prefix))
+        if (remaining) return
         const raw = (await this.#storage.getItemRaw(keys.blob(h))) as Buffer | null
         await this.#storage.removeItem(keys.blob(h))
         this.#cache.delete(h)

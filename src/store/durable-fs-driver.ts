@@ -141,7 +141,7 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions) => {
       }
       const dir = dirname(path)
       await syncDir(dir)
-      // Empty folders (a deleted blob's reference list, say) would pile up forever.
+      // Empty folders (a blob shard emptied by deletions, say) would pile up forever.
       if (dir !== root) await rmdir(dir).catch(() => {})
     },
     async getMeta(key) {

@@ -104,6 +104,11 @@ export class FolioRepository {
     return meta
   }
 
+  /** Metadata if it is in memory; never touches storage. */
+  peek(id: string): FolioMeta | undefined {
+    return this.#metas.get(id)
+  }
+
   async manifest(id: string, n: number): Promise<VersionManifest | undefined> {
     let perFolio = this.#manifests.get(id)
     const cached = perFolio?.get(n)

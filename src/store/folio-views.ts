@@ -3,6 +3,7 @@ import { compareFilePaths } from '../domain/file-paths.js'
 import { versionId } from '../domain/ids.js'
 import type { EngagementRepository } from './engagement-repository.js'
 import type { FolioRepository } from './folio-repository.js'
+import { mapLimit } from './map-limit.js'
 import type { FileMap, FolioMeta, VersionManifest } from './types.js'
 
 /** Which versions of a folio carry their file contents in a response. */
@@ -38,6 +39,11 @@ export class FolioViews {
   #invalidate(id: string): void {
     this.#generation.set(id, (this.#generation.get(id) ?? 0) + 1)
     for (const mode of ['all', 'latest', 'none']) this.#json.delete(`${id}:${mode}`)
+  }
+
+  /** The folio's JSON if it is cached; never touches storage. */
+  peek(id: string, mode: FilesMode = 'all'): string | undefined {
+    return this.#json.get(`${id}:${mode}`)
   }
 
   /** The whole folio as JSON text (or a stream of it when large); undefined when unknown. */
@@ -86,6 +92,15 @@ export class FolioViews {
   async withHead(meta: FolioMeta, head: VersionManifest): Promise<object> {
     const [files, engagement] = await Promise.all([this.#folios.readFiles(head), this.#engagementOf(meta.id)])
     return { ...metaFields(meta), versions: [versionObject(head, files)], ...engagement, ...storageFields(meta) }
+  }
+
+  /**
+   * The list of a workspace, most recently updated first. Bounded concurrency: a cold list of
+   * 10,000 folios must not put 30,000 reads (and their buffers) in flight at once.
+   */
+  async list(workspaceId: string): Promise<object[]> {
+    const metas = await this.#folios.list(workspaceId)
+    return mapLimit(metas, 32, (meta) => this.listItem(meta))
   }
 
   /** A list item: metadata, engagement and storage size, without history or file contents. */

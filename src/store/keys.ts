@@ -10,8 +10,9 @@
  *   folios:<id>:comments.json | reactions.json | analytics.json
  *   folios:<id>:blobs:<sha256>             which blobs this folio refers to (so deletion needs no scan)
  *   blobs:<hh>:<sha256>                    file content, full or as a delta against a newer blob
- *   refs:<hh>:<sha256>:<owner>             who still needs a blob: a folio id, or ~<hash> of a
- *                                          blob stored as a delta against it
+ *   refs:<hh>:<sha256>~<owner>             who still needs a blob: a folio id, or ~<hash> of a
+ *                                          blob stored as a delta against it. Empty files in the
+ *                                          blob's shard: no folder per blob (each costs a disk block)
  *   trash:<id>.json                        a deletion in progress (finished on start-up)
  */
 export const keys = {
@@ -25,8 +26,10 @@ export const keys = {
   reactions: (id: string) => `folios:${id}:reactions.json`,
   analytics: (id: string) => `folios:${id}:analytics.json`,
   blob: (hash: string) => `blobs:${hash.slice(0, 2)}:${hash}`,
-  blobRefs: (hash: string) => `refs:${hash.slice(0, 2)}:${hash}`,
-  blobRef: (hash: string, owner: string) => `refs:${hash.slice(0, 2)}:${hash}:${owner}`,
+  /** The shard holding a blob's reference markers; filter its keys with blobRefPrefix. */
+  blobRefShard: (hash: string) => `refs:${hash.slice(0, 2)}`,
+  blobRefPrefix: (hash: string) => `refs:${hash.slice(0, 2)}:${hash}~`,
+  blobRef: (hash: string, owner: string) => `refs:${hash.slice(0, 2)}:${hash}~${owner}`,
   folioBlobs: (id: string) => `folios:${id}:blobs`,
   folioBlob: (id: string, hash: string) => `folios:${id}:blobs:${hash}`,
   trashDir: 'trash',

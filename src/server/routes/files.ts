@@ -3,8 +3,8 @@ import { createFolio, deleteFolio, getFolio, listFolios, updateFolio } from '../
 import { LOCAL_WORKSPACE } from '../auth.js'
 import type { ServerContext } from '../context.js'
 import { badRequest, notFound } from '../errors.js'
-import { authorOf, requireFolio } from '../folio-access.js'
-import { jsonText, mountRoute } from '../route.js'
+import { authorOf, cachedFolio, requireFolio } from '../folio-access.js'
+import { JSON_CONTENT_TYPE, jsonText, mountRoute, requestTarget } from '../route.js'
 
 const DEFAULT_DESCRIPTION = 'A multi-page HTML folio.'
 
@@ -13,9 +13,9 @@ export function registerFileRoutes(app: H3, ctx: ServerContext): void {
   const { folios, engagement, views } = ctx.store
 
   mountRoute(app, ctx, listFolios, async ({ event, principal }) => {
-    const metas = await folios.list(principal?.workspaceId ?? LOCAL_WORKSPACE)
+    const items = await views.list(principal?.workspaceId ?? LOCAL_WORKSPACE)
     event.res.headers.set('cache-control', listFolios.response.headers['Cache-Control'])
-    return Promise.all(metas.map((m) => views.listItem(m)))
+    return items
   })
 
   mountRoute(app, ctx, createFolio, async ({ body, principal }) => {
@@ -47,11 +47,21 @@ export function registerFileRoutes(app: H3, ctx: ServerContext): void {
     return { success: true, project: await views.withHead(meta, head) }
   })
 
-  mountRoute(app, ctx, getFolio, async ({ params, query, principal }) => {
-    await requireFolio(ctx, params.id, principal, 'Project not found.')
-    const json = await views.full(params.id, query.files)
-    if (json === undefined) throw notFound('Project not found.')
-    return jsonText(json)
+  mountRoute(app, ctx, getFolio, ({ event, params, query, principal }) => {
+    // The hot path: an unchanged folio is answered from memory, synchronously, and left in the
+    // hot cache so the next identical GET skips the router too.
+    const meta = cachedFolio(ctx, params.id, principal)
+    const cached = meta && views.peek(params.id, query.files)
+    if (meta && cached) {
+      ctx.hot.put(requestTarget(event), { body: cached, contentType: JSON_CONTENT_TYPE, access: getFolio.access, folioId: meta.id, workspaceId: meta.workspaceId })
+      return jsonText(cached)
+    }
+    return (async () => {
+      await requireFolio(ctx, params.id, principal, 'Project not found.')
+      const json = await views.full(params.id, query.files)
+      if (json === undefined) throw notFound('Project not found.')
+      return jsonText(json)
+    })()
   })
 
   mountRoute(app, ctx, updateFolio, async ({ params, body, principal }) => {

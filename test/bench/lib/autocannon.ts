@@ -1,4 +1,5 @@
 import autocannon from 'autocannon'
+import { cpuSeconds, sleep } from './processes.js'
 
 /** One load target: a URL and, for writes, a body that must differ on every request. */
 export interface Target {
@@ -9,6 +10,8 @@ export interface Target {
   body?: () => string
   /** Runs before each measured round (e.g. a fresh folio), outside the timed window. */
   beforeRound?: (round: number) => Promise<void>
+  /** The server's pid, to tell whether it or autocannon ran out of CPU. */
+  pid?: number
 }
 
 export interface LoadResult {
@@ -22,6 +25,12 @@ export interface LoadResult {
   latencyP50Ms: number
   latencyP99Ms: number
   durationS: number
+  /**
+   * Share of one core used by the server and by this process (autocannon) during the round.
+   * A client near 100% means the figure is capped by the load generator, not the server.
+   */
+  serverCpu?: number
+  clientCpu?: number
 }
 
 export interface LoadOptions {
@@ -30,6 +39,17 @@ export interface LoadOptions {
 }
 
 export async function load(target: Target, options: LoadOptions): Promise<LoadResult> {
+  const server0 = target.pid ? cpuSeconds(target.pid) : NaN
+  const client0 = cpuSeconds(process.pid)
+  const wall0 = performance.now()
+  const result = await run(target, options)
+  const wall = (performance.now() - wall0) / 1000
+  if (target.pid) result.serverCpu = (cpuSeconds(target.pid) - server0) / wall
+  result.clientCpu = (cpuSeconds(process.pid) - client0) / wall
+  return result
+}
+
+async function run(target: Target, options: LoadOptions): Promise<LoadResult> {
   const url = new URL(target.url)
   const method = target.method ?? 'GET'
   const base = { method, path: url.pathname + url.search, headers: { 'content-type': 'application/json' } }
@@ -69,13 +89,17 @@ export interface Comparison {
  */
 export async function compareAlternating(
   targets: Target[],
-  options: LoadOptions & { rounds: number; warmup: number; log: (line: string) => void },
+  options: LoadOptions & { rounds: number; warmup: number; log: (line: string) => void; settleMs?: number },
 ): Promise<Comparison> {
+  // autocannon stops counting with requests still in flight; the server finishes them after.
+  // A pause lets that tail end before the next target's round starts timing.
+  const settle = () => sleep(options.settleMs ?? 250)
   const warmups: Record<string, LoadResult[]> = Object.fromEntries(targets.map((t) => [t.name, []]))
   for (const target of targets) {
     await target.beforeRound?.(-1)
     const warm = await load(target, { connections: options.connections, duration: options.warmup })
     warmups[target.name]!.push(warm)
+    await settle()
     options.log(`  warm-up ${target.name}: ${fmt(warm.reqPerSec)} req/s`)
   }
   const rounds: Record<string, LoadResult[]> = Object.fromEntries(targets.map((t) => [t.name, []]))
@@ -84,8 +108,10 @@ export async function compareAlternating(
       await target.beforeRound?.(round)
       const result = await load(target, options)
       rounds[target.name]!.push(result)
+      await settle()
       const problems = result.non2xx || result.errors || result.timeouts ? `  (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})` : ''
-      options.log(`  round ${round + 1} ${target.name}: ${fmt(result.reqPerSec)} req/s, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms${problems}`)
+      const cpu = `CPU server ${pct(result.serverCpu)}, autocannon ${pct(result.clientCpu)}`
+      options.log(`  round ${round + 1} ${target.name}: ${fmt(result.reqPerSec)} req/s, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms, ${cpu}${problems}`)
     }
   }
   const median = Object.fromEntries(Object.entries(rounds).map(([name, results]) => [name, medianOf(results.map((r) => r.reqPerSec))]))
@@ -97,6 +123,8 @@ export function medianOf(values: number[]): number {
   const mid = sorted.length >> 1
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
+
+const pct = (share: number | undefined) => (share === undefined || Number.isNaN(share) ? '-' : `${Math.round(share * 100)}%`)
 
 export const fmt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : String(n))
 
@@ -110,4 +138,15 @@ export function problemsOf(results: LoadResult[]): { non2xx: number; errors: num
     timeouts: results.reduce((s, r) => s + r.timeouts, 0),
     statusCodes,
   }
+}
+
+/** Median CPU per target over its rounds: which side was the bottleneck. */
+export function cpuNote(comparison: Comparison): string {
+  return Object.entries(comparison.rounds)
+    .map(([name, results]) => {
+      const server = medianOf(results.map((r) => r.serverCpu ?? NaN))
+      const client = medianOf(results.map((r) => r.clientCpu ?? NaN))
+      return `${name}: server ${pct(server)} / autocannon ${pct(client)}`
+    })
+    .join('; ')
 }

@@ -54,33 +54,41 @@ export function htmlLines(bytes: number, seed = 1): string[] {
 
 /**
  * A document whose lines change one at a time, as an editor saving small edits would: version
- * i differs from version i-1 in exactly one line.
+ * i differs from version i-1 in exactly one line, and the page keeps its size (an edit
+ * overwrites the start of a heading's or paragraph's text), so a page with a long history
+ * costs the same to send and hash as a fresh one.
  */
 export class EditableDoc {
   readonly lines: string[]
-  readonly #first: number
+  /** Indexes of the lines that carry text (headings, paragraphs). */
+  readonly #editable: number[]
+  readonly #stride: number
 
   constructor(bytes: number, seed = 1) {
     this.lines = htmlLines(bytes, seed)
-    // Never touch the head or the closing tags: edit body lines only.
-    this.#first = 8
+    this.#editable = this.lines.flatMap((line, i) => (/^\s*<(h2|p) /.test(line) ? [i] : []))
+    const n = this.#editable.length
+    // A stride co-prime with n visits every text line once before any repeats.
+    let stride = Math.floor(n * 0.618) | 1
+    while (gcd(stride, n) !== 1) stride += 2
+    this.#stride = stride
   }
 
   text(): string {
     return this.lines.join('\n')
   }
 
-  /**
-   * Edits the edit-th line of a fixed walk over the body, so that up to (body lines) edits each
-   * touch a different line.
-   */
+  /** How many edits touch distinct lines before the walk comes back to the first. */
+  get distinctEdits(): number {
+    return this.#editable.length
+  }
+
   edit(edit: number): void {
-    const body = this.lines.length - this.#first - 3
-    // A stride co-prime with the body length visits every line once before repeating.
-    let stride = Math.floor(body * 0.618) | 1
-    while (gcd(stride, body) !== 1) stride += 2
-    const at = this.#first + ((edit * stride) % body)
-    this.lines[at] = `    <p class="body-text edited" data-rev="${edit}">Revised in edit ${edit}: ${this.lines[at]!.trim().slice(0, 60)}</p>`
+    const at = this.#editable[(edit * this.#stride) % this.#editable.length]!
+    const line = this.lines[at]!
+    const textStart = line.indexOf('>') + 1
+    const label = `Edit ${edit}: `
+    this.lines[at] = line.slice(0, textStart) + label + line.slice(textStart + label.length)
   }
 }
 

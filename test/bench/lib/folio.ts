@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { openStore } from '../../../src/store/index.js'
 import type { NewFolioMeta } from '../../../src/store/folio-repository.js'
+import { newMeta } from '../../helpers/store.js'
 import { type ServerChild, startJsonLineServer } from './processes.js'
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
@@ -15,21 +16,7 @@ export function startFolio(name: string, dataDir: string): Promise<ServerChild> 
 
 /** What POST /api/files stores for a folio created with only a title and initialHtml. */
 export function apiDefaults(title: string): NewFolioMeta {
-  return {
-    workspaceId: 'local',
-    title,
-    description: 'A multi-page HTML folio.',
-    isPrivate: false,
-    accessKey: '',
-    allowComments: true,
-    presentationModeOnly: false,
-    status: 'draft',
-    projectMode: 'deck',
-    collaborators: [],
-    designPreferences: {},
-    referenceFiles: [],
-    publicTunnelEnabled: false,
-  }
+  return newMeta({ title, description: 'A multi-page HTML folio.' })
 }
 
 /**

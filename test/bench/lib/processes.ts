@@ -154,6 +154,16 @@ export function rssBytes(pid: number): { rss: number; peak: number } {
   return { rss: kb('VmRSS'), peak: kb('VmHWM') }
 }
 
+/** CPU time (user + system) a process has used so far, from /proc/<pid>/stat (Linux). */
+export function cpuSeconds(pid: number): number {
+  // Fields after the ")" that closes the command name: utime and stime are the 12th and 13th.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
+}
+
+/** USER_HZ: 100 on every Linux the bench will meet (getconf CLK_TCK). */
+const CLOCK_TICKS = 100
+
 /** A port free right now, for servers that cannot be told to pick one (json-server). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -1,4 +1,4 @@
-import { compareAlternating, fmt, problemsOf } from '../lib/autocannon.js'
+import { compareAlternating, cpuNote, fmt, problemsOf } from '../lib/autocannon.js'
 import { type BenchContext, SMALL_HTML } from '../lib/context.js'
 import { fillStore, startFolio } from '../lib/folio.js'
 import { getText } from '../lib/http.js'
@@ -27,8 +27,8 @@ export async function benchManyFolios(ctx: BenchContext): Promise<void> {
   const fewServer = await startFolio(`folio (${FEW})`, fewDir)
   const manyServer = await startFolio(`folio (${fmt(MANY)})`, manyDir)
   const rssAtStart = rssBytes(manyServer.pid)
-  const fewTarget = { name: `${FEW} folios`, url: `${fewServer.url}/api/files/${few.targetId}` }
-  const manyTarget = { name: `${fmt(MANY)} folios`, url: `${manyServer.url}/api/files/${many.targetId}` }
+  const fewTarget = { name: `${FEW} folios`, url: `${fewServer.url}/api/files/${few.targetId}`, pid: fewServer.pid }
+  const manyTarget = { name: `${fmt(MANY)} folios`, url: `${manyServer.url}/api/files/${many.targetId}`, pid: manyServer.pid }
   const comparison = await compareAlternating([fewTarget, manyTarget], {
     connections: 50,
     duration: ctx.duration,
@@ -41,7 +41,9 @@ export async function benchManyFolios(ctx: BenchContext): Promise<void> {
 
   const rssAfterGets = rssBytes(manyServer.pid)
   const listStart = performance.now()
-  const list = JSON.parse(await getText(`${manyServer.url}/api/files`)) as unknown[]
+  const listText = await getText(`${manyServer.url}/api/files`)
+  const listBytes = Buffer.byteLength(listText)
+  const list = JSON.parse(listText) as unknown[]
   const listMs = performance.now() - listStart
   const rssAfterList = rssBytes(manyServer.pid)
   // The second list shows what the caches buy (metadata and engagement read once).
@@ -82,6 +84,7 @@ export async function benchManyFolios(ctx: BenchContext): Promise<void> {
     ['comparison', 'baseline req/s', 'measured req/s', 'ratio', 'goal', 'result'],
     [[`${fmt(MANY)} folios vs ${FEW}`, fmt(fewRps), fmt(manyRps), `${ratio.value.toFixed(2)}×`, '>= 0.9×', verdict(ratio)]],
   )
+  report.log(`  median CPU, one core = 100%: ${cpuNote(comparison)}`)
   report.log()
   report.table(
     ['memory of the 10,000-folio server', 'RSS', 'peak RSS (VmHWM)', 'goal', 'result'],
@@ -92,6 +95,8 @@ export async function benchManyFolios(ctx: BenchContext): Promise<void> {
       [`after a second GET /api/files (${fmt(secondListMs)} ms)`, mb(rssAfterSecondList.rss), mb(rssAfterSecondList.peak), '', ''],
     ],
   )
+  // RSS includes garbage V8 has not collected yet: it moves with GC timing from run to run.
+  report.log(`  (RSS counts uncollected garbage too, so it varies between runs; list response ${fmt(listBytes)} bytes)`)
 
   for (const [name, results] of Object.entries(comparison.rounds)) {
     const p = problemsOf(results)
@@ -107,6 +112,7 @@ export async function benchManyFolios(ctx: BenchContext): Promise<void> {
     rounds: comparison.rounds,
     rssBytes: { atStart: rssAtStart, afterGets: rssAfterGets, afterList: rssAfterList, afterSecondList: rssAfterSecondList },
     listMs,
+    listBytes,
     secondListMs,
     listedItems: list.length,
   }

@@ -1,10 +1,9 @@
 import { join } from 'node:path'
-import { compareAlternating, fmt, problemsOf, type Target } from '../lib/autocannon.js'
+import { compareAlternating, cpuNote, fmt, problemsOf, type Target } from '../lib/autocannon.js'
 import { countingPutBody, EditableDoc } from '../lib/content.js'
 import type { BenchContext } from '../lib/context.js'
 import { startFolio } from '../lib/folio.js'
 import { createFolio, getText, putFiles } from '../lib/http.js'
-import { sleep } from '../lib/processes.js'
 import { verdict } from '../lib/report.js'
 
 const SECTION = '2 PUT'
@@ -45,6 +44,7 @@ export async function benchPutHistory(ctx: BenchContext): Promise<void> {
     name: 'PUT, 1 version',
     url: '',
     method: 'PUT',
+    pid: server.pid,
     body: countingPutBody(freshLines, counterLine, 'fresh'),
     // A new folio every round: otherwise this one would have hundreds of versions by round 2.
     beforeRound: async () => {
@@ -57,6 +57,7 @@ export async function benchPutHistory(ctx: BenchContext): Promise<void> {
     name: `PUT, ${fmt(HISTORY)} versions`,
     url: `${server.url}/api/files/${longId}`,
     method: 'PUT',
+    pid: server.pid,
     body: countingPutBody(doc.lines, counterLine, 'long'),
   }
   const comparison = await compareAlternating([fresh, long], {
@@ -64,6 +65,7 @@ export async function benchPutHistory(ctx: BenchContext): Promise<void> {
     duration: ctx.duration,
     rounds: ctx.rounds,
     warmup: ctx.warmup,
+    settleMs: 1000,
     log: (l) => report.log(l),
   })
   const freshRps = comparison.median[fresh.name] ?? NaN
@@ -71,7 +73,6 @@ export async function benchPutHistory(ctx: BenchContext): Promise<void> {
 
   // Every 2xx must have made exactly one version. autocannon stops counting at the end of a
   // round while up to CONNECTIONS requests are still in flight; the server finishes them.
-  await sleep(500)
   const longOk = [...comparison.warmups[long.name]!, ...comparison.rounds[long.name]!].reduce((s, r) => s + r.ok, 0)
   const added = (await versionCount(server.url, longId)) - HISTORY
   const versionsMatch = added >= longOk && added <= longOk + CONNECTIONS * (ctx.rounds + 1)
@@ -101,6 +102,7 @@ export async function benchPutHistory(ctx: BenchContext): Promise<void> {
       ],
     ],
   )
+  report.log(`  median CPU, one core = 100%: ${cpuNote(comparison)}`)
   report.log(`  long-history folio: ${fmt(longOk)} PUTs answered 2xx, ${fmt(added)} versions added (${versionsMatch ? 'consistent' : 'MISMATCH'})`)
   for (const [name, p] of Object.entries(problems)) {
     if (p.non2xx || p.errors || p.timeouts) report.problem(`section 2, ${name}: non-2xx ${p.non2xx}, errors ${p.errors}, timeouts ${p.timeouts} (${JSON.stringify(p.statusCodes)})`)

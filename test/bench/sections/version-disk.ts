@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { fmt } from '../lib/autocannon.js'
 import { EditableDoc } from '../lib/content.js'
 import type { BenchContext } from '../lib/context.js'
-import { diskUsage, mb } from '../lib/disk.js'
+import { diskUsage, growthByArea, mb } from '../lib/disk.js'
 import { readVersionFromStore, startFolio } from '../lib/folio.js'
 import { createFolio, getText, putFiles } from '../lib/http.js'
 import { verdict } from '../lib/report.js'
@@ -26,6 +26,7 @@ export async function benchVersionDisk(ctx: BenchContext): Promise<void> {
   let stopped = false
   try {
     const doc = new EditableDoc(1024 * 1024, 4)
+    if (doc.distinctEdits < EDITS) throw new Error(`the page has only ${doc.distinctEdits} text lines for ${EDITS} distinct edits`)
     const v1 = doc.text()
     const id = await createFolio(server.url, 'One megabyte', v1)
     const before = await diskUsage(dataDir)
@@ -65,6 +66,13 @@ export async function benchVersionDisk(ctx: BenchContext): Promise<void> {
         ['goal', `< ${GOAL_MB} MB ${verdict(apparent)}`, `< ${GOAL_MB} MB ${verdict(allocated)}`, '', ''],
       ],
     )
+    // Where the growth went: shows whether it is data (deltas) or filesystem overhead.
+    const growth = growthByArea(before, after)
+    report.log()
+    report.table(
+      ['growth by area', 'apparent', 'allocated', 'files', 'folders'],
+      growth.map(([area, g]) => [area, mb(g.apparent), mb(g.allocated), fmt(g.files), fmt(g.dirs)]),
+    )
 
     // The version list without contents, and the head with them.
     const listed = JSON.parse(await getText(`${server.url}/api/files/${id}?files=none`)) as { versionCount: number; versions: Array<{ versionId: string }> }
@@ -102,7 +110,7 @@ export async function benchVersionDisk(ctx: BenchContext): Promise<void> {
     }
     if (server.stderr().trim()) report.problem(`section 4, folio stderr: ${server.stderr().trim().slice(-500)}`)
 
-    report.sections.versionDisk = { putSeconds: putS, before, after, countOk, headOk, v1Ok, v1Via, fullGetProbe: probe }
+    report.sections.versionDisk = { putSeconds: putS, before, after, growthByArea: Object.fromEntries(growthByArea(before, after)), countOk, headOk, v1Ok, v1Via, fullGetProbe: probe }
   } finally {
     if (!stopped) await server.stop()
   }
