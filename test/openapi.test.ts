@@ -28,7 +28,7 @@ describe('GET /api/openapi', () => {
     const app = createApp(createServerContext({ store: ts.server.store, config: defaultConfig() }))
     const mounted = (app as unknown as { '~routes': Array<{ method: string; route: string }> })['~routes']
       .filter((r) => r.method !== '' && r.method !== 'HEAD')
-      .map((r) => `${r.method} ${r.route.replace(/:(\w+)/g, '{$1}')}`)
+      .map((r) => `${r.method} ${r.route.replace('**:path', '{path}').replace(/:(\w+)/g, '{$1}')}`)
       .sort()
     const documented = Object.entries(doc.paths as Record<string, object>)
       .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))

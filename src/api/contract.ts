@@ -13,6 +13,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
  */
 export type Access = 'public' | 'required' | 'sync'
 
+export type RateLimitBucket = 'comments' | 'reactions' | 'analytics' | 'public' | 'events'
+
 export interface ErrorCase {
   status: number
   /** The exact `error` string the server answers with. */
@@ -31,9 +33,12 @@ export interface Contract {
   access: Access
   params?: z.ZodObject
   query?: z.ZodObject
-  /** A JSON body; other body kinds (raw bytes, multipart) are described by `rawBody`. */
+  /** A JSON body, validated before the handler runs. */
   body?: z.ZodType
-  rawBody?: { contentType: string; description: string }
+  /** A body the handler reads itself (raw bytes, multipart, or JSON that may be malformed). */
+  rawBody?: { contentType: string; description: string; schema?: z.ZodType; headers?: Record<string, string> }
+  /** Public endpoints are rate limited per client, in this bucket. */
+  rateLimit?: RateLimitBucket
   response: { status: number; description: string; schema?: z.ZodType; contentType?: string; headers?: Record<string, string> }
   errors: ErrorCase[]
 }

@@ -35,6 +35,7 @@ function renderSchemas(contracts: readonly Contract[]) {
     add(c.params, `${op}Params`, true)
     add(c.query, `${op}Query`, true)
     add(c.body, `${op}Request`, true)
+    add(c.rawBody?.schema, `${op}Request`, true)
     add(c.response.schema, `${op}Response`, false)
   }
   const render = (io: 'input' | 'output') =>
@@ -107,10 +108,10 @@ export function buildOpenApi(contracts: readonly Contract[], info: { version: st
     if (params.length) operation.parameters = params
     if (c.body) operation.requestBody = { required: true, content: { 'application/json': { schema: refTo(c.body) } } }
     if (c.rawBody) {
-      operation.requestBody = {
-        required: true,
-        description: c.rawBody.description,
-        content: { [c.rawBody.contentType]: { schema: { type: 'string', format: 'binary' } } },
+      const schema = c.rawBody.schema ? refTo(c.rawBody.schema) : { type: 'string', format: 'binary' }
+      operation.requestBody = { required: true, description: c.rawBody.description, content: { [c.rawBody.contentType]: { schema } } }
+      for (const [name, description] of Object.entries(c.rawBody.headers ?? {})) {
+        ;((operation.parameters ??= []) as JsonSchema[]).push({ name, in: 'header', required: true, description, schema: { type: 'string' } })
       }
     }
     operation.responses = responses(c)

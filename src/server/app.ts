@@ -6,10 +6,17 @@ import type { ServerConfig } from './config.js'
 import type { ServerContext } from './context.js'
 import { ApiError, createErrorHandler } from './errors.js'
 import { HotCache } from './hot-cache.js'
+import { LiveUpdates } from './live.js'
+import { RateLimiter } from './rate-limit.js'
+import { createViewerAccess } from './viewer-access.js'
 import { toRouterPath } from './route.js'
 import { registerBriefRoute } from './routes/brief.js'
 import { registerCatalogueRoutes } from './routes/catalogue.js'
+import { registerEngagementRoutes } from './routes/engagement.js'
 import { registerFileRoutes } from './routes/files.js'
+import { registerSharingRoutes } from './routes/sharing.js'
+import { registerUploadRoutes } from './routes/uploads.js'
+import { registerViewerRoutes } from './routes/viewer.js'
 import { createTemplates, type Templates } from './templates.js'
 
 export interface CreateAppOptions {
@@ -21,13 +28,18 @@ export interface CreateAppOptions {
 
 export function createServerContext(options: CreateAppOptions): ServerContext {
   const auth = createAuth(options.config)
+  const log = options.log ?? ((message: string, error?: unknown) => console.error(message, error ?? ''))
+  const limiter = new RateLimiter(options.config.rateLimits)
   return {
     store: options.store,
     config: options.config,
     auth,
-    hot: new HotCache(options.store, auth),
+    hot: new HotCache(options.store, auth, limiter),
+    limiter,
+    viewerAccess: createViewerAccess(() => options.store.settings.secret()),
+    live: new LiveUpdates(options.store, log),
     templates: options.templates ?? createTemplates(),
-    log: options.log ?? ((message, error) => console.error(message, error ?? '')),
+    log,
   }
 }
 
@@ -36,7 +48,11 @@ export function createApp(ctx: ServerContext): H3 {
   const app = new H3({ silent: true, onError: createErrorHandler(ctx.log) })
   registerFileRoutes(app, ctx)
   registerBriefRoute(app, ctx)
+  registerUploadRoutes(app, ctx)
+  registerEngagementRoutes(app, ctx)
+  registerSharingRoutes(app, ctx)
   registerCatalogueRoutes(app, ctx)
+  registerViewerRoutes(app, ctx)
   app.all('/**', unmatched)
   return app
 }
@@ -44,7 +60,7 @@ export function createApp(ctx: ServerContext): H3 {
 /** A path we serve with another method gets 405 and Allow; anything else 404. */
 const routePatterns = contracts.map((c) => ({
   method: c.method,
-  pattern: new RegExp(`^${toRouterPath(c.path).replace(/:\w+/g, '[^/]+')}/?$`),
+  pattern: new RegExp(`^${toRouterPath(c.path).replace('**:path', '.+').replace(/:\w+/g, '[^/]+')}/?$`),
 }))
 
 function unmatched(event: { req: Request; url: URL }): never {

@@ -30,12 +30,36 @@ export async function readBodyBytes(event: H3Event, limit: number, tooLarge: () 
     if (done) break
     total += value.byteLength
     if (total > limit) {
-      await reader.cancel().catch(() => {})
+      discardRest(reader)
       throw tooLarge()
     }
     chunks.push(value)
   }
   return Buffer.concat(chunks, total)
+}
+
+/**
+ * After refusing a body, keep reading (and dropping) what the client still sends, so that it
+ * finishes its upload and reads our answer; cancelling at once would reset the connection under
+ * it. Past `cap` bytes the client is not listening anyway: then cancel.
+ */
+export function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, cap = 64 * 1024 * 1024): void {
+  void (async () => {
+    let dropped = 0
+    try {
+      for (;;) {
+        const { value, done } = await reader.read()
+        if (done) return
+        dropped += value.byteLength
+        if (dropped > cap) {
+          await reader.cancel()
+          return
+        }
+      }
+    } catch {
+      // the client went away: nothing left to drain
+    }
+  })()
 }
 
 /** JSON.parse reviver: a "__proto__" key must never reach an object spread or merge. */

@@ -1,4 +1,5 @@
 import { userInfo } from 'node:os'
+import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limit.js'
 
 export type Mode = 'oss' | 'cloud'
 
@@ -13,7 +14,13 @@ export interface ServerConfig {
     jsonBodyBytes: number
     /** What a gzip payload may expand to */
     gzipExpandedBytes: number
+    /** One uploaded file (spec: 25 MB) */
+    uploadBytes: number
+    /** Everything a batch upload may hold in memory before its single write */
+    batchUploadBytes: number
   }
+  /** Requests per minute per client on the public endpoints. */
+  rateLimits: RateLimits
 }
 
 export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConfig {
@@ -25,8 +32,11 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
     limits: {
       jsonBodyBytes: 20 * 1024 * 1024,
       gzipExpandedBytes: 100 * 1024 * 1024,
+      uploadBytes: 25 * 1024 * 1024,
+      batchUploadBytes: 200 * 1024 * 1024,
       ...overrides.limits,
     },
+    rateLimits: { ...DEFAULT_RATE_LIMITS, ...overrides.rateLimits },
   }
 }
 

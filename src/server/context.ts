@@ -1,6 +1,9 @@
 import type { FolioStore } from '../store/index.js'
 import type { Auth } from './auth.js'
 import type { HotCache } from './hot-cache.js'
+import type { LiveUpdates } from './live.js'
+import type { RateLimiter } from './rate-limit.js'
+import type { ViewerAccess } from './viewer-access.js'
 import type { ServerConfig } from './config.js'
 import type { Templates } from './templates.js'
 
@@ -10,6 +13,9 @@ export interface ServerContext {
   config: ServerConfig
   auth: Auth
   hot: HotCache
+  limiter: RateLimiter
+  viewerAccess: ViewerAccess
+  live: LiveUpdates
   templates: Templates
   log: (message: string, error?: unknown) => void
 }

@@ -1,8 +1,10 @@
 import { isFolioId } from '../domain/ids.js'
 import type { FolioMeta } from '../store/index.js'
+import type { H3Event } from 'h3'
 import type { Principal } from './auth.js'
 import type { ServerContext } from './context.js'
-import { notFound } from './errors.js'
+import { ApiError, notFound } from './errors.js'
+import { grantOf, type Grant } from './viewer-access.js'
 
 /**
  * The folio a request names, if the caller may see it. An id that cannot be a folio id, an
@@ -28,4 +30,19 @@ function visibleTo(meta: FolioMeta, principal: Principal | undefined): boolean {
 /** Who a version written by this request is attributed to. */
 export function authorOf(ctx: ServerContext, principal: Principal | undefined): string {
   return principal?.email ?? principal?.name ?? ctx.config.localAuthor
+}
+
+/**
+ * For the public (viewer) endpoints: the folio, if this viewer may see it. A draft or private
+ * folio needs a grant (the owner's key, or the access cookie a proved key earns): 403 otherwise.
+ */
+export async function requireViewable(ctx: ServerContext, event: H3Event, id: string, error = 'Project not found'): Promise<{ meta: FolioMeta; grant: Grant | undefined }> {
+  if (!isFolioId(id)) throw notFound(error)
+  const meta = await ctx.store.folios.get(id)
+  if (!meta) throw notFound(error)
+  const grant = await grantOf(ctx, event, id)
+  if (!(await ctx.viewerAccess.canView(meta, grant))) {
+    throw new ApiError(403, 'Access key required', meta.status === 'draft' ? 'This folio is not published yet.' : 'This folio is private: prove its access key with POST /api/files/{id}/public first.')
+  }
+  return { meta, grant }
 }

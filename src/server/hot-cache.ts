@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { LRUCache } from 'lru-cache'
-import type { Access } from '../api/contract.js'
+import type { Access, RateLimitBucket } from '../api/contract.js'
 import type { FolioStore } from '../store/index.js'
 import { type Auth, DENIED } from './auth.js'
+import { rateLimitHeaders, type RateLimiter } from './rate-limit.js'
 
 /**
  * Finished answers to hot GETs, served in front of the router.
@@ -18,11 +19,17 @@ export interface HotEntry {
   body: Buffer
   /** Flat [name, value, …] list, as node's writeHead takes it. */
   headers: string[]
+  /** The same without the body's own headers, for a 304. */
+  notModifiedHeaders: string[]
   access: Access
   /** The folio it shows: changes to that folio drop the entry. */
   folioId: string
   /** Set when only callers of this workspace may see it. */
   workspaceId?: string
+  /** Public endpoints count against the client's rate limit here too. */
+  rateLimit?: RateLimitBucket
+  /** A strong validator: a matching If-None-Match gets a 304. */
+  etag?: string
 }
 
 const MAX_BYTES = 32 * 1024 * 1024
@@ -35,27 +42,51 @@ export class HotCache {
     dispose: (entry, url) => this.#unlink(entry.folioId, url),
   })
   readonly #byFolio = new Map<string, Set<string>>()
+  /** Bumped on every change of a folio: an answer built across awaits is kept only if unchanged. */
+  readonly #generations = new Map<string, number>()
   readonly #auth: Auth
+  readonly #limiter: RateLimiter
 
-  constructor(store: FolioStore, auth: Auth) {
+  constructor(store: FolioStore, auth: Auth, limiter: RateLimiter) {
     this.#auth = auth
+    this.#limiter = limiter
     store.folios.onChange((id) => this.invalidate(id))
     store.engagement.onChange((id) => this.invalidate(id))
   }
 
-  /** Keeps an answer for `url`. Call only with bytes that are current at this very moment. */
-  put(url: string, entry: Omit<HotEntry, 'body' | 'headers'> & { body: string | Buffer; contentType: string; headers?: Record<string, string> }): void {
+  /** Read before building an answer; hand it to put() so a change in between discards the answer. */
+  generation(folioId: string): number {
+    return this.#generations.get(folioId) ?? 0
+  }
+
+  /** Keeps an answer for `url`, if nothing changed the folio since `generation` was read. */
+  put(
+    url: string,
+    entry: Omit<HotEntry, 'body' | 'headers' | 'notModifiedHeaders'> & { body: string | Buffer; contentType: string; headers?: Record<string, string>; generation: number },
+  ): void {
+    if (entry.generation !== this.generation(entry.folioId)) return
     const body = typeof entry.body === 'string' ? Buffer.from(entry.body) : entry.body
     if (body.length > 1024 * 1024) return
-    const headers = ['content-type', entry.contentType, 'content-length', String(body.length)]
-    for (const [name, value] of Object.entries(entry.headers ?? {})) headers.push(name, value)
-    this.#entries.set(url, { body, headers, access: entry.access, folioId: entry.folioId, workspaceId: entry.workspaceId })
+    const notModifiedHeaders: string[] = entry.etag ? ['etag', entry.etag] : []
+    for (const [name, value] of Object.entries(entry.headers ?? {})) notModifiedHeaders.push(name, value)
+    const headers = ['content-type', entry.contentType, 'content-length', String(body.length), ...notModifiedHeaders]
+    this.#entries.set(url, {
+      body,
+      headers,
+      notModifiedHeaders,
+      access: entry.access,
+      folioId: entry.folioId,
+      workspaceId: entry.workspaceId,
+      rateLimit: entry.rateLimit,
+      etag: entry.etag,
+    })
     let urls = this.#byFolio.get(entry.folioId)
     if (!urls) this.#byFolio.set(entry.folioId, (urls = new Set()))
     urls.add(url)
   }
 
   invalidate(folioId: string): void {
+    this.#generations.set(folioId, this.generation(folioId) + 1)
     const urls = this.#byFolio.get(folioId)
     if (!urls) return
     this.#byFolio.delete(folioId)
@@ -74,7 +105,20 @@ export class HotCache {
     const principal = this.#auth.resolve(req.headers.authorization, entry.access)
     if (principal === DENIED) return false // the router answers the 401
     if (entry.workspaceId && principal?.workspaceId !== entry.workspaceId) return false
-    res.writeHead(200, entry.headers)
+    const notModified = entry.etag !== undefined && req.headers['if-none-match'] === entry.etag
+    let headers = notModified ? entry.notModifiedHeaders : entry.headers
+    if (entry.rateLimit) {
+      const state = this.#limiter.hit(entry.rateLimit, req.socket.remoteAddress ?? 'unknown')
+      if (!state.allowed) return false // the router answers the 429
+      headers = [...headers]
+      for (const [name, value] of Object.entries(rateLimitHeaders(state))) headers.push(name, value)
+    }
+    if (notModified) {
+      res.writeHead(304, headers)
+      res.end()
+      return true
+    }
+    res.writeHead(200, headers)
     res.end(req.method === 'HEAD' ? undefined : entry.body)
     return true
   }

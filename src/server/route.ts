@@ -1,7 +1,8 @@
 import type { H3, H3Event } from 'h3'
 import { FastResponse } from 'srvx'
 import type { z } from 'zod'
-import type { BodyOf, Contract, ParamsOf, QueryOf } from '../api/contract.js'
+import type { BodyOf, Contract, ParamsOf, QueryOf, RateLimitBucket } from '../api/contract.js'
+import { rateLimitHeaders, tooManyRequests } from './rate-limit.js'
 import type { Principal } from './auth.js'
 import type { ServerContext } from './context.js'
 import { ApiError, badRequest } from './errors.js'
@@ -18,7 +19,7 @@ export interface RouteInput<C extends Contract> {
 export type RouteHandler<C extends Contract> = (input: RouteInput<C>) => unknown
 
 /** Error strings of the spec that a schema may carry as its message: they become `error` as is. */
-const SPEC_VALIDATION_ERRORS = new Set(['Title is required'])
+const SPEC_VALIDATION_ERRORS = new Set(['Title is required', 'Missing comment parameters', 'Invalid reactions format.'])
 
 export function validationError(where: 'body' | 'query', error: z.ZodError): ApiError {
   const first = error.issues[0]
@@ -28,6 +29,18 @@ export function validationError(where: 'body' | 'query', error: z.ZodError): Api
     return path ? `${path}: ${issue.message}` : issue.message
   })
   return badRequest(where === 'body' ? 'INVALID_BODY' : 'INVALID_QUERY', described.join('; '))
+}
+
+/** Counts the request against its client's bucket: 429 past the limit, the X-RateLimit-* headers always. */
+export function applyRateLimit(ctx: ServerContext, event: H3Event, bucket: RateLimitBucket): void {
+  const state = ctx.limiter.hit(bucket, clientAddress(event))
+  if (!state.allowed) throw tooManyRequests(state)
+  for (const [name, value] of Object.entries(rateLimitHeaders(state))) event.res.headers.set(name, value)
+}
+
+/** Who the client is, for rate limits: the peer address of the connection. */
+export function clientAddress(event: H3Event): string {
+  return (event.req as { ip?: string }).ip ?? 'unknown'
 }
 
 /** The request's path and query exactly as received: the key of the hot cache. */
@@ -43,8 +56,8 @@ function formatPath(path: readonly PropertyKey[]): string {
     .join('')
 }
 
-/** '/api/files/{id}' → '/api/files/:id' */
-export const toRouterPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1')
+/** '/api/files/{id}' → '/api/files/:id'; a trailing {path} takes the rest of the URL, slashes included. */
+export const toRouterPath = (path: string) => path.replace(/\{path\}$/, '**:path').replace(/\{(\w+)\}/g, ':$1')
 
 /**
  * Mounts one contract: authorises, validates params, query and body with the contract's own
@@ -56,6 +69,7 @@ export function mountRoute<C extends Contract>(app: H3, ctx: ServerContext, cont
   const defaultQuery = contract.query?.safeParse({})
   const route = (event: H3Event) => {
     const principal = ctx.auth.authorize(event, contract.access)
+    if (contract.rateLimit) applyRateLimit(ctx, event, contract.rateLimit)
     const params = (event.context.params ?? {}) as ParamsOf<C>
     let query = {} as QueryOf<C>
     if (contract.query) {

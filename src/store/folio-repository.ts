@@ -236,6 +236,36 @@ export class FolioRepository {
     })
   }
 
+  /**
+   * Writes files into the latest version without making a new one (spec: uploads). All files
+   * land in one manifest write: a batch is all or nothing. Returns undefined for an unknown folio.
+   */
+  async mergeIntoHead(id: string, files: Array<{ path: string; bytes: Buffer; mime?: string }>): Promise<FolioWithHead | undefined> {
+    return this.#locks.run(folioLock(id), async () => {
+      const meta = await this.get(id)
+      if (!meta) return undefined
+      const current = await this.#requireManifest(id, meta.head)
+      const stored = await this.#storeBlobs(
+        id,
+        files.map((f) => ({ path: f.path, bytes: f.bytes, mime: f.mime })),
+        current.files,
+      )
+      const head: VersionManifest = { ...current, files: { ...current.files, ...stored.refs } }
+      await writeJson(this.#storage, keys.version(id, meta.head), head)
+      const next: FolioMeta = { ...meta, updatedAt: new Date().toISOString(), storageBytes: meta.storageBytes + stored.added }
+      await writeJson(this.#storage, keys.meta(id), next)
+      this.#metas.set(id, next)
+      const perFolio = this.#manifests.get(id)
+      if (perFolio) {
+        perFolio.set(meta.head, head)
+        this.#manifests.set(id, perFolio)
+      }
+      this.#inBackground(this.#tidyBlobs(head, stored.compactions, false))
+      this.#emit(id, 'versions')
+      return { meta: next, head }
+    })
+  }
+
   readonly #background = new Set<Promise<void>>()
 
   /** Housekeeping runs after the answer; shutdown waits for it (see idle). */
@@ -268,11 +298,18 @@ export class FolioRepository {
   }
 
   async #storeFiles(id: string, files: FileMap, previous: Record<string, BlobRef>) {
-    const entries = Object.entries(files)
-    const results = await mapLimit(entries, 8, async ([rawPath, content]) => {
+    return this.#storeBlobs(
+      id,
+      Object.entries(files).map(([path, content]) => ({ path, ...encodeFileContent(content) })),
+      previous,
+    )
+  }
+
+  /** Stores each file's bytes as a blob (if new) and returns the manifest references. */
+  async #storeBlobs(id: string, files: Array<{ path: string; bytes: Buffer; mime?: string }>, previous: Record<string, BlobRef>) {
+    const results = await mapLimit(files, 8, async ({ path: rawPath, bytes, mime }) => {
       const checked = checkFilePath(rawPath)
       if (!checked.ok) throw new InvalidFilePathError(rawPath, checked.reason)
-      const { bytes, mime } = encodeFileContent(content)
       const hash = hashBytes(bytes)
       const prev = previous[checked.path]
       const ref: BlobRef = mime ? { h: hash, s: bytes.length, m: mime } : { h: hash, s: bytes.length }

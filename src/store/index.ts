@@ -9,12 +9,14 @@ import { FolioRepository } from './folio-repository.js'
 import { FolioViews } from './folio-views.js'
 import { KeyedMutex } from './keyed-mutex.js'
 import { migrate } from './migrations.js'
+import { SettingsRepository } from './settings-repository.js'
 
 export { BlobMissingError } from './blob-store.js'
 export { CorruptDocumentError } from './json-io.js'
 export { DataDirBusyError } from './data-dir-lock.js'
 export { FormatTooNewError, CURRENT_FORMAT } from './migrations.js'
 export { InvalidFilePathError, VersionNotFoundError } from './folio-repository.js'
+export { CommentNotFoundError, type EngagementKind, type NewComment } from './engagement-repository.js'
 export type { FilesMode } from './folio-views.js'
 export * from './types.js'
 
@@ -25,6 +27,7 @@ export interface FolioStore {
   folios: FolioRepository
   engagement: EngagementRepository
   views: FolioViews
+  settings: SettingsRepository
   /** Waits for every write in progress, then releases the data dir. */
   close(): Promise<void>
 }
@@ -38,7 +41,8 @@ export interface OpenStoreOptions {
 export async function openStore(options: OpenStoreOptions): Promise<FolioStore> {
   const dataDir = resolve(options.dataDir)
   const log = options.log ?? ((m: string) => console.warn(m))
-  await mkdir(dataDir, { recursive: true })
+  // Folio data holds access keys: keep a new data dir private to its user.
+  await mkdir(dataDir, { recursive: true, mode: 0o700 })
   const unlock = await lockDataDir(dataDir)
   try {
     const storage = createStorage({ driver: durableFsDriver({ base: dataDir }) })
@@ -47,6 +51,7 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
     const folios = new FolioRepository(storage, blobs, locks, { warn: log })
     const engagement = new EngagementRepository(storage, locks, folios)
     const views = new FolioViews(folios, engagement)
+    const settings = new SettingsRepository(storage)
     await migrate({ storage, folios, engagement, log })
     const recovered = await folios.recover()
     if (recovered) log(`Finished ${recovered} deletion(s) interrupted by a previous stop.`)
@@ -57,7 +62,9 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
       folios,
       engagement,
       views,
+      settings,
       async close() {
+        await engagement.idle()
         await locks.idle()
         await folios.idle()
         await blobs.idle()

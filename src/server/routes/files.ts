@@ -53,7 +53,14 @@ export function registerFileRoutes(app: H3, ctx: ServerContext): void {
     const meta = cachedFolio(ctx, params.id, principal)
     const cached = meta && views.peek(params.id, query.files)
     if (meta && cached) {
-      ctx.hot.put(requestTarget(event), { body: cached, contentType: JSON_CONTENT_TYPE, access: getFolio.access, folioId: meta.id, workspaceId: meta.workspaceId })
+      ctx.hot.put(requestTarget(event), {
+        body: cached,
+        contentType: JSON_CONTENT_TYPE,
+        access: getFolio.access,
+        folioId: meta.id,
+        workspaceId: meta.workspaceId,
+        generation: ctx.hot.generation(meta.id),
+      })
       return jsonText(cached)
     }
     return (async () => {

@@ -1,0 +1,76 @@
+import { z } from 'zod'
+import { defineContract } from './contract.js'
+import { Comment, FolioIdParams, FolioStatus, named, Reactions } from './schemas.js'
+
+const limited = { status: 429, error: 'Too many requests', when: 'The client passed the rate limit; retry after Retry-After seconds' }
+
+export const PublicFolio = named(
+  'PublicFolio',
+  z
+    .object({
+      id: z.string(),
+      title: z.string(),
+      description: z.string(),
+      isPrivate: z.boolean(),
+      allowComments: z.boolean(),
+      presentationModeOnly: z.boolean(),
+      hasAccessKey: z.boolean().describe('The key itself is never exposed'),
+      status: FolioStatus,
+      draft: z.boolean(),
+      latestVersionId: z.string(),
+      activeFileList: z.array(z.string()).describe('Files of the latest version; empty until the viewer may see the folio'),
+      comments: z.array(Comment).describe('Unresolved comments of the latest version; empty until the viewer may see the folio'),
+      reactions: Reactions,
+    })
+    .describe('What a viewer may know about a folio. A private folio shows its files and comments only after the access key was proved (POST); a draft only to its owner.'),
+)
+
+export const getPublicFolio = defineContract({
+  operationId: 'getPublicFolio',
+  method: 'GET',
+  path: '/api/files/{id}/public',
+  tag: 'Sharing',
+  summary: 'Public metadata for the share page',
+  access: 'public',
+  rateLimit: 'public',
+  params: FolioIdParams,
+  response: { status: 200, description: 'The public view of the folio', schema: PublicFolio },
+  errors: [{ status: 404, error: 'Project not found', when: 'No folio has this id' }, limited],
+})
+
+export const VerifyAccessKeyBody = named('VerifyAccessKeyRequest', z.object({ accessKey: z.string() }))
+
+export const verifyAccessKey = defineContract({
+  operationId: 'verifyAccessKey',
+  method: 'POST',
+  path: '/api/files/{id}/public',
+  tag: 'Sharing',
+  summary: 'Prove the access key of a private folio',
+  description:
+    'Always 200 {success}; a wrong key (or any other failure) is success false. The comparison is exact and case-sensitive after trimming, in constant time. On success a short-lived, signed, HttpOnly cookie scoped to this folio lets the browser view it.',
+  access: 'public',
+  rateLimit: 'public',
+  params: FolioIdParams,
+  rawBody: { contentType: 'application/json', description: '{"accessKey": "…"}', schema: VerifyAccessKeyBody },
+  response: { status: 200, description: 'Whether the key is right', schema: z.object({ success: z.boolean() }) },
+  errors: [limited],
+})
+
+export const folioEvents = defineContract({
+  operationId: 'folioEvents',
+  method: 'GET',
+  path: '/api/files/{id}/events',
+  tag: 'Sharing',
+  summary: 'Live updates for an open share page (Server-Sent Events)',
+  description:
+    'Events: version {latestVersionId, activeFileList}; comments {comments} (unresolved, latest version); reactions {reactions}; meta {status, title, allowComments, presentationModeOnly, isPrivate}; deleted {}. A comment line every 25 s keeps proxies from closing the stream.',
+  access: 'public',
+  rateLimit: 'events',
+  params: FolioIdParams,
+  response: { status: 200, description: 'An event stream', contentType: 'text/event-stream' },
+  errors: [
+    { status: 403, error: 'Access key required', when: 'The folio is private (or a draft) and this viewer has not proved its access key' },
+    { status: 404, error: 'Project not found', when: 'No folio has this id' },
+    limited,
+  ],
+})

@@ -1,0 +1,78 @@
+import { openCommentsOf } from '../domain/comments.js'
+import { versionId } from '../domain/ids.js'
+import { compareFilePaths } from '../domain/file-paths.js'
+import type { FolioStore } from '../store/index.js'
+
+export interface LiveEvent {
+  event: 'version' | 'comments' | 'reactions' | 'meta' | 'deleted'
+  data: object
+}
+
+type Subscriber = (event: LiveEvent) => void
+
+/**
+ * Turns store changes into events for open share pages (Server-Sent Events). Work is done only
+ * for folios somebody is watching; analytics beacons are not broadcast.
+ */
+export class LiveUpdates {
+  readonly #store: FolioStore
+  readonly #subscribers = new Map<string, Set<Subscriber>>()
+
+  constructor(store: FolioStore, log: (message: string, error?: unknown) => void) {
+    this.#store = store
+    const send = (id: string, make: () => Promise<LiveEvent[]>) => {
+      if (!this.#subscribers.has(id)) return
+      make().then(
+        (events) => {
+          for (const subscriber of this.#subscribers.get(id) ?? []) for (const e of events) subscriber(e)
+        },
+        (error) => log(`Live update for ${id} failed`, error),
+      )
+    }
+    store.folios.onChange((id, change) => {
+      if (change === 'deleted') send(id, async () => [{ event: 'deleted', data: {} }])
+      else if (change === 'versions') send(id, async () => [await this.#version(id), await this.#comments(id)])
+      else send(id, async () => [await this.#meta(id)])
+    })
+    store.engagement.onChange((id, kind) => {
+      if (kind === 'comments') send(id, async () => [await this.#comments(id)])
+      if (kind === 'reactions') send(id, async () => [{ event: 'reactions', data: { reactions: await store.engagement.reactions(id) } }])
+    })
+  }
+
+  subscribe(folioId: string, subscriber: Subscriber): () => void {
+    let set = this.#subscribers.get(folioId)
+    if (!set) this.#subscribers.set(folioId, (set = new Set()))
+    set.add(subscriber)
+    return () => {
+      set.delete(subscriber)
+      if (set.size === 0 && this.#subscribers.get(folioId) === set) this.#subscribers.delete(folioId)
+    }
+  }
+
+  /** Number of open streams (for status screens). */
+  get watchers(): number {
+    let n = 0
+    for (const set of this.#subscribers.values()) n += set.size
+    return n
+  }
+
+  async #version(id: string): Promise<LiveEvent> {
+    const meta = await this.#store.folios.get(id)
+    const head = meta ? await this.#store.folios.manifest(id, meta.head) : undefined
+    return { event: 'version', data: { latestVersionId: meta ? versionId(meta.head) : undefined, activeFileList: Object.keys(head?.files ?? {}).sort(compareFilePaths) } }
+  }
+
+  async #comments(id: string): Promise<LiveEvent> {
+    const meta = await this.#store.folios.get(id)
+    const comments = await this.#store.engagement.comments(id)
+    return { event: 'comments', data: { comments: meta ? openCommentsOf(comments, versionId(meta.head)) : [] } }
+  }
+
+  async #meta(id: string): Promise<LiveEvent> {
+    const meta = await this.#store.folios.get(id)
+    if (!meta) return { event: 'deleted', data: {} }
+    const { status, title, allowComments, presentationModeOnly, isPrivate } = meta
+    return { event: 'meta', data: { status, title, allowComments, presentationModeOnly, isPrivate } }
+  }
+}

@@ -1,0 +1,95 @@
+import { EventStream, type H3 } from 'h3'
+import { folioEvents, getPublicFolio, verifyAccessKey } from '../../api/sharing.js'
+import { openCommentsOf } from '../../domain/comments.js'
+import { compareFilePaths } from '../../domain/file-paths.js'
+import { isFolioId, versionId } from '../../domain/ids.js'
+import type { FolioMeta } from '../../store/index.js'
+import { secretsEqual } from '../auth.js'
+import { readBodyBytes } from '../body.js'
+import type { ServerContext } from '../context.js'
+import { badRequest, notFound } from '../errors.js'
+import { requireViewable } from '../folio-access.js'
+import { JSON_CONTENT_TYPE, jsonText, mountRoute, requestTarget } from '../route.js'
+import { accessCookie, grantOf } from '../viewer-access.js'
+
+/** GET/POST /api/files/{id}/public and the live event stream of a share page. */
+export function registerSharingRoutes(app: H3, ctx: ServerContext): void {
+  const { folios, engagement } = ctx.store
+
+  const publicView = async (meta: FolioMeta, visible: boolean) => {
+    const latest = versionId(meta.head)
+    const [head, comments, reactions] = await Promise.all([folios.manifest(meta.id, meta.head), engagement.comments(meta.id), engagement.reactions(meta.id)])
+    return {
+      id: meta.id,
+      title: meta.title,
+      description: meta.description,
+      isPrivate: meta.isPrivate,
+      allowComments: meta.allowComments,
+      presentationModeOnly: meta.presentationModeOnly,
+      hasAccessKey: meta.accessKey.trim() !== '',
+      status: meta.status,
+      draft: meta.status === 'draft',
+      latestVersionId: latest,
+      activeFileList: visible ? Object.keys(head?.files ?? {}).sort(compareFilePaths) : [],
+      comments: visible ? openCommentsOf(comments, latest) : [],
+      reactions,
+    }
+  }
+
+  mountRoute(app, ctx, getPublicFolio, async ({ event, params }) => {
+    const generation = isFolioId(params.id) ? ctx.hot.generation(params.id) : 0
+    const meta = isFolioId(params.id) ? await folios.get(params.id) : undefined
+    if (!meta) throw notFound()
+    const grant = await grantOf(ctx, event, meta.id)
+    const visible = await ctx.viewerAccess.canView(meta, grant)
+    const json = JSON.stringify(await publicView(meta, visible))
+    // What everybody sees of a published public folio is the same: keep it for the hot path.
+    if (await ctx.viewerAccess.canView(meta, undefined)) {
+      ctx.hot.put(requestTarget(event), { body: json, contentType: JSON_CONTENT_TYPE, access: 'public', folioId: meta.id, rateLimit: 'public', generation })
+    }
+    return jsonText(json)
+  })
+
+  mountRoute(app, ctx, verifyAccessKey, async ({ event, params }) => {
+    // Spec: always 200 {success}; anything wrong (unknown folio, bad body, wrong key) is false.
+    const meta = isFolioId(params.id) ? await folios.get(params.id) : undefined
+    let given: unknown
+    try {
+      given = JSON.parse((await readBodyBytes(event, 16 * 1024, () => badRequest('INVALID_BODY'))).toString('utf8'))?.accessKey
+    } catch {
+      given = undefined
+    }
+    const expected = meta?.accessKey.trim() ?? ''
+    const success = typeof given === 'string' && expected !== '' && secretsEqual(given.trim(), expected)
+    if (success && meta) {
+      const token = await ctx.viewerAccess.mint(meta.id, { kind: 'key', keyHash: await ctx.viewerAccess.fingerprint(meta.accessKey) })
+      event.res.headers.append('set-cookie', accessCookie(meta.id, token, event.url.protocol === 'https:'))
+    }
+    event.res.headers.set('cache-control', 'no-store')
+    return { success }
+  })
+
+  mountRoute(app, ctx, folioEvents, async ({ event, params }) => {
+    const { meta, grant } = await requireViewable(ctx, event, params.id)
+    const stream = new EventStream(event)
+    const send = (name: string, data: object) => void stream.push({ event: name, data: JSON.stringify(data) }).catch(() => {})
+    const unsubscribe = ctx.live.subscribe(meta.id, async ({ event: name, data }) => {
+      send(name, data)
+      if (name === 'deleted') void stream.close()
+      // A folio that turned private or draft stops streaming to viewers who may no longer see it.
+      if (name === 'meta') {
+        const now = await folios.get(meta.id)
+        if (!now || !(await ctx.viewerAccess.canView(now, grant))) void stream.close()
+      }
+    })
+    // Headers go out with the first chunk: send one at once. Then keep proxies from timing out.
+    void stream.pushComment('folio live updates').catch(() => {})
+    const heartbeat = setInterval(() => void stream.pushComment('keep-alive').catch(() => {}), 25_000)
+    heartbeat.unref()
+    stream.onClosed(() => {
+      clearInterval(heartbeat)
+      unsubscribe()
+    })
+    return stream
+  })
+}

@@ -1,0 +1,133 @@
+import { once } from 'node:events'
+import busboy from 'busboy'
+import type { H3, H3Event } from 'h3'
+import { uploadBatch, uploadFile } from '../../api/uploads.js'
+import { checkFilePath } from '../../domain/file-paths.js'
+import { sniffImage } from '../../domain/image-sniff.js'
+import { discardRest, readBodyBytes } from '../body.js'
+import type { ServerContext } from '../context.js'
+import { ApiError, badRequest, notFound } from '../errors.js'
+import { requireFolio } from '../folio-access.js'
+import { mountRoute } from '../route.js'
+
+const FORMATS = 'PNG, JPEG, GIF, WebP, ICO, BMP or SVG'
+
+function folioPath(raw: string): string {
+  let path = raw
+  if (path.includes('%')) {
+    try {
+      path = decodeURIComponent(path)
+    } catch {
+      throw badRequest('Invalid file path', `${JSON.stringify(raw.slice(0, 80))} is not a valid percent-encoded path.`)
+    }
+  }
+  const checked = checkFilePath(path)
+  if (!checked.ok) throw badRequest('Invalid file path', `The path ${JSON.stringify(path.slice(0, 80))} ${checked.reason}.`)
+  return checked.path
+}
+
+const fileTooLarge = (limit: number) => new ApiError(413, 'FILE_TOO_LARGE', `A file is over ${Math.round(limit / 1024 / 1024)} MB.`)
+
+/** POST /api/files/{id}/upload and /upload-batch: images into the latest version, no new version. */
+export function registerUploadRoutes(app: H3, ctx: ServerContext): void {
+  const limit = ctx.config.limits.uploadBytes
+
+  mountRoute(app, ctx, uploadFile, async ({ event, params, principal }) => {
+    const raw = event.req.headers.get('x-file-path')
+    if (!raw) throw badRequest('Missing x-file-path header', 'Name the target path, e.g. x-file-path: img/logo.png')
+    const type = event.req.headers.get('content-type') ?? ''
+    if (!type.toLowerCase().startsWith('application/octet-stream')) {
+      throw badRequest('Content-Type must be application/octet-stream', 'Send the raw bytes with Content-Type: application/octet-stream.')
+    }
+    const path = folioPath(raw)
+    await requireFolio(ctx, params.id, principal, 'Not found')
+    const bytes = await readBodyBytes(event, limit, () => fileTooLarge(limit))
+    const mime = sniffImage(bytes)
+    if (!mime) throw badRequest('Unsupported file type', `${path} is not a ${FORMATS} image (judged by its bytes, not its name).`)
+    if (!(await ctx.store.folios.mergeIntoHead(params.id, [{ path, bytes, mime }]))) throw notFound('Not found')
+    return { success: true, path }
+  })
+
+  mountRoute(app, ctx, uploadBatch, async ({ event, params, principal }) => {
+    const type = event.req.headers.get('content-type') ?? ''
+    if (!type.toLowerCase().startsWith('multipart/form-data')) {
+      throw badRequest('Content-Type must be multipart/form-data', 'Send the files as multipart/form-data parts; each part’s filename is its path.')
+    }
+    await requireFolio(ctx, params.id, principal, 'Not found')
+    const parts = await readParts(event, type, limit, ctx.config.limits.batchUploadBytes)
+    const images: Array<{ path: string; bytes: Buffer; mime: string }> = []
+    const skipped: string[] = []
+    for (const part of parts) {
+      const mime = sniffImage(part.bytes)
+      if (mime) images.push({ ...part, mime })
+      else skipped.push(part.path)
+    }
+    if (images.length === 0) throw badRequest('No image files in form data', `No part is a ${FORMATS} image${skipped.length ? ` (skipped: ${skipped.slice(0, 5).join(', ')})` : ''}.`)
+    // One write for the whole batch: every image lands, or none does.
+    if (!(await ctx.store.folios.mergeIntoHead(params.id, images))) throw notFound('Not found')
+    return { success: true, count: images.length, paths: images.map((i) => i.path), skipped }
+  })
+}
+
+/**
+ * Streams the multipart body, refusing a bad path as soon as its part starts and a file as
+ * soon as it passes the limit. Parts are kept in memory (bounded) until the single write.
+ */
+async function readParts(event: H3Event, contentType: string, fileLimit: number, totalLimit: number): Promise<Array<{ path: string; bytes: Buffer }>> {
+  const body = event.req.body
+  if (!body) return []
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy
+    try {
+      parser = busboy({ headers: { 'content-type': contentType }, preservePath: true, limits: { fileSize: fileLimit, files: 10_000, fields: 1000, parts: 11_000 } })
+    } catch {
+      reject(badRequest('INVALID_BODY', 'The multipart body has no boundary.'))
+      return
+    }
+    const parts: Array<{ path: string; bytes: Buffer }> = []
+    let total = 0
+    let failed = false
+    const reader = body.getReader()
+    const fail = (error: Error) => {
+      if (failed) return
+      failed = true
+      reject(error)
+    }
+    parser.on('file', (_field, file, info) => {
+      let path: string
+      try {
+        path = folioPath(info.filename ?? '')
+      } catch (error) {
+        file.resume()
+        return fail(error as Error)
+      }
+      const chunks: Buffer[] = []
+      file.on('data', (chunk: Buffer) => {
+        total += chunk.length
+        if (total > totalLimit) fail(new ApiError(413, 'FILE_TOO_LARGE', `The batch is over ${Math.round(totalLimit / 1024 / 1024)} MB; send it in parts.`))
+        else chunks.push(chunk)
+      })
+      file.on('limit', () => fail(fileTooLarge(fileLimit)))
+      file.on('end', () => {
+        if (!failed) parts.push({ path, bytes: Buffer.concat(chunks) })
+      })
+    })
+    parser.on('error', () => fail(badRequest('INVALID_BODY', 'The multipart body is malformed.')))
+    parser.on('close', () => {
+      if (!failed) resolve(parts)
+    })
+    void (async () => {
+      try {
+        for (;;) {
+          const { value, done } = await reader.read()
+          if (done) break
+          if (failed) return discardRest(reader)
+          if (!parser.write(value)) await once(parser, 'drain')
+        }
+        if (!failed) parser.end()
+      } catch {
+        fail(badRequest('INVALID_BODY', 'The request body was cut off before its end.'))
+      }
+    })()
+  })
+}

@@ -1,0 +1,145 @@
+import type { H3 } from 'h3'
+import { FastResponse } from 'srvx'
+import { dashboardPage, rawFile, sharePage, viewerAsset } from '../../api/viewer.js'
+import { openCommentsOf } from '../../domain/comments.js'
+import { compareFilePaths } from '../../domain/file-paths.js'
+import { escapeHtml } from '../../domain/html.js'
+import { injectBeforeBodyEnd, jsonForScript } from '../../domain/html-inject.js'
+import { isFolioId, versionId } from '../../domain/ids.js'
+import { mimeForPath } from '../../domain/image-sniff.js'
+import type { FolioMeta } from '../../store/index.js'
+import { DENIED } from '../auth.js'
+import type { ServerContext } from '../context.js'
+import { notFound } from '../errors.js'
+import { mountRoute, requestTarget } from '../route.js'
+import { accessCookie, type Grant, grantOf } from '../viewer-access.js'
+
+/**
+ * Sent with every file of a folio: its scripts run in a sandbox with an opaque origin (no
+ * cookies, no storage, no same-origin API calls), even when the file is opened on its own.
+ */
+const FOLIO_FILE_HEADERS = {
+  'content-security-policy': 'sandbox allow-scripts allow-popups allow-forms allow-modals allow-downloads',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-cache',
+}
+
+const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+}
+
+/** The share page, the folio's files behind it, the dashboard and their assets. */
+export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
+  const { folios, engagement, blobs } = ctx.store
+
+  mountRoute(app, ctx, dashboardPage, async () => {
+    const page = await ctx.templates.asset('index.html')
+    if (!page) throw notFound('Not found')
+    return new FastResponse(asBody(page.body), { headers: { ...PAGE_HEADERS, 'cache-control': 'no-cache' } })
+  })
+
+  mountRoute(app, ctx, viewerAsset, async ({ event, params }) => {
+    const asset = await ctx.templates.asset(params.asset)
+    if (!asset || params.asset === 'index.html' || params.asset === 'share.html') throw notFound('Not found')
+    const headers = { 'content-type': asset.type, etag: asset.etag, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' }
+    if (event.req.headers.get('if-none-match') === asset.etag) return new FastResponse(null, { status: 304, headers })
+    return new FastResponse(asBody(asset.body), { headers })
+  })
+
+  mountRoute(app, ctx, sharePage, async ({ event, params, query }) => {
+    const meta = isFolioId(params.id) ? await folios.get(params.id) : undefined
+    if (!meta) return renderShare(ctx, { id: params.id, title: 'Not found', view: 'missing' }, 404)
+    let grant = await grantOf(ctx, event, meta.id)
+    let preview = false
+    // The owner may preview a draft or private folio (in OSS the local API is open).
+    if (query.preview !== undefined && ctx.auth.resolve(event.req.headers.get('authorization'), 'required') !== DENIED) {
+      grant = { kind: 'owner' }
+      preview = true
+      event.res.headers.append('set-cookie', accessCookie(meta.id, await ctx.viewerAccess.mint(meta.id, grant), event.url.protocol === 'https:'))
+    }
+    if (!(await ctx.viewerAccess.canView(meta, grant))) {
+      return renderShare(ctx, { id: meta.id, title: meta.title, description: meta.description, view: meta.status === 'draft' ? 'draft' : 'gate', api: `/api/files/${meta.id}` })
+    }
+    return renderShare(ctx, await contentBoot(ctx, meta, grant, preview))
+  })
+
+  mountRoute(app, ctx, rawFile, async ({ event, params }) => {
+    const generation = isFolioId(params.id) ? ctx.hot.generation(params.id) : 0
+    const meta = isFolioId(params.id) ? await folios.get(params.id) : undefined
+    if (!meta) throw notFound('Not found')
+    const grant = params.access === '-' ? undefined : await ctx.viewerAccess.verify(params.access, meta.id)
+    if ((params.access !== '-' && !grant) || !(await ctx.viewerAccess.canView(meta, grant))) {
+      throw notFound('Not found', 'This link has expired or the folio is not public: open its share page again.')
+    }
+    const head = await folios.manifest(meta.id, meta.head)
+    const path = filePath(params.path)
+    const ref = path !== undefined ? head?.files[path] : undefined
+    if (!ref || path === undefined) throw notFound('Not found', `This folio has no file ${JSON.stringify(path ?? params.path)}.`)
+    const type = mimeForPath(path, ref.m)
+    const isHtml = type.startsWith('text/html')
+    const bridge = isHtml ? await ctx.templates.asset('bridge.js') : undefined
+    // Strong validator: the content hash (and, for pages, the bridge it carries).
+    const etag = `"${ref.h}${bridge ? `.${bridge.etag.slice(1, 9)}` : ''}"`
+    const headers = { 'content-type': type, etag, ...FOLIO_FILE_HEADERS }
+    if (event.req.headers.get('if-none-match') === etag) return new FastResponse(null, { status: 304, headers })
+    let body = await blobs.get(ref.h)
+    if (isHtml) {
+      const base = `/v/${meta.id}/${params.access}/`
+      body = Buffer.from(injectBeforeBodyEnd(body.toString('utf8'), `<script src="/_folio/bridge.js" data-folio-base="${escapeHtml(base)}"></script>`))
+    }
+    if (params.access === '-') {
+      const { 'content-type': contentType, etag: _etag, ...rest } = headers
+      ctx.hot.put(requestTarget(event), { body, contentType, etag, headers: rest, access: 'public', folioId: meta.id, generation })
+    }
+    return new FastResponse(asBody(body), { headers })
+  })
+
+  async function contentBoot(ctx: ServerContext, meta: FolioMeta, grant: Grant | undefined, preview: boolean) {
+    const latest = versionId(meta.head)
+    const [head, comments, reactions] = await Promise.all([folios.manifest(meta.id, meta.head), engagement.comments(meta.id), engagement.reactions(meta.id)])
+    const files = Object.keys(head?.files ?? {}).sort(compareFilePaths)
+    const needsToken = meta.isPrivate || meta.status === 'draft'
+    const access = needsToken && grant ? await ctx.viewerAccess.mint(meta.id, grant) : '-'
+    return {
+      id: meta.id,
+      title: meta.title,
+      description: meta.description,
+      view: 'content',
+      preview,
+      allowComments: meta.allowComments,
+      presentationModeOnly: meta.presentationModeOnly,
+      latestVersionId: latest,
+      activeFileList: files,
+      entry: files.includes('index.html') ? 'index.html' : (files.find((f) => /\.html?$/i.test(f)) ?? files[0] ?? 'index.html'),
+      frameBase: `/v/${meta.id}/${access}/`,
+      comments: openCommentsOf(comments, latest),
+      reactions,
+      api: `/api/files/${meta.id}`,
+    }
+  }
+}
+
+async function renderShare(ctx: ServerContext, boot: { id: string; title: string; view: string } & Record<string, unknown>, status = 200) {
+  const template = await ctx.templates.asset('share.html')
+  if (!template) throw notFound('Not found')
+  const html = template.body.toString('utf8').replace('{{title}}', escapeHtml(boot.title)).replace('{{boot}}', jsonForScript({ api: `/api/files/${boot.id}`, ...boot }))
+  // no-store: the page may carry a signed, short-lived frame link.
+  return new FastResponse(html, { status, headers: { ...PAGE_HEADERS, 'cache-control': 'no-store' } })
+}
+
+/** A Buffer is a Uint8Array, which srvx sends as is; the DOM typings just do not say so. */
+const asBody = (bytes: Buffer) => bytes as unknown as BodyInit
+
+/** The file a raw URL names: percent-decoded, a folder means its index.html; undefined if malformed. */
+function filePath(raw: string | undefined): string | undefined {
+  try {
+    const path = decodeURIComponent(raw ?? '')
+    return path === '' || path.endsWith('/') ? `${path}index.html` : path
+  } catch {
+    return undefined
+  }
+}
+
