@@ -22,7 +22,8 @@ Examples:
 Environment:
   PORT            default port of folio serve
   FOLIO_DATA      default data folder of folio serve
-  FOLIO_API_KEY   API key that guards the sync endpoint (alias SERVICE_API_KEY)`,
+  FOLIO_API_KEY   API key that guards the sync endpoint (alias SERVICE_API_KEY)
+  FOLIO_RATE_LIMITS  per-client limits of the public endpoints, e.g. "public=600,analytics=600"`,
     )
   registerServe(program)
   return program

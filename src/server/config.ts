@@ -36,7 +36,7 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
       batchUploadBytes: 200 * 1024 * 1024,
       ...overrides.limits,
     },
-    rateLimits: { ...DEFAULT_RATE_LIMITS, ...overrides.rateLimits },
+    rateLimits: { ...DEFAULT_RATE_LIMITS, ...rateLimitsFromEnv(process.env.FOLIO_RATE_LIMITS), ...overrides.rateLimits },
   }
 }
 
@@ -46,4 +46,23 @@ function safeUserName(): string {
   } catch {
     return 'owner'
   }
+}
+
+/**
+ * FOLIO_RATE_LIMITS="public=1000,analytics=5000": requests per minute and client, per bucket
+ * (comments, reactions, analytics, public, events). Unknown buckets or bad numbers are refused
+ * loudly: a typo must not silently leave a server unprotected.
+ */
+export function rateLimitsFromEnv(value: string | undefined): Partial<RateLimits> {
+  if (!value?.trim()) return {}
+  const out: Partial<RateLimits> = {}
+  for (const pair of value.split(',')) {
+    const [bucket, raw] = pair.split('=').map((s) => s.trim())
+    const n = Number(raw)
+    if (!bucket || !(bucket in DEFAULT_RATE_LIMITS) || !Number.isInteger(n) || n < 1) {
+      throw new Error(`FOLIO_RATE_LIMITS: "${pair}" is not <bucket>=<requests per minute> with a bucket among ${Object.keys(DEFAULT_RATE_LIMITS).join(', ')}`)
+    }
+    out[bucket as keyof RateLimits] = n
+  }
+  return out
 }

@@ -20,12 +20,14 @@ import { benchGetVsRaw } from './sections/get-vs-raw.js'
 import { benchManyFolios } from './sections/many-folios.js'
 import { benchPutHistory } from './sections/put-history.js'
 import { benchVersionDisk } from './sections/version-disk.js'
+import { benchViewer } from './sections/viewer.js'
 
 const sections: Array<[string, (ctx: BenchContext) => Promise<void>]> = [
   ['1', benchGetVsRaw],
   ['2', benchPutHistory],
   ['3', benchManyFolios],
   ['4', benchVersionDisk],
+  ['5', benchViewer],
 ]
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim())

@@ -28,7 +28,8 @@ const FOLIO_FILE_HEADERS = {
 const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  // Not no-referrer: that would make the page's own POSTs carry Origin: null.
+  'referrer-policy': 'same-origin',
 }
 
 /** The share page, the folio's files behind it, the dashboard and their assets. */
@@ -109,6 +110,7 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
       description: meta.description,
       view: 'content',
       preview,
+      isPrivate: meta.isPrivate,
       allowComments: meta.allowComments,
       presentationModeOnly: meta.presentationModeOnly,
       latestVersionId: latest,

@@ -8,11 +8,15 @@ import { type ServerChild, startJsonLineServer } from './processes.js'
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 
 /** The built CLI, as a user runs it (npm run bench builds dist/ first). */
-export function startFolio(name: string, dataDir: string): Promise<ServerChild> {
+export function startFolio(name: string, dataDir: string, env: Record<string, string> = {}): Promise<ServerChild> {
   return startJsonLineServer(name, process.execPath, [join(ROOT, 'bin/folio.mjs'), 'serve', '--port', '0', '--data', dataDir, '--json'], {
     cwd: ROOT,
+    env: { ...process.env, ...env },
   })
 }
+
+/** autocannon is one client: lift the per-client limits so the bench measures the server, limiter included. */
+export const NO_RATE_LIMITS = { FOLIO_RATE_LIMITS: 'comments=100000000,reactions=100000000,analytics=100000000,public=100000000,events=100000000' }
 
 /** What POST /api/files stores for a folio created with only a title and initialHtml. */
 export function apiDefaults(title: string): NewFolioMeta {
