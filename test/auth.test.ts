@@ -17,6 +17,32 @@ describe('OSS mode (the default)', () => {
     expect((await api.post('/api/files', { title: 'Open' })).status).toBe(201)
     expect((await api.get('/api/files', { authorization: `Bearer ${KEY}` })).status).toBe(200)
   })
+
+  it('keeps the open API from pages of other origins and from folios in the viewer sandbox', async () => {
+    const api = client(ts.url)
+    const id = (await api.post('/api/files', { title: 'Mine' })).body.project.id
+    const host = new URL(ts.url).host
+    // Warm the hot cache: the answer in front of the router must refuse them too.
+    await api.get(`/api/files/${id}`)
+    await api.get(`/api/files/${id}`)
+    for (const origin of ['null', 'http://evil.example', `http://${host}.evil.example`]) {
+      for (const reply of [
+        await api.get('/api/files', { origin }),
+        await api.get(`/api/files/${id}`, { origin }),
+        await api.post('/api/files', { title: 'pwned' }, { origin }),
+        await api.put(`/api/files/${id}`, { title: 'pwned' }, { origin }),
+        await api.delete(`/api/files/${id}`, { origin }),
+      ]) {
+        expect(reply.status).toBe(401)
+        expect(reply.body.error).toBe('Unauthorized')
+      }
+    }
+    expect((await api.get(`/api/files/${id}`, { origin: `http://${host}` })).status).toBe(200)
+    expect((await api.get(`/api/files/${id}`, { origin: 'null', authorization: `Bearer ${KEY}` })).status).toBe(200)
+    expect((await api.get('/api/files')).body.some((f: any) => f.title === 'pwned')).toBe(false)
+    // Public viewer endpoints stay public.
+    expect((await api.get(`/api/files/${id}/public`, { origin: 'null' })).status).toBe(200)
+  })
 })
 
 describe('Cloud mode', () => {

@@ -16,7 +16,7 @@ export interface Principal {
 export const LOCAL_WORKSPACE = 'local'
 
 export const unauthorized = () =>
-  new ApiError(401, 'Unauthorized', 'Send Authorization: Bearer <API key> (folio keys show prints the key of this server).', {
+  new ApiError(401, 'Unauthorized', 'Send Authorization: Bearer <API key> (folio keys show prints the key of this server). Pages of other origins always need one.', {
     'www-authenticate': 'Bearer',
   })
 
@@ -37,10 +37,32 @@ export function bearerToken(header: string | null | undefined): string | undefin
 /** What a credential check concluded: the caller (undefined: anonymous, allowed) or a refusal. */
 export const DENIED = Symbol('denied')
 
+/** The request headers a credential decision reads (node's IncomingHttpHeaders fit as they are). */
+export interface CredentialHeaders {
+  authorization?: string | null
+  origin?: string | null
+  host?: string | null
+}
+
+/**
+ * A browser page of another origin, or a folio running in the viewer's sandbox (Origin: null).
+ * Programs (curl, the CLI) send no Origin; same-origin pages send their own.
+ */
+function fromForeignPage(headers: CredentialHeaders): boolean {
+  const origin = headers.origin
+  if (!origin) return false
+  if (origin === 'null' || !headers.host) return true
+  try {
+    return new URL(origin).host !== headers.host
+  } catch {
+    return true
+  }
+}
+
 /**
  * The one place that decides who may call what. Routes declare an Access level in their
- * contract; API keys, OAuth tokens and Cloud workspaces plug in here. It reads only the
- * Authorization header, so the h3 pipeline and the hot cache in front of it decide alike.
+ * contract; API keys, OAuth tokens and Cloud workspaces plug in here. It reads only headers,
+ * so the h3 pipeline and the hot cache in front of it decide alike.
  */
 export function createAuth(config: ServerConfig) {
   // Built once: every request of the local owner shares them (they are never mutated).
@@ -53,21 +75,23 @@ export function createAuth(config: ServerConfig) {
     return Boolean(token && secretsEqual(token, config.apiKey))
   }
 
-  const resolve = (header: string | null | undefined, access: Access): Principal | undefined | typeof DENIED => {
-    if (access === 'public') return keyIsValid(header) ? viaKey : undefined
-    if (config.mode === 'oss') {
-      // Spec, Authentication 8: open by default; the sync endpoint needs the key when one is set.
-      if (access === 'sync' && config.apiKey) return keyIsValid(header) ? viaKey : DENIED
-      return keyIsValid(header) ? viaKey : viaOpen
-    }
-    return keyIsValid(header) ? viaKey : DENIED
+  const resolve = (headers: CredentialHeaders, access: Access): Principal | undefined | typeof DENIED => {
+    const withKey = keyIsValid(headers.authorization)
+    if (access === 'public') return withKey ? viaKey : undefined
+    if (withKey) return viaKey
+    if (config.mode === 'cloud') return DENIED
+    // Spec, Authentication 8: OSS is open by default, and the sync endpoint needs the key when
+    // one is set. "Open" means open to this machine's programs and to this server's own pages:
+    // another site, or a folio's script in the viewer sandbox, gets nothing without a key.
+    if (access === 'sync' && config.apiKey) return DENIED
+    return fromForeignPage(headers) ? DENIED : viaOpen
   }
 
   return {
     resolve,
     /** Returns the caller, or throws 401. Public endpoints return the caller when identified. */
     authorize(event: H3Event, access: Access): Principal | undefined {
-      const principal = resolve(event.req.headers.get('authorization'), access)
+      const principal = resolve(requestHeaders(event), access)
       if (principal === DENIED) throw unauthorized()
       return principal
     },
@@ -75,3 +99,8 @@ export function createAuth(config: ServerConfig) {
 }
 
 export type Auth = ReturnType<typeof createAuth>
+
+export function requestHeaders(event: H3Event): CredentialHeaders {
+  const h = event.req.headers
+  return { authorization: h.get('authorization'), origin: h.get('origin'), host: h.get('host') }
+}

@@ -102,7 +102,7 @@ export class HotCache {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !req.url) return false
     const entry = this.#entries.get(req.url)
     if (!entry) return false
-    const principal = this.#auth.resolve(req.headers.authorization, entry.access)
+    const principal = this.#auth.resolve(req.headers, entry.access)
     if (principal === DENIED) return false // the router answers the 401
     if (entry.workspaceId && principal?.workspaceId !== entry.workspaceId) return false
     const notModified = entry.etag !== undefined && req.headers['if-none-match'] === entry.etag

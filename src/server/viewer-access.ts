@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { H3Event } from 'h3'
 import type { FolioMeta } from '../store/index.js'
-import { DENIED } from './auth.js'
+import { DENIED, requestHeaders } from './auth.js'
 import type { ServerContext } from './context.js'
 
 /**
@@ -65,7 +65,7 @@ export const accessCookieName = (folioId: string) => `folio_access_${folioId}`
 
 /** The viewer's grant for this folio: an API key counts as the owner, else the access cookie. */
 export async function grantOf(ctx: ServerContext, event: H3Event, folioId: string): Promise<Grant | undefined> {
-  const principal = ctx.auth.resolve(event.req.headers.get('authorization'), 'public')
+  const principal = ctx.auth.resolve(requestHeaders(event), 'public')
   if (principal && principal !== DENIED) return { kind: 'owner' }
   return ctx.viewerAccess.verify(readCookie(event.req.headers.get('cookie'), accessCookieName(folioId)), folioId)
 }
