@@ -2,7 +2,10 @@ import type { Contract } from './contract.js'
 import { getOpenApi, listDesignSystems } from './design-systems.js'
 import { createComment, deleteComment, getReactions, listComments, react, recordAnalytics, resolveComment, setReactions } from './engagement.js'
 import { createFolio, deleteFolio, getBrief, getFolio, listFolios, updateFolio } from './files.js'
+import { getKey, revokeKey, rotateKey } from './keys.js'
 import { folioEvents, getPublicFolio, verifyAccessKey } from './sharing.js'
+import { getSyncManifest, syncFiles } from './sync.js'
+import { controlTunnel, getTunnel } from './tunnel.js'
 import { uploadBatch, uploadFile } from './uploads.js'
 import { dashboardPage, rawFile, sharePage, viewerAsset } from './viewer.js'
 
@@ -12,6 +15,9 @@ export * as designSystems from './design-systems.js'
 export * as engagement from './engagement.js'
 export * as sharing from './sharing.js'
 export * as uploads from './uploads.js'
+export * as sync from './sync.js'
+export * as keys from './keys.js'
+export * as tunnel from './tunnel.js'
 export * from './schemas.js'
 
 /** Every endpoint the server has: the OpenAPI document and the client are built from this list. */
@@ -24,6 +30,8 @@ export const contracts = [
   getBrief,
   uploadFile,
   uploadBatch,
+  getSyncManifest,
+  syncFiles,
   listComments,
   createComment,
   resolveComment,
@@ -35,6 +43,11 @@ export const contracts = [
   getPublicFolio,
   verifyAccessKey,
   folioEvents,
+  getKey,
+  rotateKey,
+  revokeKey,
+  getTunnel,
+  controlTunnel,
   listDesignSystems,
   getOpenApi,
   dashboardPage,

@@ -1,6 +1,13 @@
 import { Command, CommanderError } from 'commander'
 import { packageVersion } from '../version.js'
+import { registerCreate } from './commands/create.js'
+import { registerKeys } from './commands/keys.js'
+import { registerLogin } from './commands/login.js'
+import { registerReadCommands } from './commands/read.js'
 import { registerServe } from './commands/serve.js'
+import { registerSync } from './commands/sync.js'
+import { registerTunnel } from './commands/tunnel.js'
+import { registerUpload } from './commands/upload.js'
 import { CliError } from './errors.js'
 
 /** Builds the program. Each command lives in its own file and loads its heavy parts lazily. */
@@ -11,13 +18,18 @@ export function buildProgram(): Command {
     .helpOption('-h, --help', 'show help for a command')
     .showSuggestionAfterError()
     .exitOverride()
+    .option('--server <url>', 'the folio server to talk to (default: $FOLIO_URL, the login profile, else http://127.0.0.1:3000)')
+    .option('--key <key>', 'API key sent as a Bearer token (default: $FOLIO_API_KEY, else the login profile)')
+    .option('--json', 'print machine-readable JSON instead of text (for scripts)')
     .addHelpText(
       'after',
       `
 Examples:
-  $ folio serve                      start the server on http://127.0.0.1:3000 with data in ./.folio
-  $ folio serve --port 8080 --data ~/folios
-  $ folio serve --help               every option of a command
+  $ folio serve                              the server on http://127.0.0.1:3000, data in ./.folio
+  $ folio create "Q3 review" --html deck.html --publish
+  $ folio sync <id> ./site --watch           push every save
+  $ folio status                             live views, reactions, comments and the tunnel
+  $ folio <command> --help                   every option of a command, with examples
 
 Environment:
   PORT            default port of folio serve
@@ -26,6 +38,13 @@ Environment:
   FOLIO_RATE_LIMITS  per-client limits of the public endpoints, e.g. "public=600,analytics=600"`,
     )
   registerServe(program)
+  registerLogin(program)
+  registerCreate(program)
+  registerReadCommands(program)
+  registerUpload(program)
+  registerSync(program)
+  registerKeys(program)
+  registerTunnel(program)
   return program
 }
 

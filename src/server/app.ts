@@ -1,6 +1,8 @@
 import { H3 } from 'h3'
 import { contracts } from '../api/index.js'
 import type { FolioStore } from '../store/index.js'
+import type { TunnelManager } from '../tunnel/tunnel-manager.js'
+import { ApiKeys } from './api-keys.js'
 import { createAuth } from './auth.js'
 import type { ServerConfig } from './config.js'
 import type { ServerContext } from './context.js'
@@ -14,6 +16,9 @@ import { registerBriefRoute } from './routes/brief.js'
 import { registerCatalogueRoutes } from './routes/catalogue.js'
 import { registerEngagementRoutes } from './routes/engagement.js'
 import { registerFileRoutes } from './routes/files.js'
+import { registerKeyRoutes } from './routes/keys.js'
+import { registerSyncRoutes } from './routes/sync.js'
+import { registerTunnelRoutes } from './routes/tunnel.js'
 import { registerSharingRoutes } from './routes/sharing.js'
 import { registerUploadRoutes } from './routes/uploads.js'
 import { registerViewerRoutes } from './routes/viewer.js'
@@ -22,18 +27,24 @@ import { createTemplates, type Templates } from './templates.js'
 export interface CreateAppOptions {
   store: FolioStore
   config: ServerConfig
+  /** Loaded by the caller (ApiKeys.load); defaults to the environment's key only. */
+  keys?: ApiKeys
+  tunnel?: TunnelManager
   templates?: Templates
   log?: (message: string, error?: unknown) => void
 }
 
 export function createServerContext(options: CreateAppOptions): ServerContext {
-  const auth = createAuth(options.config)
+  const keys = options.keys ?? new ApiKeys(undefined, options.config.apiKey)
+  const auth = createAuth(options.config, keys)
   const log = options.log ?? ((message: string, error?: unknown) => console.error(message, error ?? ''))
   const limiter = new RateLimiter(options.config.rateLimits)
   return {
     store: options.store,
     config: options.config,
     auth,
+    keys,
+    tunnel: options.tunnel,
     hot: new HotCache(options.store, auth, limiter),
     limiter,
     viewerAccess: createViewerAccess(() => options.store.settings.secret()),
@@ -52,6 +63,9 @@ export function createApp(ctx: ServerContext): H3 {
   registerEngagementRoutes(app, ctx)
   registerSharingRoutes(app, ctx)
   registerCatalogueRoutes(app, ctx)
+  registerSyncRoutes(app, ctx)
+  registerKeyRoutes(app, ctx)
+  registerTunnelRoutes(app, ctx)
   registerViewerRoutes(app, ctx)
   app.all('/**', unmatched)
   return app

@@ -1,7 +1,8 @@
-import { timingSafeEqual } from 'node:crypto'
 import type { H3Event } from 'h3'
 import type { Access } from '../api/contract.js'
+import type { ApiKeys } from './api-keys.js'
 import type { ServerConfig } from './config.js'
+import { isRemoteRequest, nodeRequest } from './remote.js'
 import { ApiError } from './errors.js'
 
 /** Who is calling. In OSS the open API acts as the local owner. */
@@ -20,13 +21,7 @@ export const unauthorized = () =>
     'www-authenticate': 'Bearer',
   })
 
-/** Constant-time comparison of secrets of any length (timingSafeEqual needs equal lengths). */
-export function secretsEqual(given: string, expected: string): boolean {
-  const a = Buffer.from(given)
-  const b = Buffer.from(expected)
-  const same = timingSafeEqual(a.length === b.length ? a : b, b)
-  return same && a.length === b.length
-}
+export { secretsEqual } from './auth-secrets.js'
 
 /** The token of an `Authorization: Bearer <token>` header, if that is what it holds. */
 export function bearerToken(header: string | null | undefined): string | undefined {
@@ -42,6 +37,8 @@ export interface CredentialHeaders {
   authorization?: string | null
   origin?: string | null
   host?: string | null
+  /** Arrived through the public tunnel (see remote.ts). */
+  remote?: boolean
 }
 
 /**
@@ -64,26 +61,23 @@ function fromForeignPage(headers: CredentialHeaders): boolean {
  * contract; API keys, OAuth tokens and Cloud workspaces plug in here. It reads only headers,
  * so the h3 pipeline and the hot cache in front of it decide alike.
  */
-export function createAuth(config: ServerConfig) {
+export function createAuth(config: ServerConfig, keys: ApiKeys) {
   // Built once: every request of the local owner shares them (they are never mutated).
   const viaKey: Principal = Object.freeze({ workspaceId: LOCAL_WORKSPACE, name: config.localAuthor, role: 'owner', via: 'api-key' })
   const viaOpen: Principal = Object.freeze({ workspaceId: LOCAL_WORKSPACE, name: config.localAuthor, role: 'owner', via: 'open' })
 
-  const keyIsValid = (header: string | null | undefined): boolean => {
-    if (!config.apiKey) return false
-    const token = bearerToken(header)
-    return Boolean(token && secretsEqual(token, config.apiKey))
-  }
+  const keyIsValid = (header: string | null | undefined): boolean => keys.matches(bearerToken(header))
 
   const resolve = (headers: CredentialHeaders, access: Access): Principal | undefined | typeof DENIED => {
     const withKey = keyIsValid(headers.authorization)
     if (access === 'public') return withKey ? viaKey : undefined
     if (withKey) return viaKey
-    if (config.mode === 'cloud') return DENIED
+    // Cloud needs the key everywhere; so does anyone reaching an OSS server through the tunnel.
+    if (config.mode === 'cloud' || headers.remote) return DENIED
     // Spec, Authentication 8: OSS is open by default, and the sync endpoint needs the key when
-    // one is set. "Open" means open to this machine's programs and to this server's own pages:
-    // another site, or a folio's script in the viewer sandbox, gets nothing without a key.
-    if (access === 'sync' && config.apiKey) return DENIED
+    // FOLIO_API_KEY is set. "Open" means open to this machine's programs and this server's own
+    // pages: another site, or a folio's script in the viewer sandbox, gets nothing without a key.
+    if (access === 'sync' && keys.fromEnvironment) return DENIED
     return fromForeignPage(headers) ? DENIED : viaOpen
   }
 
@@ -102,5 +96,5 @@ export type Auth = ReturnType<typeof createAuth>
 
 export function requestHeaders(event: H3Event): CredentialHeaders {
   const h = event.req.headers
-  return { authorization: h.get('authorization'), origin: h.get('origin'), host: h.get('host') }
+  return { authorization: h.get('authorization'), origin: h.get('origin'), host: h.get('host'), remote: isRemoteRequest(nodeRequest(event)) }
 }

@@ -21,6 +21,11 @@ export interface ServerConfig {
   }
   /** Requests per minute per client on the public endpoints. */
   rateLimits: RateLimits
+  tunnel: {
+    /** The localtunnel server (FOLIO_TUNNEL_HOST); the client's default when unset. */
+    host?: string
+    startTimeoutMs: number
+  }
 }
 
 export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConfig {
@@ -37,6 +42,7 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
       ...overrides.limits,
     },
     rateLimits: { ...DEFAULT_RATE_LIMITS, ...rateLimitsFromEnv(process.env.FOLIO_RATE_LIMITS), ...overrides.rateLimits },
+    tunnel: { host: process.env.FOLIO_TUNNEL_HOST || undefined, startTimeoutMs: 15_000, ...overrides.tunnel },
   }
 }
 

@@ -1,4 +1,6 @@
 import type { FolioStore } from '../store/index.js'
+import type { TunnelManager } from '../tunnel/tunnel-manager.js'
+import type { ApiKeys } from './api-keys.js'
 import type { Auth } from './auth.js'
 import type { HotCache } from './hot-cache.js'
 import type { LiveUpdates } from './live.js'
@@ -12,6 +14,9 @@ export interface ServerContext {
   store: FolioStore
   config: ServerConfig
   auth: Auth
+  keys: ApiKeys
+  /** The public tunnel; only `folio serve` has one. */
+  tunnel?: TunnelManager
   hot: HotCache
   limiter: RateLimiter
   viewerAccess: ViewerAccess

@@ -4,6 +4,7 @@ import type { Access, RateLimitBucket } from '../api/contract.js'
 import type { FolioStore } from '../store/index.js'
 import { type Auth, DENIED } from './auth.js'
 import { rateLimitHeaders, type RateLimiter } from './rate-limit.js'
+import { clientOf, isRemoteRequest } from './remote.js'
 
 /**
  * Finished answers to hot GETs, served in front of the router.
@@ -102,13 +103,13 @@ export class HotCache {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !req.url) return false
     const entry = this.#entries.get(req.url)
     if (!entry) return false
-    const principal = this.#auth.resolve(req.headers, entry.access)
+    const principal = this.#auth.resolve({ ...req.headers, remote: isRemoteRequest(req) }, entry.access)
     if (principal === DENIED) return false // the router answers the 401
     if (entry.workspaceId && principal?.workspaceId !== entry.workspaceId) return false
     const notModified = entry.etag !== undefined && req.headers['if-none-match'] === entry.etag
     let headers = notModified ? entry.notModifiedHeaders : entry.headers
     if (entry.rateLimit) {
-      const state = this.#limiter.hit(entry.rateLimit, req.socket.remoteAddress ?? 'unknown')
+      const state = this.#limiter.hit(entry.rateLimit, clientOf(req))
       if (!state.allowed) return false // the router answers the 429
       headers = [...headers]
       for (const [name, value] of Object.entries(rateLimitHeaders(state))) headers.push(name, value)

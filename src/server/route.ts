@@ -3,6 +3,7 @@ import { FastResponse } from 'srvx'
 import type { z } from 'zod'
 import type { BodyOf, Contract, ParamsOf, QueryOf, RateLimitBucket } from '../api/contract.js'
 import { rateLimitHeaders, tooManyRequests } from './rate-limit.js'
+import { clientOf, nodeRequest } from './remote.js'
 import type { Principal } from './auth.js'
 import type { ServerContext } from './context.js'
 import { ApiError, badRequest } from './errors.js'
@@ -38,15 +39,14 @@ export function applyRateLimit(ctx: ServerContext, event: H3Event, bucket: RateL
   for (const [name, value] of Object.entries(rateLimitHeaders(state))) event.res.headers.set(name, value)
 }
 
-/** Who the client is, for rate limits: the peer address of the connection. */
+/** Who the client is, for rate limits (see remote.ts). */
 export function clientAddress(event: H3Event): string {
-  return (event.req as { ip?: string }).ip ?? 'unknown'
+  return clientOf(nodeRequest(event))
 }
 
 /** The request's path and query exactly as received: the key of the hot cache. */
 export function requestTarget(event: H3Event): string {
-  const node = (event.req as { runtime?: { node?: { req?: { url?: string } } } }).runtime?.node?.req
-  return node?.url ?? `${event.url.pathname}${event.url.search}`
+  return nodeRequest(event)?.url ?? `${event.url.pathname}${event.url.search}`
 }
 
 /** ['files', '../x'] → files["../x"]; ['title'] → title */

@@ -1,9 +1,12 @@
-import { createServer, type Server } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from 'h3/node'
 import { openStore, type FolioStore } from '../store/index.js'
+import { createTunnelManager, type TunnelManager } from '../tunnel/tunnel-manager.js'
+import { ApiKeys } from './api-keys.js'
 import { createApp, createServerContext } from './app.js'
 import { defaultConfig, type Mode, type ServerConfig } from './config.js'
+import { markRemote } from './remote.js'
 
 export interface ServeOptions {
   port: number
@@ -18,6 +21,9 @@ export interface RunningServer {
   url: string
   port: number
   store: FolioStore
+  tunnel: TunnelManager
+  /** The loopback address the tunnel forwards to: everything arriving there counts as remote. */
+  tunnelTarget: string
   /** Stops accepting, lets in-flight requests (and their writes) finish, then closes the store. */
   close(): Promise<void>
 }
@@ -31,33 +37,47 @@ export class PortInUseError extends Error {
 /**
  * Plain node:http with h3's node handler. (listhen's http-shutdown crashes the process when a
  * connection is torn down early, e.g. a body refused for its size; node:http does not.)
+ *
+ * Two listeners share one app: the one people and programs on this machine use, and a private
+ * loopback one that only the tunnel client forwards to. Everything arriving on the second is
+ * remote: protected endpoints need the API key there, even in OSS.
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const log = options.log ?? ((message: string, error?: unknown) => console.error(message, error ?? ''))
   const store = await openStore({ dataDir: options.dataDir, log: (m) => log(m) })
   const config = defaultConfig({ ...options.config, mode: options.mode })
-  const ctx = createServerContext({ store, config, log })
+  const keys = await new ApiKeys(store.settings, config.apiKey).load()
+
+  let tunnel: TunnelManager | undefined
+  const ctx = createServerContext({ store, config, keys, log, tunnel: undefined })
   const routed = toNodeHandler(createApp(ctx))
   // Hot GETs answered from memory skip the router (see hot-cache.ts); the rest go through h3.
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     if (!ctx.hot.serve(req, res)) void routed(req, res)
+  }
+  const server = createServer(handle)
+  const tunnelListener = createServer((req, res) => {
+    markRemote(req)
+    handle(req, res)
   })
-  let inFlight = 0
-  let drained: (() => void) | undefined
-  server.on('request', (_req, res) => {
-    inFlight++
-    res.once('close', () => {
-      inFlight--
-      if (inFlight === 0) drained?.()
-    })
-  })
+  const inFlight = trackInFlight(server, tunnelListener)
+
   try {
     await listen(server, options.port, options.host)
+    await listen(tunnelListener, 0, '127.0.0.1')
   } catch (error) {
+    server.close()
     await store.close()
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new PortInUseError(options.port)
     throw error
   }
+  tunnel = createTunnelManager({
+    localPort: (tunnelListener.address() as AddressInfo).port,
+    host: config.tunnel.host,
+    startTimeoutMs: config.tunnel.startTimeoutMs,
+    log: (m) => log(m),
+  })
+  ctx.tunnel = tunnel
   const { port } = server.address() as AddressInfo
   const shownHost = options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`
@@ -67,17 +87,38 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     url,
     port,
     store,
+    tunnel,
+    tunnelTarget: `http://127.0.0.1:${(tunnelListener.address() as AddressInfo).port}`,
     close: () =>
       (closing ??= (async () => {
-        const stopped = new Promise<void>((resolve) => server.close(() => resolve()))
+        await tunnel?.stop().catch(() => {})
+        const stopped = Promise.all([server, tunnelListener].map((s) => new Promise<void>((resolve) => s.close(() => resolve()))))
         server.closeIdleConnections()
-        if (inFlight > 0) {
-          await Promise.race([new Promise<void>((resolve) => (drained = resolve)), sleep(15_000)])
-        }
+        tunnelListener.closeIdleConnections()
+        await Promise.race([inFlight.drained(), sleep(15_000)])
         server.closeAllConnections()
+        tunnelListener.closeAllConnections()
         await stopped
         await store.close()
       })()),
+  }
+}
+
+/** Counts requests in progress on the listeners, so shutdown can wait for them. */
+function trackInFlight(...servers: Server[]) {
+  let count = 0
+  let waiting: (() => void) | undefined
+  for (const s of servers) {
+    s.on('request', (_req, res: ServerResponse) => {
+      count++
+      res.once('close', () => {
+        count--
+        if (count === 0) waiting?.()
+      })
+    })
+  }
+  return {
+    drained: () => (count === 0 ? Promise.resolve() : new Promise<void>((resolve) => (waiting = resolve))),
   }
 }
 

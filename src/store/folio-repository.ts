@@ -22,6 +22,25 @@ export class InvalidFilePathError extends Error {
   }
 }
 
+export class VersionConflictError extends Error {
+  constructor(readonly expected: string, readonly latest: string) {
+    super(`The changes were made against ${expected}, but the latest version is ${latest}`)
+  }
+}
+
+export interface PatchInput {
+  /** bytes null deletes the file; mime marks binary content. */
+  changes: Array<{ path: string; bytes: Buffer | null; mime?: string }>
+  message?: string
+  author: string
+  baseVersionId?: string
+}
+
+export interface PatchResult extends FolioWithHead {
+  changed: boolean
+  counts: { added: number; updated: number; deleted: number }
+}
+
 export type NewFolioMeta = Omit<FolioMeta, 'id' | 'createdAt' | 'updatedAt' | 'head' | 'storageBytes'>
 
 export interface CreateFolioInput {
@@ -195,45 +214,83 @@ export class FolioRepository {
     return this.#locks.run(folioLock(id), async () => {
       const meta = await this.get(id)
       if (!meta) return undefined
-      const now = new Date().toISOString()
-      const next: FolioMeta = { ...meta, ...definedOnly(input.patch), updatedAt: now }
-      let head: VersionManifest | undefined
-      let compactions: Array<[string, string]> = []
-      if (input.files || input.restoreVersionId !== undefined) {
-        let files: Record<string, BlobRef>
-        let message: string
-        if (input.restoreVersionId !== undefined) {
-          const n = versionNumber(input.restoreVersionId)
-          const source = n !== undefined && n <= meta.head ? await this.manifest(id, n) : undefined
-          if (!source) throw new VersionNotFoundError(input.restoreVersionId, meta.head)
-          files = source.files
-          message = input.commitMessage ?? `Restore ${source.versionId}`
-        } else {
-          const current = await this.#requireManifest(id, meta.head)
-          const stored = await this.#storeFiles(id, input.files!, current.files)
-          files = stored.refs
-          next.storageBytes += stored.added
-          compactions = stored.compactions
-          message = input.commitMessage ?? 'Update'
-        }
-        head = { versionId: versionId(meta.head + 1), commitMessage: message, createdAt: now, author: input.author, files }
-        // Manifest before metadata: a reader that sees head n always finds v<n>.
-        await writeJson(this.#storage, keys.version(id, meta.head + 1), head)
-        next.head = meta.head + 1
+      const next: FolioMeta = { ...meta, ...definedOnly(input.patch), updatedAt: new Date().toISOString() }
+      if (input.restoreVersionId !== undefined) {
+        const n = versionNumber(input.restoreVersionId)
+        const source = n !== undefined && n <= meta.head ? await this.manifest(id, n) : undefined
+        if (!source) throw new VersionNotFoundError(input.restoreVersionId, meta.head)
+        return this.#commitVersion(next, source.files, input.commitMessage ?? `Restore ${source.versionId}`, input.author, [], true)
+      }
+      if (input.files) {
+        const current = await this.#requireManifest(id, meta.head)
+        const stored = await this.#storeFiles(id, input.files, current.files)
+        next.storageBytes += stored.added
+        return this.#commitVersion(next, stored.refs, input.commitMessage ?? 'Update', input.author, stored.compactions, false)
       }
       await writeJson(this.#storage, keys.meta(id), next)
       this.#metas.set(id, next)
-      if (head) {
-        const perFolio = this.#manifests.get(id)
-        if (perFolio) {
-          perFolio.set(next.head, head)
-          this.#manifests.set(id, perFolio, { size: undefined })
-        }
-        this.#inBackground(this.#tidyBlobs(head, compactions, input.restoreVersionId !== undefined))
-      }
-      this.#emit(id, head ? 'versions' : 'meta')
-      return { meta: next, head: head ?? (await this.#requireManifest(id, next.head)) }
+      this.#emit(id, 'meta')
+      return { meta: next, head: await this.#requireManifest(id, next.head) }
     })
+  }
+
+  /**
+   * Applies a set of file changes (null bytes: delete) on top of the latest version, as one new
+   * version — or none at all when every file already is as sent. The watcher's endpoint.
+   */
+  async applyPatch(id: string, input: PatchInput): Promise<PatchResult | undefined> {
+    return this.#locks.run(folioLock(id), async () => {
+      const meta = await this.get(id)
+      if (!meta) return undefined
+      if (input.baseVersionId !== undefined && input.baseVersionId !== versionId(meta.head)) {
+        throw new VersionConflictError(input.baseVersionId, versionId(meta.head))
+      }
+      const current = await this.#requireManifest(id, meta.head)
+      const files = { ...current.files }
+      const counts = { added: 0, updated: 0, deleted: 0 }
+      const writes: Array<{ path: string; bytes: Buffer; mime?: string }> = []
+      for (const change of input.changes) {
+        const checked = checkFilePath(change.path)
+        if (!checked.ok) throw new InvalidFilePathError(change.path, checked.reason)
+        const before = files[checked.path]
+        if (change.bytes === null) {
+          if (before) {
+            delete files[checked.path]
+            counts.deleted++
+          }
+        } else if (!before || before.h !== hashBytes(change.bytes) || before.m !== change.mime) {
+          writes.push({ path: checked.path, bytes: change.bytes, mime: change.mime })
+          counts[before ? 'updated' : 'added']++
+        }
+      }
+      if (writes.length === 0 && counts.deleted === 0) return { meta, head: current, changed: false, counts }
+      const stored = await this.#storeBlobs(id, writes, current.files)
+      Object.assign(files, stored.refs)
+      const next: FolioMeta = { ...meta, updatedAt: new Date().toISOString(), storageBytes: meta.storageBytes + stored.added }
+      const summary = [counts.added && `${counts.added} added`, counts.updated && `${counts.updated} changed`, counts.deleted && `${counts.deleted} deleted`].filter(Boolean).join(', ')
+      const result = await this.#commitVersion(next, files, input.message ?? `Sync: ${summary}`, input.author, stored.compactions, false)
+      return { ...result, changed: true, counts }
+    })
+  }
+
+  /**
+   * Writes version head+1 of `next` with these files, then the metadata: the manifest first, so a
+   * reader that sees head n always finds v<n>. Call with the folio lock held.
+   */
+  async #commitVersion(next: FolioMeta, files: Record<string, BlobRef>, message: string, author: string, compactions: Array<[string, string]>, restored: boolean): Promise<FolioWithHead> {
+    const head: VersionManifest = { versionId: versionId(next.head + 1), commitMessage: message, createdAt: next.updatedAt, author, files }
+    await writeJson(this.#storage, keys.version(next.id, next.head + 1), head)
+    const meta: FolioMeta = { ...next, head: next.head + 1 }
+    await writeJson(this.#storage, keys.meta(next.id), meta)
+    this.#metas.set(next.id, meta)
+    const perFolio = this.#manifests.get(next.id)
+    if (perFolio) {
+      perFolio.set(meta.head, head)
+      this.#manifests.set(next.id, perFolio)
+    }
+    this.#inBackground(this.#tidyBlobs(head, compactions, restored))
+    this.#emit(next.id, 'versions')
+    return { meta, head }
   }
 
   /**

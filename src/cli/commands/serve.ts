@@ -16,6 +16,8 @@ export function registerServe(program: Command): void {
     .option('-H, --host <host>', 'interface to listen on; 0.0.0.0 to reach it from other machines', '127.0.0.1')
     .option('-d, --data <dir>', 'data folder (default: $FOLIO_DATA or ./.folio)')
     .addOption(new Option('-m, --mode <mode>', 'oss: open local API; cloud: workspaces, keys and quotas').choices(['oss', 'cloud']).default('oss'))
+    .option('--tunnel', 'also open a public tunnel at start (folio tunnel start|stop later)')
+    .option('--tunnel-host <url>', 'your own localtunnel server (default: $FOLIO_TUNNEL_HOST, else localtunnel.me)')
     .option('--json', 'print one JSON line {url, dataDir, mode, pid} when ready, for scripts')
     .addHelpText(
       'after',
@@ -28,21 +30,35 @@ Examples:
 
 Ctrl+C (SIGINT) or SIGTERM stops it after in-flight writes finish.`,
     )
-    .action(async (options: { port?: number; host: string; data?: string; mode: 'oss' | 'cloud'; json?: boolean }) => {
+    .action(async (options: { port?: number; host: string; data?: string; mode: 'oss' | 'cloud'; json?: boolean; tunnel?: boolean; tunnelHost?: string }) => {
       const port = options.port ?? (process.env.PORT ? parsePort(process.env.PORT) : 3000)
       const dataDir = resolve(options.data ?? process.env.FOLIO_DATA ?? '.folio')
       const { startServer } = await import('../../server/serve.js')
       let server
       try {
-        server = await startServer({ port, host: options.host, dataDir, mode: options.mode })
+        server = await startServer({
+          port,
+          host: options.host,
+          dataDir,
+          mode: options.mode,
+          config: options.tunnelHost ? { tunnel: { host: options.tunnelHost, startTimeoutMs: 15_000 } } : {},
+        })
       } catch (error) {
         throw new CliError((error as Error).message)
       }
+      let publicUrl: string | undefined
+      if (options.tunnel) {
+        try {
+          publicUrl = (await server.tunnel.start()).url
+        } catch (error) {
+          process.stderr.write(`folio: the tunnel did not start (${(error as Error).message}); the server runs locally. Retry with folio tunnel start.\n`)
+        }
+      }
       if (options.json) {
-        process.stdout.write(`${JSON.stringify({ url: server.url, dataDir, mode: options.mode, pid: process.pid })}\n`)
+        process.stdout.write(`${JSON.stringify({ url: server.url, publicUrl, dataDir, mode: options.mode, pid: process.pid })}\n`)
       } else {
         process.stdout.write(
-          `folio is serving ${server.url}\n  data  ${dataDir}\n  mode  ${options.mode}\n  API   ${server.url}/api/openapi\nPress Ctrl+C to stop.\n`,
+          `folio is serving ${server.url}\n  data  ${dataDir}\n  mode  ${options.mode}\n  API   ${server.url}/api/openapi\n${publicUrl ? `  public ${publicUrl}\n` : ''}Press Ctrl+C to stop.\n`,
         )
       }
       await new Promise<void>((done) => {

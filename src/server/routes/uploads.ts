@@ -79,7 +79,7 @@ async function readParts(event: H3Event, contentType: string, fileLimit: number,
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy
     try {
-      parser = busboy({ headers: { 'content-type': contentType }, preservePath: true, limits: { fileSize: fileLimit, files: 10_000, fields: 1000, parts: 11_000 } })
+      parser = busboy({ headers: { 'content-type': contentType }, preservePath: true, defParamCharset: 'utf8', limits: { fileSize: fileLimit, files: 10_000, fields: 1000, parts: 11_000 } })
     } catch {
       reject(badRequest('INVALID_BODY', 'The multipart body has no boundary.'))
       return

@@ -1,0 +1,58 @@
+import { z } from 'zod'
+import { defineContract } from './contract.js'
+import { named } from './schemas.js'
+
+export const TunnelStatus = named(
+  'TunnelStatus',
+  z.object({
+    active: z.boolean().describe('A tunnel is connected right now'),
+    url: z.string().nullable().describe('The public URL; null when no tunnel runs'),
+    customTunnelUrl: z.string().describe('Saved for display only; empty when unset'),
+    state: z.enum(['stopped', 'starting', 'connected', 'reconnecting']).describe('What the tunnel is doing (beyond the spec: reconnects are visible)'),
+    lastError: z.string().nullable().describe('Why the last attempt failed, if it did'),
+  }),
+)
+
+export const TunnelAction = named(
+  'TunnelAction',
+  z.object({
+    action: z.string().describe('start, stop or save_custom'),
+    customTunnelUrl: z.string().optional().describe('With save_custom'),
+  }),
+)
+
+const ossOnly = { status: 403, error: 'Tunnel API only available in OSS mode', when: 'The server runs in Cloud mode' }
+
+export const getTunnel = defineContract({
+  operationId: 'getTunnel',
+  method: 'GET',
+  path: '/api/tunnel',
+  tag: 'Tunnel',
+  summary: 'Whether a public tunnel to this server runs, and its URL',
+  access: 'required',
+  response: { status: 200, description: 'Tunnel status', schema: TunnelStatus },
+  errors: [ossOnly, { status: 401, error: 'Unauthorized', when: 'A remote caller without the key' }],
+})
+
+export const controlTunnel = defineContract({
+  operationId: 'controlTunnel',
+  method: 'POST',
+  path: '/api/tunnel',
+  tag: 'Tunnel',
+  summary: 'Start or stop the public tunnel, or save a display URL',
+  description:
+    'start: {success, url} (plus message when one already runs); stop: {success}; save_custom: {success, customTunnelUrl}. Requests that arrive through the tunnel are remote: protected endpoints need the API key for them.',
+  access: 'required',
+  body: TunnelAction,
+  response: {
+    status: 200,
+    description: 'Done',
+    schema: z.object({ success: z.literal(true), url: z.string().optional(), message: z.string().optional(), customTunnelUrl: z.string().optional() }),
+  },
+  errors: [
+    { status: 400, error: 'Invalid action', when: 'action is not start, stop or save_custom' },
+    ossOnly,
+    { status: 401, error: 'Unauthorized', when: 'A remote caller without the key' },
+    { status: 500, error: 'Tunnel failed', when: 'The tunnel could not start or stop (the message says why)' },
+  ],
+})

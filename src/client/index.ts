@@ -1,0 +1,2 @@
+export { createClient, contractPath, type FolioClient, type ClientOptions } from './client.js'
+export { ApiClientError, ServerUnreachableError } from './errors.js'

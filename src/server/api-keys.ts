@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto'
+import type { SettingsRepository } from '../store/settings-repository.js'
+import { secretsEqual } from './auth-secrets.js'
+
+/** folio_live_ + 48 hex characters (spec: Authentication 3; the brand stands for svc_live_). */
+export function newApiKey(): string {
+  return `folio_live_${randomBytes(24).toString('hex')}`
+}
+
+interface StoredKey {
+  key: string | null
+  rotatedAt: string
+}
+
+/**
+ * The workspace's one API key. FOLIO_API_KEY (alias SERVICE_API_KEY), when set, is the key and
+ * cannot be rotated from the API; otherwise the key lives in the data dir and rotate/revoke
+ * take effect at once (the check reads memory, not disk).
+ */
+export class ApiKeys {
+  readonly #settings: SettingsRepository | undefined
+  readonly #environmentKey: string | undefined
+  #stored: string | null = null
+
+  constructor(settings: SettingsRepository | undefined, environmentKey: string | undefined) {
+    this.#settings = settings
+    this.#environmentKey = environmentKey || undefined
+  }
+
+  async load(): Promise<this> {
+    this.#stored = (await this.#settings?.get<StoredKey>('api-key'))?.key ?? null
+    return this
+  }
+
+  get fromEnvironment(): boolean {
+    return this.#environmentKey !== undefined
+  }
+
+  /** The key that works now, if any. */
+  current(): string | undefined {
+    return this.#environmentKey ?? this.#stored ?? undefined
+  }
+
+  matches(token: string | undefined): boolean {
+    const key = this.current()
+    return Boolean(key && token && secretsEqual(token, key))
+  }
+
+  async rotate(): Promise<string> {
+    const key = newApiKey()
+    await this.#save(key)
+    return key
+  }
+
+  async revoke(): Promise<void> {
+    await this.#save(null)
+  }
+
+  async #save(key: string | null): Promise<void> {
+    if (!this.#settings) throw new Error('No store to keep the key in')
+    await this.#settings.set('api-key', { key, rotatedAt: new Date().toISOString() } satisfies StoredKey)
+    this.#stored = key
+  }
+}

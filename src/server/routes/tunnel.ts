@@ -1,0 +1,57 @@
+import type { H3 } from 'h3'
+import { controlTunnel, getTunnel } from '../../api/tunnel.js'
+import type { ServerContext } from '../context.js'
+import { ApiError, badRequest } from '../errors.js'
+import { mountRoute } from '../route.js'
+
+interface TunnelSettings {
+  customTunnelUrl: string
+}
+
+/** GET/POST /api/tunnel (OSS only): the serve process's one public tunnel. */
+export function registerTunnelRoutes(app: H3, ctx: ServerContext): void {
+  const ossOnly = () => {
+    if (ctx.config.mode !== 'oss') throw new ApiError(403, 'Tunnel API only available in OSS mode')
+  }
+  const customUrl = async () => (await ctx.store.settings.get<TunnelSettings>('tunnel'))?.customTunnelUrl ?? ''
+  const manager = () => {
+    if (!ctx.tunnel) throw new ApiError(500, 'Tunnel failed', 'This server was started without tunnel support.')
+    return ctx.tunnel
+  }
+
+  mountRoute(app, ctx, getTunnel, async () => {
+    ossOnly()
+    const state = ctx.tunnel?.status() ?? { state: 'stopped' as const, url: null, lastError: null }
+    return { active: state.state === 'connected', url: state.url, customTunnelUrl: await customUrl(), state: state.state, lastError: state.lastError }
+  })
+
+  mountRoute(app, ctx, controlTunnel, async ({ body }) => {
+    ossOnly()
+    switch (body.action) {
+      case 'start': {
+        let started: { url: string; alreadyRunning: boolean }
+        try {
+          started = await manager().start()
+        } catch (error) {
+          throw new ApiError(500, 'Tunnel failed', (error as Error).message)
+        }
+        return started.alreadyRunning ? { success: true, url: started.url, message: 'A tunnel is already running.' } : { success: true, url: started.url }
+      }
+      case 'stop':
+        try {
+          await manager().stop()
+        } catch (error) {
+          throw new ApiError(500, 'Tunnel failed', (error as Error).message)
+        }
+        return { success: true }
+      case 'save_custom': {
+        const customTunnelUrl = typeof body.customTunnelUrl === 'string' ? body.customTunnelUrl.trim() : ''
+        if (customTunnelUrl && !/^https?:\/\/\S+$/.test(customTunnelUrl)) throw badRequest('INVALID_BODY', 'customTunnelUrl must be an http(s) URL, or empty to clear it.')
+        await ctx.store.settings.set('tunnel', { customTunnelUrl } satisfies TunnelSettings)
+        return { success: true, customTunnelUrl }
+      }
+      default:
+        throw badRequest('Invalid action', 'action is one of start, stop, save_custom.')
+    }
+  })
+}
