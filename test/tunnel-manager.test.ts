@@ -14,7 +14,17 @@ const seen: IncomingHttpHeaders[] = []
 
 let loopback: LoopbackTunnelServer
 const managers: TunnelManager[] = []
-const extraServers: TcpServer[] = []
+/** Stand-in servers of single tests, with their connections, closed after each test. */
+const extraServers: Array<{ server: TcpServer; sockets: Set<Socket> }> = []
+function track<T extends TcpServer>(server: T): T {
+  const sockets = new Set<Socket>()
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket)
+    socket.once('close', () => sockets.delete(socket))
+  })
+  extraServers.push({ server, sockets })
+  return server
+}
 
 function manager(options: Partial<TunnelManagerOptions> = {}): TunnelManager {
   const created = createTunnelManager({ localPort, host: loopback.url, startTimeoutMs: 5_000, retryDelayMs: 100, maxRetryDelayMs: 400, ...options })
@@ -41,8 +51,7 @@ function fetchOnce(url: string): Promise<{ status: number; body: string }> {
 const reach = (url: string) => fetchOnce(url).then((r) => `${r.status} ${r.body}`, (error: Error) => `unreachable: ${error.message}`)
 
 async function tcpServer(onConnection: (socket: Socket) => void = () => {}): Promise<TcpServer> {
-  const server = createTcpServer(onConnection)
-  extraServers.push(server)
+  const server = track(createTcpServer(onConnection))
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return server
 }
@@ -77,7 +86,11 @@ beforeEach(async () => {
 afterEach(async () => {
   await Promise.all(managers.splice(0).map((m) => m.stop()))
   await loopback.close()
-  for (const server of extraServers.splice(0)) server.close()
+  for (const { server, sockets } of extraServers.splice(0)) {
+    const closed = new Promise((resolve) => server.close(resolve))
+    for (const socket of sockets) socket.destroy()
+    await closed
+  }
 })
 
 describe('tunnel manager', () => {
@@ -161,21 +174,20 @@ describe('tunnel manager', () => {
     await vi.waitFor(() => expect(hungUp).toBe(1), { timeout: 2_000 })
     await new Promise((resolve) => setTimeout(resolve, 1_500))
     expect(connections.length).toBe(1)
-    for (const socket of connections) socket.destroy()
   })
 
   it('rejects when the server grants a tunnel whose port refuses connections', async () => {
     const deadPort = await closedPort()
-    const control = createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'abcd', port: deadPort, max_conn_count: 1, url: 'http://127.0.0.1:1' }))
-    })
-    extraServers.push(control)
+    const control = track(
+      createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'abcd', port: deadPort, max_conn_count: 1, url: 'http://127.0.0.1:1' }))
+      }),
+    )
     await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve))
     const host = `http://127.0.0.1:${(control.address() as AddressInfo).port}`
     const tunnel = manager({ host, startTimeoutMs: 3_000 })
     await expect(tunnel.start()).rejects.toThrow(`The tunnel server ${host} refused the tunnel connection`)
     expect(tunnel.status()).toMatchObject({ state: 'stopped', url: null, lastError: expect.stringContaining(`127.0.0.1:${deadPort}`) })
-    control.closeAllConnections()
   })
 
   it('reconnects by itself when the server drops the tunnel, saying nothing is reachable meanwhile', async () => {

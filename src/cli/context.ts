@@ -25,8 +25,8 @@ export interface CliContext {
 export async function cliContext(command: Command): Promise<CliContext> {
   const options = command.optsWithGlobals<GlobalOptions>()
   const profile = await readProfile()
-  const envKey = process.env.FOLIO_API_KEY || process.env.SERVICE_API_KEY
-  const server = options.server ?? process.env.FOLIO_URL ?? profile?.server ?? `http://127.0.0.1:${process.env.PORT || 3000}`
+  const envKey = process.env.FOLIO_API_KEY || process.env.SERVICE_API_KEY || undefined
+  const server = options.server ?? (process.env.FOLIO_URL || profile?.server || `http://127.0.0.1:${process.env.PORT || 3000}`)
   const key = options.key ?? envKey ?? profile?.key
   const keySource = options.key ? 'flag' : envKey ? 'environment' : profile?.key ? 'profile' : 'none'
   if (!/^https?:\/\//.test(server)) throw new CliError(`--server must be an http(s) URL, got ${JSON.stringify(server)}`)

@@ -17,6 +17,7 @@ export function buildProgram(): Command {
     .version(packageVersion(), '-v, --version', 'print the version')
     .helpOption('-h, --help', 'show help for a command')
     .showSuggestionAfterError()
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride()
     .option('--server <url>', 'the folio server to talk to (default: $FOLIO_URL, the login profile, else http://127.0.0.1:3000)')
     .option('--key <key>', 'API key sent as a Bearer token (default: $FOLIO_API_KEY, else the login profile)')

@@ -106,6 +106,9 @@ export function createTunnelManager(options: TunnelManagerOptions): TunnelManage
         tunnel.tunnelCluster.on('open', (socket: Socket) => {
           sockets.add(socket)
           socket.once('close', () => sockets.delete(socket))
+          // The client turns keep-alive on with the OS delay (2 h on Linux); a dead peer should
+          // not look connected that long.
+          socket.setKeepAlive(true, 15_000)
           finish(null)
         })
       })
@@ -130,13 +133,13 @@ export function createTunnelManager(options: TunnelManagerOptions): TunnelManage
     }
     // The client reconnects a socket to the server's tunnel port whenever one closes; a refused
     // reconnect ('error') means the server forgot us. It never reports a server that went silent,
-    // so a tunnel without a single open socket for a whole start timeout counts as lost too.
+    // so a tunnel without a single open socket for a while (half a start timeout, twice) is lost too.
     live.tunnel.on('error', (error: Error) => lost(error.message))
     live.tunnel.on('close', () => lost('the tunnel client closed'))
     let empty = false
     live.watchdog = setInterval(() => {
       if (live.sockets.size > 0) empty = false
-      else if (empty) lost(`no connection to ${host} for ${startTimeoutMs / 1000} s`)
+      else if (empty) lost(`every connection to ${host} closed and none could be reopened`)
       else empty = true
     }, startTimeoutMs / 2)
     live.watchdog.unref()

@@ -20,8 +20,8 @@ The profile lives in ~/.config/folio/profile.json ($FOLIO_CONFIG_DIR to move it)
     )
     .action(async (options: { verify: boolean }, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>()
-      const server = (globals.server ?? process.env.FOLIO_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '')
-      const key = globals.key ?? process.env.FOLIO_API_KEY
+      const server = (globals.server ?? (process.env.FOLIO_URL || 'http://127.0.0.1:3000')).replace(/\/+$/, '')
+      const key = globals.key ?? (process.env.FOLIO_API_KEY || undefined)
       if (!/^https?:\/\//.test(server)) throw new CliError(`--server must be an http(s) URL, got ${JSON.stringify(server)}`)
       if (options.verify) {
         try {

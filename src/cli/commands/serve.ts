@@ -18,7 +18,6 @@ export function registerServe(program: Command): void {
     .addOption(new Option('-m, --mode <mode>', 'oss: open local API; cloud: workspaces, keys and quotas').choices(['oss', 'cloud']).default('oss'))
     .option('--tunnel', 'also open a public tunnel at start (folio tunnel start|stop later)')
     .option('--tunnel-host <url>', 'your own localtunnel server (default: $FOLIO_TUNNEL_HOST, else localtunnel.me)')
-    .option('--json', 'print one JSON line {url, dataDir, mode, pid} when ready, for scripts')
     .addHelpText(
       'after',
       `
@@ -30,7 +29,9 @@ Examples:
 
 Ctrl+C (SIGINT) or SIGTERM stops it after in-flight writes finish.`,
     )
-    .action(async (options: { port?: number; host: string; data?: string; mode: 'oss' | 'cloud'; json?: boolean; tunnel?: boolean; tunnelHost?: string }) => {
+    .action(async (options: { port?: number; host: string; data?: string; mode: 'oss' | 'cloud'; tunnel?: boolean; tunnelHost?: string }, command: Command) => {
+      // --json is global: with it, one line {url, publicUrl, dataDir, mode, pid} when ready.
+      const json = Boolean(command.optsWithGlobals<{ json?: boolean }>().json)
       const port = options.port ?? (process.env.PORT ? parsePort(process.env.PORT) : 3000)
       const dataDir = resolve(options.data ?? process.env.FOLIO_DATA ?? '.folio')
       const { startServer } = await import('../../server/serve.js')
@@ -54,7 +55,7 @@ Ctrl+C (SIGINT) or SIGTERM stops it after in-flight writes finish.`,
           process.stderr.write(`folio: the tunnel did not start (${(error as Error).message}); the server runs locally. Retry with folio tunnel start.\n`)
         }
       }
-      if (options.json) {
+      if (json) {
         process.stdout.write(`${JSON.stringify({ url: server.url, publicUrl, dataDir, mode: options.mode, pid: process.pid })}\n`)
       } else {
         process.stdout.write(
@@ -65,7 +66,7 @@ Ctrl+C (SIGINT) or SIGTERM stops it after in-flight writes finish.`,
         const stop = (signal: string) => {
           process.off('SIGINT', stop)
           process.off('SIGTERM', stop)
-          if (!options.json) process.stdout.write(`\n${signal}: finishing in-flight requests…\n`)
+          if (!json) process.stdout.write(`\n${signal}: finishing in-flight requests…\n`)
           server.close().then(done, (error) => {
             process.stderr.write(`folio: error while stopping: ${(error as Error).message}\n`)
             done()
@@ -74,6 +75,6 @@ Ctrl+C (SIGINT) or SIGTERM stops it after in-flight writes finish.`,
         process.on('SIGINT', stop)
         process.on('SIGTERM', stop)
       })
-      if (!options.json) process.stdout.write('Stopped.\n')
+      if (!json) process.stdout.write('Stopped.\n')
     })
 }

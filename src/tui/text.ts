@@ -1,0 +1,43 @@
+import { table } from '../cli/format.js'
+import { averageTime, deviceSplit, oneLine, reactionsLabel, statusLabel } from './format.js'
+import type { StatusSnapshot, TunnelSnapshot } from './snapshot.js'
+
+/** Sentences shared by the live view and the text snapshot. */
+export const unreachableLine = (server: string) => `server not reachable at ${server} — start it with folio serve`
+
+export function tunnelLine(tunnel: TunnelSnapshot): string {
+  if (!tunnel.available) return tunnel.message
+  if (tunnel.state === 'connected') return `connected  ${tunnel.url ?? ''}`.trimEnd()
+  return tunnel.state
+}
+
+/** `folio status` without a terminal: one snapshot as text (no Ink involved). */
+export function formatSnapshot(snapshot: StatusSnapshot): string {
+  const { server } = snapshot
+  if (!server.reachable) return `Server  ${unreachableLine(server.url)}${server.error ? ` (${server.error})` : ''}`
+  const out = [`Server  ${server.url} (reachable)`]
+  if (snapshot.tunnel) {
+    out.push(`Tunnel  ${tunnelLine(snapshot.tunnel)}`)
+    if (snapshot.tunnel.available && snapshot.tunnel.lastError) out.push(`        last error: ${snapshot.tunnel.lastError}`)
+  }
+  out.push('')
+  if (snapshot.foliosError) out.push(`Folios: ${snapshot.foliosError}`)
+  else if (snapshot.folios.length === 0) out.push('No folios yet. Create one: folio create "My deck" --html deck.html')
+  else
+    out.push(
+      table(
+        ['ID', 'TITLE', 'STATUS', 'VERSION', 'VIEWS', 'AVG TIME', 'MOBILE/DESKTOP', 'REACTIONS'],
+        snapshot.folios.map((f) => [f.id, oneLine(f.title, 40), statusLabel(f), f.latestVersionId, String(f.analytics.views), averageTime(f), deviceSplit(f), reactionsLabel(f.reactions)]),
+      ),
+    )
+  const comments = snapshot.comments
+  const folio = comments && snapshot.folios.find((f) => f.id === comments.folioId)
+  if (comments && folio) {
+    out.push('', `Latest comments on “${oneLine(folio.title, 40)}”${comments.total > comments.latest.length ? ` (${comments.total} in all)` : ''}:`)
+    if (comments.state === 'hidden') out.push('  comments hidden (private)')
+    else if (comments.state === 'error') out.push(`  comments unavailable: ${comments.error}`)
+    else if (comments.latest.length === 0) out.push('  no comments yet')
+    else for (const c of comments.latest) out.push(`  ${oneLine(c.author, 24)}: ${oneLine(c.text, 90)}`)
+  }
+  return out.join('\n')
+}
