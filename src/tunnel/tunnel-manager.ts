@@ -38,7 +38,7 @@ interface ClientTunnel extends EventEmitter {
   _init(done: (error: Error | null, info?: unknown) => void): void
   _getInfo(body: unknown): unknown
 }
-const Tunnel = TunnelClass as new (options: { port: number; host: string; local_host: string }) => ClientTunnel
+const Tunnel = TunnelClass as new (options: { port: number; host: string }) => ClientTunnel
 
 /** A connected tunnel: the client plus the sockets it holds open to the server right now. */
 interface Live { tunnel: ClientTunnel; url: string; sockets: Set<Socket>; watchdog?: NodeJS.Timeout }
@@ -79,7 +79,10 @@ export function createTunnelManager(options: TunnelManagerOptions): TunnelManage
   const connect = (signal: AbortSignal): Promise<Live> =>
     new Promise((resolve, reject) => {
       const attempt = new AbortController()
-      const tunnel = new Tunnel({ port: options.localPort, host, local_host: '127.0.0.1' })
+      // No local_host: with it the client rewrites the Host header by turning the first chunk of
+      // each connection into a string and back, which mangles binary request bodies (uploads).
+      // Without it the client dials "localhost", which Node 20 tries as ::1 and 127.0.0.1 both.
+      const tunnel = new Tunnel({ port: options.localPort, host })
       const sockets = new Set<Socket>()
       let settled = false
       const finish = (error: Error | null) => {

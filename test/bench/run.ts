@@ -16,6 +16,7 @@ import { type BenchContext, makeTmpDir } from './lib/context.js'
 import { ROOT } from './lib/folio.js'
 import { killAllNow, stopAll } from './lib/processes.js'
 import { Report } from './lib/report.js'
+import { benchCli } from './sections/cli.js'
 import { benchGetVsRaw } from './sections/get-vs-raw.js'
 import { benchManyFolios } from './sections/many-folios.js'
 import { benchPutHistory } from './sections/put-history.js'
@@ -28,6 +29,7 @@ const sections: Array<[string, (ctx: BenchContext) => Promise<void>]> = [
   ['3', benchManyFolios],
   ['4', benchVersionDisk],
   ['5', benchViewer],
+  ['8', benchCli],
 ]
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim())

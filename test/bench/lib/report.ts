@@ -10,8 +10,8 @@ export interface Goal {
   unit: Unit
 }
 
-/** '×' a ratio, 'MB' a size, 'ok' a yes/no check (1 = OK). */
-export type Unit = '×' | 'MB' | 'ok'
+/** '×' a ratio, 'MB' a size, 'ok' a yes/no check (1 = OK), 'ms' a latency, 'files' a count. */
+export type Unit = '×' | 'MB' | 'ok' | 'ms' | 'files'
 
 export interface Check {
   section: string
@@ -96,5 +96,7 @@ export function formatValue(value: number, unit: Unit): string {
   if (unit === 'ok') return value >= 1 ? 'OK' : 'FAIL'
   if (unit === '×') return `${value.toFixed(2)}×`
   if (unit === 'MB') return `${value.toFixed(2)} MB`
+  if (unit === 'ms') return `${Math.round(value)} ms`
+  if (unit === 'files') return `${value} files`
   return String(value)
 }
