@@ -5,6 +5,7 @@ import { registerKeys } from './commands/keys.js'
 import { registerLogin } from './commands/login.js'
 import { registerReadCommands } from './commands/read.js'
 import { registerServe } from './commands/serve.js'
+import { registerStatus } from './commands/status.js'
 import { registerSync } from './commands/sync.js'
 import { registerTunnel } from './commands/tunnel.js'
 import { registerUpload } from './commands/upload.js'
@@ -46,6 +47,7 @@ Environment:
   registerSync(program)
   registerKeys(program)
   registerTunnel(program)
+  registerStatus(program)
   return program
 }
 

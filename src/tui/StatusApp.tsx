@@ -1,5 +1,5 @@
 import { Box, Text, useInput, useStdout } from 'ink'
-import { useEffect, useMemo, useState } from 'react'
+import { useEffect, useMemo, useRef, useState } from 'react'
 import { CommentsPanel } from './components/CommentsPanel.js'
 import { FolioTable } from './components/FolioTable.js'
 import { Footer } from './components/Footer.js'
@@ -55,15 +55,19 @@ export function StatusApp(props: StatusAppProps) {
   const width = props.width ?? terminal.columns
   const height = props.height ?? terminal.rows
 
+  // Keys read the props of the latest render: Ink swaps the handler only after a render commits.
+  const latest = useRef(props)
+  latest.current = props
   useInput((input, key) => {
-    if (input === 'q' || key.escape || (key.ctrl && input === 'c')) return props.onQuit?.()
-    if (key.upArrow || input === 'k') return props.onMove?.(-1)
-    if (key.downArrow || input === 'j') return props.onMove?.(1)
-    if (input === 't') return props.onToggleTunnel?.()
-    if (input === 'r') return props.onRefresh?.()
+    const p = latest.current
+    if (input === 'q' || key.escape || (key.ctrl && input === 'c')) return p.onQuit?.()
+    if (key.upArrow || input === 'k') return p.onMove?.(-1)
+    if (key.downArrow || input === 'j') return p.onMove?.(1)
+    if (input === 't') return p.onToggleTunnel?.()
+    if (input === 'r') return p.onRefresh?.()
     if (input === 'o' || key.return) {
-      const folio = snapshot?.folios[selected]
-      if (folio) props.onOpen?.(folio.id)
+      const folio = p.snapshot?.folios[p.selected]
+      if (folio) p.onOpen?.(folio.id)
     }
   })
 

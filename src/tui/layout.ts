@@ -3,8 +3,8 @@
  * code is dropped before the folio list shrinks below three rows. Pure, so it is tested alone.
  */
 
-/** Lines around the folio rows when the server answers (header, gaps, table head, scroll hint, comments, message, footer). */
-export const FIXED_LINES = 14
+/** Lines around the folio rows when the server answers (header, gaps, "Folios", table head, scroll hint, comments, message, footer). */
+export const FIXED_LINES = 15
 /** Ink redraws in place only while the frame is shorter than the terminal: keep one line free. */
 export const SPARE_LINES = 1
 

@@ -1,4 +1,4 @@
-import QRCode from 'qrcode'
+import QRCode from 'qrcode/lib/core/qrcode.js'
 
 export interface QrOptions {
   /** Light modules around the code (the quiet zone); default 2. */
@@ -10,7 +10,7 @@ export interface QrOptions {
 /**
  * A QR code as text: two module rows per line with half blocks (▀ top dark, ▄ bottom dark,
  * █ both, space neither), so a module is about square in a terminal cell. Dark modules are
- * the drawn characters: show the lines dark-on-light (the view sets black on white). Every line
+ * the drawn characters: show the lines dark-on-light (the view sets black on bright white). Every line
  * has the same length, size + 2 × margin; there are ceil((size + 2 × margin) / 2) lines.
  */
 export function qrLines(text: string, options: QrOptions = {}): string[] {

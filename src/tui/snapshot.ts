@@ -1,6 +1,6 @@
 import type { ResponseOf } from '../api/contract.js'
 import { listComments } from '../api/engagement.js'
-import { listFolios } from '../api/files.js'
+import { getFolio, listFolios } from '../api/files.js'
 import { getTunnel } from '../api/tunnel.js'
 import { ApiClientError, type FolioClient, ServerUnreachableError } from '../client/index.js'
 
@@ -100,16 +100,37 @@ function tunnelFrom(result: PromiseSettledResult<TunnelStatus>): TunnelSnapshot 
   return { available: false, reason: 'error', message: describeError(error) }
 }
 
+type CommentItem = ResponseOf<typeof listComments>[number]
+
+/**
+ * The public comments endpoint answers 403 for folios a viewer may not see (private ones, and
+ * drafts unless the caller proved the API key). The owner still reads them with the folio
+ * itself (GET /api/files/{id}, no file contents); when that is refused too, they stay hidden.
+ */
+async function fetchComments(client: StatusClient, folioId: string, timeoutMs: number): Promise<CommentItem[] | 'hidden'> {
+  try {
+    return await client.call(listComments, { params: { id: folioId } }, timeoutMs)
+  } catch (error) {
+    if (!(error instanceof ApiClientError && error.status === 403)) throw error
+  }
+  try {
+    return (await client.call(getFolio, { params: { id: folioId }, query: { files: 'none' } }, timeoutMs)).comments
+  } catch (error) {
+    if (error instanceof ApiClientError && (error.status === 401 || error.status === 403)) return 'hidden'
+    throw error
+  }
+}
+
 async function loadComments(client: StatusClient, folioId: string, limit: number, timeoutMs: number): Promise<CommentsSnapshot> {
   try {
-    const all = await client.call(listComments, { params: { id: folioId } }, timeoutMs)
+    const all = await fetchComments(client, folioId, timeoutMs)
+    if (all === 'hidden') return { folioId, state: 'hidden', latest: [], total: 0 }
     const latest = all
       .slice(-limit)
       .reverse()
       .map((c) => ({ author: c.author, text: c.text, createdAt: c.createdAt, resolved: c.resolved }))
     return { folioId, state: 'ok', latest, total: all.length }
   } catch (error) {
-    if (error instanceof ApiClientError && error.status === 403) return { folioId, state: 'hidden', latest: [], total: 0 }
     return { folioId, state: 'error', latest: [], total: 0, error: describeError(error) }
   }
 }

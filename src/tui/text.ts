@@ -14,7 +14,7 @@ export function tunnelLine(tunnel: TunnelSnapshot): string {
 /** `folio status` without a terminal: one snapshot as text (no Ink involved). */
 export function formatSnapshot(snapshot: StatusSnapshot): string {
   const { server } = snapshot
-  if (!server.reachable) return `Server  ${unreachableLine(server.url)}${server.error ? ` (${server.error})` : ''}`
+  if (!server.reachable) return `${unreachableLine(server.url)}${server.error ? ` (${server.error})` : ''}`
   const out = [`Server  ${server.url} (reachable)`]
   if (snapshot.tunnel) {
     out.push(`Tunnel  ${tunnelLine(snapshot.tunnel)}`)
@@ -34,7 +34,7 @@ export function formatSnapshot(snapshot: StatusSnapshot): string {
   const folio = comments && snapshot.folios.find((f) => f.id === comments.folioId)
   if (comments && folio) {
     out.push('', `Latest comments on “${oneLine(folio.title, 40)}”${comments.total > comments.latest.length ? ` (${comments.total} in all)` : ''}:`)
-    if (comments.state === 'hidden') out.push('  comments hidden (private)')
+    if (comments.state === 'hidden') out.push(`  comments hidden (${folio.status === 'draft' && !folio.isPrivate ? 'draft' : 'private'})`)
     else if (comments.state === 'error') out.push(`  comments unavailable: ${comments.error}`)
     else if (comments.latest.length === 0) out.push('  no comments yet')
     else for (const c of comments.latest) out.push(`  ${oneLine(c.author, 24)}: ${oneLine(c.text, 90)}`)

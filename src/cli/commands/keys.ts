@@ -1,6 +1,5 @@
 import { type Command, Argument } from 'commander'
-import { getKey, revokeKey, rotateKey } from '../../api/keys.js'
-import { withContext } from '../context.js'
+import { lazyAction } from '../lazy.js'
 
 export function registerKeys(program: Command): void {
   program
@@ -16,15 +15,5 @@ Examples:
   $ folio keys revoke          no key works until you rotate again
 Remote callers (through the tunnel) and the sync endpoint with FOLIO_API_KEY set need the key.`,
     )
-    .action((action: 'show' | 'rotate' | 'revoke', _options, command: Command) =>
-      withContext(command, async (ctx) => {
-        if (action === 'revoke') {
-          await ctx.client.call(revokeKey)
-          ctx.print({ success: true }, () => 'Revoked: no key works until you run folio keys rotate.')
-          return
-        }
-        const { apiKey } = await ctx.client.call(action === 'rotate' ? rotateKey : getKey)
-        ctx.print({ apiKey }, () => (action === 'rotate' ? `New key (the old one no longer works):\n${apiKey}` : apiKey))
-      }),
-    )
+    .action(lazyAction(() => import('../actions/keys.js')))
 }

@@ -1,6 +1,5 @@
 import { type Command, Argument } from 'commander'
-import { controlTunnel, getTunnel } from '../../api/tunnel.js'
-import { withContext } from '../context.js'
+import { lazyAction } from '../lazy.js'
 
 export function registerTunnel(program: Command): void {
   program
@@ -17,25 +16,5 @@ Examples:
 Through the tunnel, everything but public share pages needs the API key (folio keys).
 The serve process picks the tunnel server: folio serve --tunnel-host https://your-localtunnel-server`,
     )
-    .action((action: 'start' | 'stop' | 'status', _options, command: Command) =>
-      withContext(command, async (ctx) => {
-        if (action === 'start') {
-          ctx.note('Starting the tunnel…')
-          const result = await ctx.client.call(controlTunnel, { body: { action: 'start' } }, 60_000)
-          ctx.print(result, () => `${result.message ? `${result.message} ` : ''}Public URL: ${result.url}`)
-          return
-        }
-        if (action === 'stop') {
-          const result = await ctx.client.call(controlTunnel, { body: { action: 'stop' } })
-          ctx.print(result, () => 'Tunnel stopped.')
-          return
-        }
-        const status = await ctx.client.call(getTunnel)
-        ctx.print(status, () =>
-          status.state === 'connected'
-            ? `Tunnel: connected at ${status.url}`
-            : `Tunnel: ${status.state}${status.lastError ? ` (last error: ${status.lastError})` : ''}`,
-        )
-      }),
-    )
+    .action(lazyAction(() => import('../actions/tunnel.js')))
 }

@@ -1,17 +1,5 @@
-import { createReadStream } from 'node:fs'
-import { stat } from 'node:fs/promises'
-import { basename, resolve } from 'node:path'
-import { Readable } from 'node:stream'
 import type { Command } from 'commander'
-import { uploadBatch, uploadFile } from '../../api/uploads.js'
-import { withContext } from '../context.js'
-import { CliError } from '../errors.js'
-import { bytes } from '../format.js'
-import { multipartBody } from '../multipart.js'
-import { counted, progressBar } from '../progress.js'
-
-/** Uploads bigger than this show a progress bar at a terminal. */
-const SHOW_PROGRESS_ABOVE = 1024 * 1024
+import { lazyAction } from '../lazy.js'
 
 export function registerUpload(program: Command): void {
   program
@@ -28,41 +16,5 @@ Examples:
   $ folio upload kL9VtGLOsbNK shots/*.png --to img
 Other files (HTML, CSS, JS) travel with folio sync.`,
     )
-    .action((id: string, paths: string[], options: { to?: string }, command: Command) =>
-      withContext(command, async (ctx) => {
-        const prefix = options.to ? `${options.to.replace(/^\/+|\/+$/g, '')}/` : ''
-        const files = await Promise.all(
-          paths.map(async (p) => {
-            const absolute = resolve(p)
-            const info = await stat(absolute).catch(() => undefined)
-            if (!info?.isFile()) throw new CliError(`${p} is not a file.`)
-            return { absolute, path: `${prefix}${basename(absolute)}`, size: info.size }
-          }),
-        )
-        const total = files.reduce((sum, f) => sum + f.size, 0)
-        const bar = progressBar(files.length === 1 ? `Uploading ${files[0]!.path}` : `Uploading ${files.length} files`, total, Boolean(process.stderr.isTTY) && !ctx.json && total > SHOW_PROGRESS_ABOVE)
-        const timeoutMs = Math.ceil(60_000 + total / 50) // a slow link must not time out a big upload
-        if (files.length === 1) {
-          const file = files[0]!
-          const body = counted(Readable.toWeb(createReadStream(file.absolute)) as ReadableStream<Uint8Array>, (n) => bar.add(n))
-          const result = await ctx.client.raw(uploadFile, {
-            params: { id },
-            body,
-            headers: { 'content-type': 'application/octet-stream', 'content-length': String(file.size), 'x-file-path': encodeURI(file.path) },
-            timeoutMs,
-          })
-          bar.finish()
-          ctx.print({ ...result, bytes: file.size }, () => `Uploaded ${result.path} (${bytes(file.size)}) into the latest version`)
-          return
-        }
-        const { body, contentType } = multipartBody(files)
-        const result = await ctx.client.raw(uploadBatch, { params: { id }, body: counted(body, (n) => bar.add(n)), headers: { 'content-type': contentType }, timeoutMs })
-        bar.finish()
-        ctx.print(result, () =>
-          [`Uploaded ${result.count} image(s) into the latest version`, result.skipped.length ? `Skipped (not images): ${result.skipped.join(', ')}; use folio sync for those` : '']
-            .filter(Boolean)
-            .join('\n'),
-        )
-      }),
-    )
+    .action(lazyAction(() => import('../actions/upload.js')))
 }

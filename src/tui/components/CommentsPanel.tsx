@@ -11,7 +11,7 @@ export function CommentsPanel({ folio, comments }: { folio: FolioRow; comments: 
   const current = comments && comments.folioId === folio.id ? comments : null
   const lines: { key: string; node: ReactNode }[] = []
   if (!current) lines.push({ key: 'loading', node: <Text dimColor>loading comments…</Text> })
-  else if (current.state === 'hidden') lines.push({ key: 'hidden', node: <Text dimColor>comments hidden (private)</Text> })
+  else if (current.state === 'hidden') lines.push({ key: 'hidden', node: <Text dimColor>{folio.status === 'draft' && !folio.isPrivate ? 'comments hidden (draft)' : 'comments hidden (private)'}</Text> })
   else if (current.state === 'error') lines.push({ key: 'error', node: <Text color="red" wrap="truncate-end">comments unavailable: {current.error}</Text> })
   else if (current.latest.length === 0) lines.push({ key: 'none', node: <Text dimColor>no comments yet</Text> })
   else

@@ -12,7 +12,7 @@ export interface FolioTableProps {
 
 function Cell({ width, children, bold, color, dim }: { width?: number; children: string; bold?: boolean; color?: string; dim?: boolean }) {
   return (
-    <Box width={width} flexShrink={width === undefined ? 1 : 0} flexGrow={width === undefined ? 1 : 0}>
+    <Box width={width} paddingRight={1} flexShrink={width === undefined ? 1 : 0} flexGrow={width === undefined ? 1 : 0}>
       <Text wrap="truncate-end" bold={bold} color={color} dimColor={dim}>
         {children}
       </Text>

@@ -17,7 +17,7 @@ const stateColor = { stopped: 'gray', starting: 'yellow', connected: 'green', re
 export function TunnelPanel({ tunnel, busy, qr, qrHidden }: TunnelPanelProps) {
   return (
     <Box>
-      <Box flexDirection="column" flexGrow={1} flexShrink={1}>
+      <Box flexDirection="column" flexShrink={1}>
         <Text wrap="truncate-end">
           <Text bold>Tunnel </Text>
           {busy ? (
@@ -40,9 +40,9 @@ export function TunnelPanel({ tunnel, busy, qr, qrHidden }: TunnelPanelProps) {
         {qrHidden ? <Text dimColor>(a taller terminal shows its QR code)</Text> : null}
       </Box>
       {qr ? (
-        <Box flexDirection="column" flexShrink={0} marginLeft={2}>
+        <Box flexDirection="column" flexShrink={0} marginLeft={4}>
           {qr.map((line, i) => (
-            <Text key={i} color="black" backgroundColor="white">
+            <Text key={i} color="black" backgroundColor="whiteBright">
               {line}
             </Text>
           ))}

@@ -1,0 +1,73 @@
+import { render } from 'ink'
+import { createElement } from 'react'
+import { controlTunnel } from '../api/tunnel.js'
+import { openUrl } from '../cli/open-url.js'
+import type { FolioClient } from '../client/index.js'
+import { LiveStatus } from './LiveStatus.js'
+import { loadSnapshot } from './snapshot.js'
+
+export interface RunStatusOptions {
+  client: FolioClient
+  /** The server URL as shown to people. */
+  server: string
+  intervalMs?: number
+  stdout?: NodeJS.WriteStream
+  stdin?: NodeJS.ReadStream
+}
+
+const ENTER_ALT_SCREEN = '\x1b[?1049h\x1b[H'
+const LEAVE_ALT_SCREEN = '\x1b[?1049l'
+
+/**
+ * The live `folio status`: draws on the terminal's alternate screen (so quitting gives the shell
+ * back as it was) until q, Esc, Ctrl+C or a SIGINT/SIGTERM/SIGHUP. Resolves when the app is gone
+ * and the terminal restored.
+ */
+export async function runStatus(options: RunStatusOptions): Promise<void> {
+  const stdout = options.stdout ?? process.stdout
+  const stdin = options.stdin ?? process.stdin
+  let left = false
+  const leave = () => {
+    if (left) return
+    left = true
+    stdout.write(LEAVE_ALT_SCREEN)
+  }
+  // The client cannot cancel a call: a tunnel request still running at quit keeps the process
+  // alive until the server answers, so say so instead of hanging silently.
+  let tunnelRequest: Promise<unknown> | null = null
+  stdout.write(ENTER_ALT_SCREEN)
+  process.once('exit', leave)
+
+  const app = render(
+    createElement(LiveStatus, {
+      intervalMs: options.intervalMs ?? 2000,
+      load: (selectedId) => loadSnapshot(options.client, { server: options.server, selectedId }),
+      toggleTunnel: async (action) => {
+        // Starting waits for the tunnel server (the server gives up after its own timeout).
+        const request = options.client.call(controlTunnel, { body: { action } }, action === 'start' ? 60_000 : 15_000)
+        tunnelRequest = request
+        try {
+          await request
+        } finally {
+          if (tunnelRequest === request) tunnelRequest = null
+        }
+      },
+      open: (url) => openUrl(url),
+    }),
+    // Ctrl+C arrives as a key (raw mode) and quits through the same path as q.
+    { stdout, stdin, exitOnCtrlC: false, patchConsole: true },
+  )
+  // A signal ends the app the same way: unmount, restore the screen, exit code 0.
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+  const onSignal = () => app.unmount()
+  for (const signal of signals) process.on(signal, onSignal)
+  try {
+    await app.waitUntilExit()
+  } finally {
+    for (const signal of signals) process.off(signal, onSignal)
+    app.cleanup()
+    leave()
+    process.off('exit', leave)
+  }
+  if (tunnelRequest) process.stderr.write('folio: waiting for the tunnel request to finish (Ctrl+C stops waiting)…\n')
+}
