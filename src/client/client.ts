@@ -86,10 +86,12 @@ export function createClient(options: ClientOptions) {
       return (await response.json()) as ResponseOf<C>
     },
 
-    /** A call with a raw body (bytes, a stream, multipart). */
+    /** A call with a raw body (bytes, a stream, multipart); the contract gives its content type. */
     async raw<C extends Contract>(contract: C, input: RawInput<C>): Promise<ResponseOf<C>> {
       const streaming = typeof ReadableStream !== 'undefined' && input.body instanceof ReadableStream
-      const init: RequestInit & { duplex?: 'half' } = { headers: { ...auth, ...input.headers }, body: input.body }
+      const contentType = contract.rawBody?.contentType
+      const headers = { ...auth, ...(contentType && !contentType.startsWith('multipart/') ? { 'content-type': contentType } : {}), ...input.headers }
+      const init: RequestInit & { duplex?: 'half' } = { headers, body: input.body }
       if (streaming) init.duplex = 'half'
       const response = await send(contract, url(contract, input.params), init, input.timeoutMs)
       return (await response.json()) as ResponseOf<C>

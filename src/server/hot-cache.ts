@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache'
 import type { Access, RateLimitBucket } from '../api/contract.js'
 import type { FolioStore } from '../store/index.js'
 import { type Auth, DENIED } from './auth.js'
-import { rateLimitHeaders, type RateLimiter } from './rate-limit.js'
+import type { RateLimiter } from './rate-limit.js'
 import { clientOf, isRemoteRequest } from './remote.js'
 
 /**
@@ -103,7 +103,8 @@ export class HotCache {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !req.url) return false
     const entry = this.#entries.get(req.url)
     if (!entry) return false
-    const principal = this.#auth.resolve({ ...req.headers, remote: isRemoteRequest(req) }, entry.access)
+    const h = req.headers
+    const principal = this.#auth.resolve({ authorization: h.authorization, origin: h.origin, host: h.host, remote: isRemoteRequest(req) }, entry.access)
     if (principal === DENIED) return false // the router answers the 401
     if (entry.workspaceId && principal?.workspaceId !== entry.workspaceId) return false
     const notModified = entry.etag !== undefined && req.headers['if-none-match'] === entry.etag
@@ -111,8 +112,7 @@ export class HotCache {
     if (entry.rateLimit) {
       const state = this.#limiter.hit(entry.rateLimit, clientOf(req))
       if (!state.allowed) return false // the router answers the 429
-      headers = [...headers]
-      for (const [name, value] of Object.entries(rateLimitHeaders(state))) headers.push(name, value)
+      headers = headers.concat('x-ratelimit-limit', String(state.limit), 'x-ratelimit-remaining', String(state.remaining), 'x-ratelimit-reset', String(state.reset))
     }
     if (notModified) {
       res.writeHead(304, headers)

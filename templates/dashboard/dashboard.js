@@ -4,6 +4,8 @@
  * changes, so a refresh never steals keyboard focus or resets a "Copied" hint mid-read.
  */
 
+import { ago, h } from '/_folio/ui.js';
+
 const REFRESH_MS = 10_000;
 const EMOJI = ['👍', '❤️', '💡', '🔥'];
 
@@ -19,31 +21,7 @@ let loadedOnce = false;
 
 /* ---------- helpers ---------- */
 
-function h(tag, props = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key.startsWith('on')) el.addEventListener(key.slice(2).toLowerCase(), value);
-    else if (key === 'class') el.className = value;
-    else el.setAttribute(key, value === true ? '' : value);
-  }
-  el.append(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
-  return el;
-}
 
-const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
-function ago(iso) {
-  const t = Date.parse(iso);
-  if (Number.isNaN(t)) return '—';
-  const s = (t - Date.now()) / 1000;
-  const abs = Math.abs(s);
-  if (abs < 45) return 'just now';
-  for (const [unit, size] of [['year', 31536000], ['month', 2592000], ['week', 604800],
-    ['day', 86400], ['hour', 3600], ['minute', 60]]) {
-    if (abs >= size) return rtf.format(Math.round(s / size), unit);
-  }
-  return 'just now';
-}
 
 /** 72 → "1m 12s", 3725 → "1h 2m", 9 → "9s". */
 function duration(seconds) {
@@ -125,7 +103,7 @@ function card(f) {
       f.isPrivate && lock),
     f.description && h('p', { class: 'desc' }, f.description),
     h('p', { class: 'meta' },
-      'Updated ', h('time', { datetime: f.updatedAt, 'data-ago': f.updatedAt, title: new Date(f.updatedAt).toLocaleString() }, ago(f.updatedAt)),
+      'Updated ', h('time', { datetime: f.updatedAt, 'data-ago': f.updatedAt, title: new Date(f.updatedAt).toLocaleString() }, ago(f.updatedAt, '—')),
       ' · ', h('span', {}, f.latestVersionId || 'v?', Number(f.versionCount) > 1 ? ` of ${f.versionCount} versions` : ''),
       ' · ', h('span', {}, bytes(f._storageBytes))),
     h('dl', { class: 'stats' },
@@ -196,7 +174,7 @@ function render(folios) {
       cards.delete(id);
     }
   }
-  for (const t of els.list.querySelectorAll('time[data-ago]')) t.textContent = ago(t.dataset.ago);
+  for (const t of els.list.querySelectorAll('time[data-ago]')) t.textContent = ago(t.dataset.ago, '—');
 
   const views = folios.reduce((n, f) => n + (Number(f.analytics?.views) || 0), 0);
   const size = folios.reduce((n, f) => n + (Number(f._storageBytes) || 0), 0);

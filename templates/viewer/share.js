@@ -8,6 +8,8 @@
  * and at the message handlers below).
  */
 
+import { ago, h } from '/_folio/ui.js';
+
 const REACTIONS = ['👍', '❤️', '💡', '🔥'];
 const BEACON_EVERY_MS = 30_000;
 const AUTHOR_KEY = 'folio.author';
@@ -26,18 +28,6 @@ function readBoot() {
 }
 
 /** Builds an element; props starting with "on" become listeners, the rest attributes/properties. */
-function h(tag, props = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key.startsWith('on')) el.addEventListener(key.slice(2).toLowerCase(), value);
-    else if (key === 'class') el.className = value;
-    else if (key in el && typeof value !== 'string') el[key] = value;
-    else el.setAttribute(key, value === true ? '' : value);
-  }
-  el.append(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
-  return el;
-}
 
 async function postJson(url, body) {
   const res = await fetch(url, {
@@ -55,19 +45,6 @@ async function postJson(url, body) {
   return { res, data };
 }
 
-const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
-function ago(iso) {
-  const t = Date.parse(iso);
-  if (Number.isNaN(t)) return '';
-  const s = (t - Date.now()) / 1000;
-  const abs = Math.abs(s);
-  if (abs < 45) return 'just now';
-  for (const [unit, size] of [['year', 31536000], ['month', 2592000], ['week', 604800],
-    ['day', 86400], ['hour', 3600], ['minute', 60]]) {
-    if (abs >= size) return rtf.format(Math.round(s / size), unit);
-  }
-  return 'just now';
-}
 
 const encodePath = (path) => path.split('/').map(encodeURIComponent).join('/');
 

@@ -33,7 +33,7 @@ export default (id: string, paths: string[], options: { to?: string }, command: 
       const result = await ctx.client.raw(uploadFile, {
         params: { id },
         body,
-        headers: { 'content-type': 'application/octet-stream', 'content-length': String(file.size), 'x-file-path': encodeURI(file.path) },
+        headers: { 'content-length': String(file.size), 'x-file-path': encodeURI(file.path) },
         timeoutMs,
       })
       bar.finish()
