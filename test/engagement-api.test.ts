@@ -1,26 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { client } from './helpers/http.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { describe, expect, it } from 'vitest'
+import { useServer } from './helpers/use-server.js'
 
-let ts: TestServer
-let api: ReturnType<typeof client>
-
-beforeAll(async () => {
-  ts = await startTestServer()
-  api = client(ts.url)
-})
-afterAll(async () => {
-  expect(ts.logs).toEqual([])
-  await ts.close()
-})
+const s = useServer()
 
 const published = (files: Record<string, string> = { 'index.html': '<h1>Hi</h1>', 'about.html': '<p>About</p>' }, extra: object = {}) =>
-  api.create('Engaged', files, { status: 'published', ...extra })
+  s.api.create('Engaged', files, { status: 'published', ...extra })
 
 describe('comments', () => {
   it('creates comments with the spec shape, Guest by default, pinned by x/y/selector', async () => {
     const id = await published()
-    const reply = await api.post(`/api/files/${id}/comments`, { text: '  Bigger title  ', versionId: 'v1', filename: 'index.html', x: 12.5, y: 40, selector: 'body > h1', elementHtml: '<h1>Hi</h1>' })
+    const reply = await s.api.post(`/api/files/${id}/comments`, { text: '  Bigger title  ', versionId: 'v1', filename: 'index.html', x: 12.5, y: 40, selector: 'body > h1', elementHtml: '<h1>Hi</h1>' })
     expect(reply.status).toBe(200)
     expect(reply.body.success).toBe(true)
     expect(reply.body.comment).toEqual({
@@ -36,18 +25,18 @@ describe('comments', () => {
       selector: 'body > h1',
       elementHtml: '<h1>Hi</h1>',
     })
-    const named = await api.post(`/api/files/${id}/comments`, { text: 'ok', versionId: 'v1', filename: 'about.html', author: 'Ann' })
+    const named = await s.api.post(`/api/files/${id}/comments`, { text: 'ok', versionId: 'v1', filename: 'about.html', author: 'Ann' })
     expect(named.body.comment.author).toBe('Ann')
-    const list = await api.get(`/api/files/${id}/comments`)
+    const list = await s.api.get(`/api/files/${id}/comments`)
     expect(list.body.map((c: any) => c.text)).toEqual(['Bigger title', 'ok'])
   })
 
   it('keeps ids unique for comments posted in the same instant', async () => {
     const id = await published()
-    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => api.post(`/api/files/${id}/comments`, { text: `c${i}`, versionId: 'v1', filename: 'index.html' })))
+    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => s.api.post(`/api/files/${id}/comments`, { text: `c${i}`, versionId: 'v1', filename: 'index.html' })))
     const ids = replies.map((r) => r.body.comment.id)
     expect(new Set(ids).size).toBe(20)
-    expect((await api.get(`/api/files/${id}/comments`)).body).toHaveLength(20)
+    expect((await s.api.get(`/api/files/${id}/comments`)).body).toHaveLength(20)
   })
 
   it.each([
@@ -58,7 +47,7 @@ describe('comments', () => {
     [{ text: 5, versionId: 'v1', filename: 'index.html' }],
   ])('answers Missing comment parameters for %j', async (body) => {
     const id = await published()
-    const reply = await api.post(`/api/files/${id}/comments`, body)
+    const reply = await s.api.post(`/api/files/${id}/comments`, body)
     expect(reply.status).toBe(400)
     expect(reply.body).toEqual({ error: 'Missing comment parameters' })
   })
@@ -73,109 +62,109 @@ describe('comments', () => {
     [{ selector: 7 }, 'selector'],
   ])('refuses %j with a 400 naming %s (positions are refused, not clamped)', async (over, field) => {
     const id = await published()
-    const reply = await api.post(`/api/files/${id}/comments`, { text: 'x', versionId: 'v1', filename: 'index.html', ...over })
+    const reply = await s.api.post(`/api/files/${id}/comments`, { text: 'x', versionId: 'v1', filename: 'index.html', ...over })
     expect(reply.status).toBe(400)
     expect(reply.body.error).toBe('INVALID_BODY')
     expect(reply.body.message).toContain(field)
-    expect((await api.get(`/api/files/${id}/comments`)).body).toEqual([])
+    expect((await s.api.get(`/api/files/${id}/comments`)).body).toEqual([])
   })
 
   it('answers 403 when comments are disabled, and 404 for an unknown folio', async () => {
     const id = await published(undefined, { allowComments: false })
-    const reply = await api.post(`/api/files/${id}/comments`, { text: 'x', versionId: 'v1', filename: 'index.html' })
+    const reply = await s.api.post(`/api/files/${id}/comments`, { text: 'x', versionId: 'v1', filename: 'index.html' })
     expect(reply.status).toBe(403)
     expect(reply.body).toEqual({ error: 'Comments are disabled for this folio.' })
-    const unknown = await api.post('/api/files/nope123/comments', { text: 'x', versionId: 'v1', filename: 'index.html' })
+    const unknown = await s.api.post('/api/files/nope123/comments', { text: 'x', versionId: 'v1', filename: 'index.html' })
     expect(unknown.status).toBe(404)
     expect(unknown.body).toEqual({ error: 'Project not found' })
   })
 
   it('resolves, reopens and deletes comments', async () => {
     const id = await published()
-    const c = (await api.post(`/api/files/${id}/comments`, { text: 'fix me', versionId: 'v1', filename: 'index.html' })).body.comment
-    const resolved = await api.put(`/api/files/${id}/comments`, { commentId: c.id, resolved: true })
+    const c = (await s.api.post(`/api/files/${id}/comments`, { text: 'fix me', versionId: 'v1', filename: 'index.html' })).body.comment
+    const resolved = await s.api.put(`/api/files/${id}/comments`, { commentId: c.id, resolved: true })
     expect(resolved.status).toBe(200)
     expect(resolved.body).toEqual({ success: true, comment: { ...c, resolved: true } })
-    expect((await api.get(`/api/files/${id}/public`)).body.comments).toEqual([])
-    const reopened = await api.put(`/api/files/${id}/comments`, { commentId: c.id, resolved: false })
+    expect((await s.api.get(`/api/files/${id}/public`)).body.comments).toEqual([])
+    const reopened = await s.api.put(`/api/files/${id}/comments`, { commentId: c.id, resolved: false })
     expect(reopened.body.comment.resolved).toBe(false)
-    expect((await api.get(`/api/files/${id}/public`)).body.comments.map((x: any) => x.id)).toEqual([c.id])
+    expect((await s.api.get(`/api/files/${id}/public`)).body.comments.map((x: any) => x.id)).toEqual([c.id])
 
-    expect((await api.put(`/api/files/${id}/comments`, { commentId: 'c_1', resolved: true })).status).toBe(404)
-    expect((await api.put(`/api/files/${id}/comments`, { commentId: c.id, resolved: 'yes' })).status).toBe(400)
-    expect((await api.put(`/api/files/${id}/comments`, { resolved: true })).body).toEqual({ error: 'Missing comment parameters' })
+    expect((await s.api.put(`/api/files/${id}/comments`, { commentId: 'c_1', resolved: true })).status).toBe(404)
+    expect((await s.api.put(`/api/files/${id}/comments`, { commentId: c.id, resolved: 'yes' })).status).toBe(400)
+    expect((await s.api.put(`/api/files/${id}/comments`, { resolved: true })).body).toEqual({ error: 'Missing comment parameters' })
 
-    const missing = await api.delete(`/api/files/${id}/comments`)
+    const missing = await s.api.delete(`/api/files/${id}/comments`)
     expect(missing.status).toBe(400)
     expect(missing.body.error).toBe('Missing commentId param')
-    expect((await api.delete(`/api/files/${id}/comments?commentId=c_1`)).status).toBe(404)
-    expect((await api.delete(`/api/files/nope123/comments?commentId=${c.id}`)).body).toEqual({ error: 'Project not found' })
-    const deleted = await api.delete(`/api/files/${id}/comments?commentId=${c.id}`)
+    expect((await s.api.delete(`/api/files/${id}/comments?commentId=c_1`)).status).toBe(404)
+    expect((await s.api.delete(`/api/files/nope123/comments?commentId=${c.id}`)).body).toEqual({ error: 'Project not found' })
+    const deleted = await s.api.delete(`/api/files/${id}/comments?commentId=${c.id}`)
     expect(deleted.body).toEqual({ success: true })
-    expect((await api.get(`/api/files/${id}/comments`)).body).toEqual([])
+    expect((await s.api.get(`/api/files/${id}/comments`)).body).toEqual([])
   })
 })
 
 describe('reactions', () => {
   it('merges supplied counts by the spec rules, on POST and PUT alike', async () => {
     const id = await published()
-    expect((await api.get(`/api/files/${id}/reactions`)).body).toEqual({ success: true, reactions: {} })
-    const first = await api.post(`/api/files/${id}/reactions`, { reactions: { '👍': 3, '🔥': 1.9 } })
+    expect((await s.api.get(`/api/files/${id}/reactions`)).body).toEqual({ success: true, reactions: {} })
+    const first = await s.api.post(`/api/files/${id}/reactions`, { reactions: { '👍': 3, '🔥': 1.9 } })
     expect(first.body).toEqual({ success: true, reactions: { '👍': 3, '🔥': 1 } })
-    const second = await api.put(`/api/files/${id}/reactions`, { reactions: { '❤️': 2, '👍': -4, '😀': 9, '💡': 'x' } })
+    const second = await s.api.put(`/api/files/${id}/reactions`, { reactions: { '❤️': 2, '👍': -4, '😀': 9, '💡': 'x' } })
     expect(second.body.reactions).toEqual({ '👍': 3, '🔥': 1, '❤️': 2 })
-    expect((await api.get(`/api/files/${id}/public`)).body.reactions).toEqual({ '👍': 3, '🔥': 1, '❤️': 2 })
+    expect((await s.api.get(`/api/files/${id}/public`)).body.reactions).toEqual({ '👍': 3, '🔥': 1, '❤️': 2 })
   })
 
   it('adds increments atomically', async () => {
     const id = await published()
-    await Promise.all(Array.from({ length: 25 }, () => api.post(`/api/files/${id}/reactions`, { increments: { '👍': 1 } })))
-    expect((await api.get(`/api/files/${id}/reactions`)).body.reactions).toEqual({ '👍': 25 })
+    await Promise.all(Array.from({ length: 25 }, () => s.api.post(`/api/files/${id}/reactions`, { increments: { '👍': 1 } })))
+    expect((await s.api.get(`/api/files/${id}/reactions`)).body.reactions).toEqual({ '👍': 25 })
   })
 
   it.each([[{}], [{ reactions: 'lots' }], [{ reactions: [1, 2] }], [{ increments: 5 }], ['not json']])('answers Invalid reactions format. for %j', async (body) => {
     const id = await published()
-    const reply = await api.post(`/api/files/${id}/reactions`, body)
+    const reply = await s.api.post(`/api/files/${id}/reactions`, body)
     expect(reply.status).toBe(400)
     expect(reply.body.error).toBe(body === 'not json' ? 'INVALID_JSON' : 'Invalid reactions format.')
   })
 
   it('answers 404 for an unknown folio', async () => {
-    expect((await api.post('/api/files/nope123/reactions', { reactions: { '👍': 1 } })).body).toEqual({ error: 'Project not found' })
+    expect((await s.api.post('/api/files/nope123/reactions', { reactions: { '👍': 1 } })).body).toEqual({ error: 'Project not found' })
   })
 })
 
 describe('analytics', () => {
   it('counts views, time and devices, and recalculates the average', async () => {
     const id = await published()
-    const beacon = (body: unknown) => api.post(`/api/files/${id}/analytics`, body)
+    const beacon = (body: unknown) => s.api.post(`/api/files/${id}/analytics`, body)
     expect((await beacon({ isInitial: true, device: 'mobile' })).body).toEqual({ success: true })
     await beacon({ isInitial: true, device: 'desktop' })
     await beacon({ isInitial: true })
     await beacon({ sessionSeconds: 30 })
     await beacon({ sessionSeconds: 60 })
-    const analytics = (await api.get(`/api/files/${id}`)).body.analytics
+    const analytics = (await s.api.get(`/api/files/${id}`)).body.analytics
     expect(analytics).toEqual({ views: 3, totalTimeSeconds: 90, avgTimeSeconds: 30, mobileViews: 1, desktopViews: 2 })
   })
 
   it('answers success to an empty or malformed beacon without counting it', async () => {
     const id = await published()
     for (const body of ['', 'garbage', '[1,2]', 'null', '{"sessionSeconds":"forever"}']) {
-      const res = await fetch(`${ts.url}/api/files/${id}/analytics`, { method: 'POST', body, headers: { 'content-type': 'text/plain' } })
+      const res = await fetch(`${s.ts.url}/api/files/${id}/analytics`, { method: 'POST', body, headers: { 'content-type': 'text/plain' } })
       expect(res.status).toBe(200)
       expect(await res.json()).toEqual({ success: true })
     }
-    expect((await api.get(`/api/files/${id}`)).body.analytics).toEqual({ views: 0, totalTimeSeconds: 0, avgTimeSeconds: 0, mobileViews: 0, desktopViews: 0 })
+    expect((await s.api.get(`/api/files/${id}`)).body.analytics).toEqual({ views: 0, totalTimeSeconds: 0, avgTimeSeconds: 0, mobileViews: 0, desktopViews: 0 })
   })
 
   it('caps what one forged beacon may add', async () => {
     const id = await published()
-    await api.post(`/api/files/${id}/analytics`, { isInitial: true })
-    await api.post(`/api/files/${id}/analytics`, { sessionSeconds: 1e15 })
-    expect((await api.get(`/api/files/${id}`)).body.analytics.totalTimeSeconds).toBe(600)
+    await s.api.post(`/api/files/${id}/analytics`, { isInitial: true })
+    await s.api.post(`/api/files/${id}/analytics`, { sessionSeconds: 1e15 })
+    expect((await s.api.get(`/api/files/${id}`)).body.analytics.totalTimeSeconds).toBe(600)
   })
 
   it('answers 404 for an unknown folio', async () => {
-    expect((await api.post('/api/files/nope123/analytics', {})).status).toBe(404)
+    expect((await s.api.post('/api/files/nope123/analytics', {})).status).toBe(404)
   })
 })

@@ -1,22 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { client } from './helpers/http.js'
+import { describe, expect, it } from 'vitest'
 import { tinyBmp, tinyGif, tinyIco, tinyJpegHeader, tinyPng, tinySvg, tinyWebpHeader } from './helpers/images.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { useServer } from './helpers/use-server.js'
 
-let ts: TestServer
-let api: ReturnType<typeof client>
-
-beforeAll(async () => {
-  ts = await startTestServer()
-  api = client(ts.url)
-})
-afterAll(async () => {
-  expect(ts.logs).toEqual([])
-  await ts.close()
-})
+const s = useServer()
 
 const upload = (id: string, body: Buffer, path: string | undefined, type = 'application/octet-stream') =>
-  fetch(`${ts.url}/api/files/${id}/upload`, {
+  fetch(`${s.ts.url}/api/files/${id}/upload`, {
     method: 'POST',
     body: new Uint8Array(body),
     headers: { 'content-type': type, ...(path === undefined ? {} : { 'x-file-path': path }) },
@@ -29,13 +18,13 @@ const form = (parts: Array<[string, Buffer]>) => {
 }
 
 const latest = async (id: string) => {
-  const folio = (await api.get(`/api/files/${id}`)).body
+  const folio = (await s.api.get(`/api/files/${id}`)).body
   return { versions: folio.versionCount, files: folio.versions.at(-1).files as Record<string, string> }
 }
 
 describe('POST /api/files/{id}/upload', () => {
   it('writes an image into the latest version without a new version', async () => {
-    const id = await api.create('Up', { 'index.html': '<img src="img/logo.png">' })
+    const id = await s.api.create('Up', { 'index.html': '<img src="img/logo.png">' })
     const reply = await upload(id, tinyPng(), 'img/logo.png')
     expect(reply).toEqual({ status: 200, body: { success: true, path: 'img/logo.png' } })
     const { versions, files } = await latest(id)
@@ -53,13 +42,13 @@ describe('POST /api/files/{id}/upload', () => {
     ['bmp', tinyBmp(), 'image/bmp'],
     ['svg', tinySvg(), 'image/svg+xml'],
   ])('accepts %s by its bytes', async (ext, bytes, mime) => {
-    const id = await api.create(`Up ${ext}`)
+    const id = await s.api.create(`Up ${ext}`)
     expect((await upload(id, bytes, `a.${ext}`)).status).toBe(200)
     expect((await latest(id)).files[`a.${ext}`]).toBe(`data:${mime};base64,${bytes.toString('base64')}`)
   })
 
   it('judges by bytes, not by name: text named .png is refused, a PNG named .jpg is a PNG', async () => {
-    const id = await api.create('Sniff')
+    const id = await s.api.create('Sniff')
     const fake = await upload(id, Buffer.from('definitely not an image'), 'fake.png')
     expect(fake.status).toBe(400)
     expect(fake.body.error).toBe('Unsupported file type')
@@ -77,7 +66,7 @@ describe('POST /api/files/{id}/upload', () => {
     ['%2e%2e/x.png', '..'],
     ['./', 'empty'],
   ])('refuses the path %j and writes nothing', async (path, reason) => {
-    const id = await api.create('Paths')
+    const id = await s.api.create('Paths')
     const before = await latest(id)
     const reply = await upload(id, tinyPng(), path)
     expect(reply.status).toBe(400)
@@ -87,7 +76,7 @@ describe('POST /api/files/{id}/upload', () => {
   })
 
   it('answers the spec errors: missing header, wrong type, unknown folio, over 25 MB', async () => {
-    const id = await api.create('Errors')
+    const id = await s.api.create('Errors')
     expect(await upload(id, tinyPng(), undefined)).toEqual({ status: 400, body: { error: 'Missing x-file-path header', message: expect.any(String) } })
     expect((await upload(id, tinyPng(), 'a.png', 'image/png')).body.error).toBe('Content-Type must be application/octet-stream')
     expect(await upload('nope123', tinyPng(), 'a.png')).toEqual({ status: 404, body: { error: 'Not found' } })
@@ -99,7 +88,7 @@ describe('POST /api/files/{id}/upload', () => {
   })
 
   it('stops a chunked upload at 25 MB while streaming', async () => {
-    const id = await api.create('Stream')
+    const id = await s.api.create('Stream')
     let sent = 0
     const chunk = new Uint8Array(1024 * 1024)
     const body = new ReadableStream<Uint8Array>({
@@ -109,7 +98,7 @@ describe('POST /api/files/{id}/upload', () => {
         else controller.enqueue(chunk)
       },
     })
-    const res = await fetch(`${ts.url}/api/files/${id}/upload`, { method: 'POST', body, duplex: 'half', headers: { 'content-type': 'application/octet-stream', 'x-file-path': 'x.png' } } as RequestInit)
+    const res = await fetch(`${s.ts.url}/api/files/${id}/upload`, { method: 'POST', body, duplex: 'half', headers: { 'content-type': 'application/octet-stream', 'x-file-path': 'x.png' } } as RequestInit)
     expect(res.status).toBe(413)
     expect(sent).toBeLessThan(100 * 1024 * 1024)
   })
@@ -117,8 +106,8 @@ describe('POST /api/files/{id}/upload', () => {
 
 describe('POST /api/files/{id}/upload-batch', () => {
   it('merges every image part into the latest version in one go, skipping non-images', async () => {
-    const id = await api.create('Batch', { 'index.html': 'x' })
-    const res = await fetch(`${ts.url}/api/files/${id}/upload-batch`, {
+    const id = await s.api.create('Batch', { 'index.html': 'x' })
+    const res = await fetch(`${s.ts.url}/api/files/${id}/upload-batch`, {
       method: 'POST',
       body: form([
         ['img/a.png', tinyPng()],
@@ -135,19 +124,19 @@ describe('POST /api/files/{id}/upload-batch', () => {
   })
 
   it('answers No image files in form data when no part is an image', async () => {
-    const id = await api.create('No images')
-    const res = await fetch(`${ts.url}/api/files/${id}/upload-batch`, { method: 'POST', body: form([['a.txt', Buffer.from('x')], ['b.png', Buffer.from('fake')]]) })
+    const id = await s.api.create('No images')
+    const res = await fetch(`${s.ts.url}/api/files/${id}/upload-batch`, { method: 'POST', body: form([['a.txt', Buffer.from('x')], ['b.png', Buffer.from('fake')]]) })
     expect(res.status).toBe(400)
     expect((await res.json()).error).toBe('No image files in form data')
-    const empty = await fetch(`${ts.url}/api/files/${id}/upload-batch`, { method: 'POST', body: new FormData() })
+    const empty = await fetch(`${s.ts.url}/api/files/${id}/upload-batch`, { method: 'POST', body: new FormData() })
     expect((await empty.json()).error).toBe('No image files in form data')
   })
 
   it('refuses the whole batch when one path is bad, writing nothing', async () => {
-    const id = await api.create('Bad batch', { 'index.html': 'x' })
+    const id = await s.api.create('Bad batch', { 'index.html': 'x' })
     const before = await latest(id)
     for (const bad of ['../evil.png', '/abs.png', 'a\\b.png']) {
-      const res = await fetch(`${ts.url}/api/files/${id}/upload-batch`, { method: 'POST', body: form([['good.png', tinyPng()], [bad, tinyPng()]]) })
+      const res = await fetch(`${s.ts.url}/api/files/${id}/upload-batch`, { method: 'POST', body: form([['good.png', tinyPng()], [bad, tinyPng()]]) })
       expect(res.status).toBe(400)
       expect((await res.json()).error).toBe('Invalid file path')
     }
@@ -155,14 +144,14 @@ describe('POST /api/files/{id}/upload-batch', () => {
   })
 
   it('answers 404, 413 and a wrong content type', async () => {
-    const id = await api.create('Batch errors')
-    expect((await fetch(`${ts.url}/api/files/nope123/upload-batch`, { method: 'POST', body: form([['a.png', tinyPng()]]) })).status).toBe(404)
-    const big = await fetch(`${ts.url}/api/files/${id}/upload-batch`, { method: 'POST', body: form([['big.png', Buffer.concat([tinyPng(), Buffer.alloc(26 * 1024 * 1024)])]]) })
+    const id = await s.api.create('Batch errors')
+    expect((await fetch(`${s.ts.url}/api/files/nope123/upload-batch`, { method: 'POST', body: form([['a.png', tinyPng()]]) })).status).toBe(404)
+    const big = await fetch(`${s.ts.url}/api/files/${id}/upload-batch`, { method: 'POST', body: form([['big.png', Buffer.concat([tinyPng(), Buffer.alloc(26 * 1024 * 1024)])]]) })
     expect(big.status).toBe(413)
     expect((await big.json()).error).toBe('FILE_TOO_LARGE')
-    const json = await api.post(`/api/files/${id}/upload-batch`, { a: 1 })
+    const json = await s.api.post(`/api/files/${id}/upload-batch`, { a: 1 })
     expect(json.body.error).toBe('Content-Type must be multipart/form-data')
-    const broken = await fetch(`${ts.url}/api/files/${id}/upload-batch`, { method: 'POST', body: '--x\r\nnonsense', headers: { 'content-type': 'multipart/form-data; boundary=x' } })
+    const broken = await fetch(`${s.ts.url}/api/files/${id}/upload-batch`, { method: 'POST', body: '--x\r\nnonsense', headers: { 'content-type': 'multipart/form-data; boundary=x' } })
     expect(broken.status).toBe(400)
   })
 })

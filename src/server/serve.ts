@@ -48,8 +48,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const config = defaultConfig({ ...options.config, mode: options.mode })
   const keys = await new ApiKeys(store.settings, config.apiKey).load()
 
-  let tunnel: TunnelManager | undefined
-  const ctx = createServerContext({ store, config, keys, log, tunnel: undefined })
+  // The tunnel manager needs the tunnel listener's port: it joins the context once that listens.
+  const ctx = createServerContext({ store, config, keys, log })
   const routed = toNodeHandler(createApp(ctx))
   // Hot GETs answered from memory skip the router (see hot-cache.ts); the rest go through h3.
   const handle = (req: IncomingMessage, res: ServerResponse) => {
@@ -71,7 +71,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new PortInUseError(options.port)
     throw error
   }
-  tunnel = createTunnelManager({
+  const tunnel = createTunnelManager({
     localPort: (tunnelListener.address() as AddressInfo).port,
     host: config.tunnel.host,
     startTimeoutMs: config.tunnel.startTimeoutMs,
@@ -91,7 +91,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     tunnelTarget: `http://127.0.0.1:${(tunnelListener.address() as AddressInfo).port}`,
     close: () =>
       (closing ??= (async () => {
-        await tunnel?.stop().catch(() => {})
+        await tunnel.stop().catch(() => {})
         const stopped = Promise.all([server, tunnelListener].map((s) => new Promise<void>((resolve) => s.close(() => resolve()))))
         server.closeIdleConnections()
         tunnelListener.closeIdleConnections()
