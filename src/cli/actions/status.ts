@@ -15,7 +15,23 @@ export default (options: { interval: number; once?: boolean }, command: Command)
       if (unreachable) throw unreachable
       return
     }
-    // Ink and React load only here: folio --help and every other command never evaluate them.
-    const { runStatus } = await import('../../tui/run-status.js')
+    const { runStatus } = await importInkForTerminal()
     await runStatus({ client: ctx.client, server: ctx.server, intervalMs: options.interval * 1000 })
   })
+
+/**
+ * Ink and React load only here: folio --help and every other command never evaluate them.
+ * Ink reads CI / CONTINUOUS_INTEGRATION once, when its module is evaluated, and then draws
+ * nothing but the final frame. Someone who runs the live view in a real terminal wants it live
+ * even when their shell exports CI (as CI runners and some dev containers do), so those two
+ * variables are hidden for the length of the import and put back at once.
+ */
+async function importInkForTerminal() {
+  const hidden = ['CI', 'CONTINUOUS_INTEGRATION'].filter((name) => name in process.env).map((name) => [name, process.env[name]] as const)
+  for (const [name] of hidden) delete process.env[name]
+  try {
+    return await import('../../tui/run-status.js')
+  } finally {
+    for (const [name, value] of hidden) process.env[name] = value
+  }
+}
