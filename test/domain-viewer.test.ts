@@ -28,6 +28,7 @@ describe('image sniffing by bytes', () => {
     ['RIFF that is not WebP', Buffer.concat([Buffer.from('RIFF'), Buffer.alloc(4), Buffer.from('WAVE')])],
     ['invalid UTF-8', Buffer.from([0xff, 0xfe, 0x3c, 0x73])],
     ['empty', Buffer.alloc(0)],
+    ['text that starts with BM', Buffer.from('BMW quarterly report: revenue up, costs down, outlook steady.')],
   ])('refuses %s', (_name, bytes) => {
     expect(sniffImage(bytes)).toBeUndefined()
   })

@@ -52,6 +52,27 @@ describe('comments', () => {
     expect(reply.body).toEqual({ error: 'Missing comment parameters' })
   })
 
+  it.each([[''], ['[]'], ['null']])('answers Missing comment parameters for a body that is missing or not an object: %j', async (raw) => {
+    const id = await published()
+    const reply = await s.api.post(`/api/files/${id}/comments`, raw, { 'content-type': 'application/json' })
+    expect(reply.status).toBe(400)
+    expect(reply.body.error).toBe('Missing comment parameters')
+  })
+
+  it('says a comment is too long rather than missing', async () => {
+    const id = await published()
+    const reply = await s.api.post(`/api/files/${id}/comments`, { text: 'x'.repeat(5001), versionId: 'v1', filename: 'index.html' })
+    expect(reply.status).toBe(400)
+    expect(reply.body).toEqual({ error: 'INVALID_BODY', message: 'text: text must be at most 5,000 characters' })
+  })
+
+  it.each([['toString'], ['__proto__'], ['constructor']])('refuses %s as a file name: it names no file of the version', async (filename) => {
+    const id = await published()
+    const reply = await s.api.post(`/api/files/${id}/comments`, { text: 'x', versionId: 'v1', filename })
+    expect(reply.status).toBe(400)
+    expect((await s.api.get(`/api/files/${id}/comments`)).body).toEqual([])
+  })
+
   it.each([
     [{ x: -1 }, 'x'],
     [{ x: 100.5 }, 'x'],
@@ -131,6 +152,13 @@ describe('reactions', () => {
 
   it('answers 404 for an unknown folio', async () => {
     expect((await s.api.post('/api/files/nope123/reactions', { reactions: { '👍': 1 } })).body).toEqual({ error: 'Project not found' })
+  })
+
+  it.each([[''], ['[]'], ['5'], ['null'], ['"x"']])('answers Invalid reactions format. for a body that is missing or not an object: %j', async (raw) => {
+    const id = await published()
+    const reply = await s.api.post(`/api/files/${id}/reactions`, raw, { 'content-type': 'application/json' })
+    expect(reply.status).toBe(400)
+    expect(reply.body.error).toBe('Invalid reactions format.')
   })
 })
 

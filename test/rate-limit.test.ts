@@ -44,3 +44,28 @@ describe('rate limits on public endpoints', () => {
     expect((await api.get(`/api/files/${id}`)).body.comments.length).toBe(ok)
   })
 })
+
+describe('clients behind the tunnel', () => {
+  it('are told apart by the X-Forwarded-For hop the tunnel appended, and share one ceiling', async () => {
+    const { RateLimiter, REMOTE_CEILING_FACTOR } = await import('../src/server/rate-limit.js')
+    const { clientOf, markRemote } = await import('../src/server/remote.js')
+    const remoteRequest = (forwardedFor?: string) => {
+      const req = { headers: forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}, socket: { remoteAddress: '127.0.0.1' } } as any
+      markRemote(req)
+      return req
+    }
+    // The client may prepend anything; the last hop is the one the tunnel's proxy added.
+    expect(clientOf(remoteRequest('1.1.1.1, 203.0.113.9'))).toBe('remote:203.0.113.9')
+    expect(clientOf(remoteRequest())).toBe('remote')
+    expect(clientOf({ headers: { 'x-forwarded-for': '9.9.9.9' }, socket: { remoteAddress: '10.0.0.2' } } as any)).toBe('10.0.0.2')
+
+    const limiter = new RateLimiter({ comments: 2, reactions: 2, analytics: 2, public: 2, events: 2 })
+    const now = 1_000_000
+    // A flooder inventing a new address per request: each one is fresh, the shared ceiling is not.
+    const answers = Array.from({ length: 2 * REMOTE_CEILING_FACTOR + 5 }, (_, i) => limiter.hit('comments', `remote:10.0.${i >> 8}.${i & 255}`, now).allowed)
+    expect(answers.filter(Boolean)).toHaveLength(2 * REMOTE_CEILING_FACTOR)
+    expect(answers.at(-1)).toBe(false)
+    // Local clients are not counted against the tunnel's ceiling.
+    expect(limiter.hit('comments', '127.0.0.1', now).allowed).toBe(true)
+  })
+})

@@ -157,6 +157,28 @@ describe('GET /share/{id}', () => {
   })
 })
 
+describe('viewer-written text cannot break the share page', () => {
+  it('renders boot JSON intact when a comment or title holds replacement patterns or placeholders', async () => {
+    const id = await s.api.create("Title {{boot}} $' $&", SITE, { status: 'published' })
+    await s.api.post(`/api/files/${id}/comments`, { text: "nice $' and $` and $& {{title}}", versionId: 'v1', filename: 'index.html' })
+    const page = await boot(`/share/${id}`)
+    expect(page.status).toBe(200)
+    expect(page.boot.title).toBe("Title {{boot}} $' $&")
+    expect(page.boot.comments.map((c: any) => c.text)).toEqual(["nice $' and $` and $& {{title}}"])
+    expect(page.html).toContain('<title>Title {{boot}} $&#39; $&#38;</title>')
+  })
+
+  it.each([['%'], ['%E0%A4%A']])('treats a mangled access cookie (%s) as no grant, never a 500', async (value) => {
+    const id = await privateFolio()
+    const headers = { cookie: `folio_access_${id}=${value}` }
+    const pub = await s.api.get(`/api/files/${id}/public`, headers)
+    expect(pub.status).toBe(200)
+    expect(pub.body.activeFileList).toEqual([])
+    expect((await fetch(`${s.ts.url}/share/${id}`, { headers })).status).toBe(200)
+    expect((await s.api.get(`/api/files/${id}/comments`, headers)).status).toBe(403)
+  })
+})
+
 describe('GET /v/{id}/{access}/{path}: the raw route', () => {
   it('serves each file with its type, the sandbox, nosniff, no-referrer and a strong ETag', async () => {
     const id = await s.api.create('Raw', { ...SITE, 'data.json': '{"a":1}' }, { status: 'published' })
@@ -190,6 +212,11 @@ describe('GET /v/{id}/{access}/{path}: the raw route', () => {
       expect(again.headers.get('etag')).toBe(etag)
       expect(await again.text()).toBe('')
     }
+    // Lists and weak forms match too (RFC 9110 weak comparison), as browsers and proxies send them.
+    for (const header of [`"other", ${etag}`, `W/${etag}`, '*']) {
+      expect((await fetch(`${s.ts.url}/v/${id}/-/css/site.css`, { headers: { 'if-none-match': header } })).status).toBe(304)
+    }
+    expect((await fetch(`${s.ts.url}/v/${id}/-/css/site.css`, { headers: { 'if-none-match': '"other"' } })).status).toBe(200)
     await s.api.put(`/api/files/${id}`, { files: { ...SITE, 'css/site.css': 'h1 { color: blue }' } })
     const changed = await fetch(`${s.ts.url}/v/${id}/-/css/site.css`, { headers: { 'if-none-match': etag } })
     expect(changed.status).toBe(200)
@@ -249,6 +276,27 @@ describe('GET /api/files/{id}/events', () => {
     await s.api.delete(`/api/files/${id}`)
     await waitFor('event: deleted')
     controller.abort()
+  })
+
+  it('ends a viewer’s stream, sending nothing more, when one PUT makes the folio private and adds files', async () => {
+    const id = await s.api.create('Turns private', SITE, { status: 'published' })
+    const res = await fetch(`${s.ts.url}/api/files/${id}/events`)
+    const reader = res.body!.getReader()
+    let text = ''
+    const read = async () => {
+      for (;;) {
+        const { value, done } = await reader.read()
+        if (done) return
+        text += new TextDecoder().decode(value)
+      }
+    }
+    const ended = read()
+    await s.api.put(`/api/files/${id}`, { isPrivate: true, accessKey: 'k', files: { ...SITE, 'secret-plan.html': 'x' } })
+    await s.api.post(`/api/files/${id}/comments`, { text: 'owner only', versionId: 'v2', filename: 'index.html' })
+    await ended
+    expect(text).toContain(': folio live updates')
+    expect(text).not.toContain('secret-plan')
+    expect(text).not.toContain('owner only')
   })
 
   it('refuses a private folio’s stream without the key', async () => {

@@ -155,3 +155,38 @@ describe('POST /api/files/{id}/upload-batch', () => {
     expect(broken.status).toBe(400)
   })
 })
+
+describe('uploads never lose what is already there', () => {
+  it('refuses an image aimed at a page, script or stylesheet path, and keeps the file', async () => {
+    const id = await s.api.create('Guarded', { 'index.html': '<h1>keep me</h1>', 'app.js': 'go()' })
+    for (const path of ['index.html', 'app.js', 'css/site.css']) {
+      const reply = await upload(id, tinySvg(), path)
+      expect(reply.status).toBe(400)
+      expect(reply.body.error).toBe('Unsupported file type')
+    }
+    const res = await fetch(`${s.ts.url}/api/files/${id}/upload-batch`, { method: 'POST', body: form([['index.html', tinyPng()], ['img/ok.png', tinyPng()]]) })
+    expect(await res.json()).toMatchObject({ success: true, count: 1, skipped: ['index.html'] })
+    const { files } = await latest(id)
+    expect(files['index.html']).toBe('<h1>keep me</h1>')
+    expect(files['app.js']).toBe('go()')
+  })
+
+  it('takes a % that starts no escape literally in x-file-path, and decodes real escapes', async () => {
+    const id = await s.api.create('Percent')
+    expect(await upload(id, tinyPng(), '100%.png')).toEqual({ status: 200, body: { success: true, path: '100%.png' } })
+    expect(await upload(id, tinyPng(), 'img/caf%C3%A9.png')).toEqual({ status: 200, body: { success: true, path: 'img/café.png' } })
+  })
+
+  it('answers a multipart body that ends inside a part with 400 and keeps serving', async () => {
+    const id = await s.api.create('Cut off', { 'index.html': 'x' })
+    const res = await fetch(`${s.ts.url}/api/files/${id}/upload-batch`, {
+      method: 'POST',
+      headers: { 'content-type': 'multipart/form-data; boundary=XYZ' },
+      body: '--XYZ\r\nContent-Disposition: form-data; name="f"; filename="a.png"\r\n\r\nabc',
+    })
+    expect(res.status).toBe(400)
+    expect((await res.json()).error).toBe('INVALID_BODY')
+    expect((await s.api.get(`/api/files/${id}`)).status).toBe(200)
+    expect(Object.keys((await latest(id)).files)).toEqual(['index.html'])
+  })
+})

@@ -35,6 +35,8 @@ export interface Contract {
   query?: z.ZodObject
   /** A JSON body, validated before the handler runs. */
   body?: z.ZodType
+  /** The spec's error string for a body that is missing or not a JSON object, where it names one. */
+  bodyShapeError?: string
   /** A body the handler reads itself (raw bytes, multipart, or JSON that may be malformed). */
   rawBody?: { contentType: string; description: string; schema?: z.ZodType; headers?: Record<string, string> }
   /** Public endpoints are rate limited per client, in this bucket. */

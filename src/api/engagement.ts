@@ -30,7 +30,7 @@ const required = (field: string) => z.string({ error: 'Missing comment parameter
 export const CreateCommentBody = named(
   'CreateCommentRequest',
   z.object({
-    text: required('The comment').max(5000),
+    text: required('The comment').max(5000, { error: 'text must be at most 5,000 characters' }),
     versionId: required('Version the comment applies to (v1, v2, …)'),
     filename: required('File the comment targets'),
     author: z.string().trim().max(120).optional().describe('Defaults to the authenticated e-mail, else Guest'),
@@ -53,6 +53,7 @@ export const createComment = defineContract({
   rateLimit: 'comments',
   params: FolioIdParams,
   body: CreateCommentBody,
+  bodyShapeError: 'Missing comment parameters',
   response: { status: 200, description: 'The new comment (unresolved)', schema: CommentResult },
   errors: [
     { status: 400, error: 'Missing comment parameters', when: 'text, versionId or filename is missing or blank' },
@@ -82,6 +83,7 @@ export const resolveComment = defineContract({
   rateLimit: 'comments',
   params: FolioIdParams,
   body: ResolveCommentBody,
+  bodyShapeError: 'Missing comment parameters',
   response: { status: 200, description: 'The comment after the change', schema: CommentResult },
   errors: [
     { status: 400, error: 'Missing comment parameters', when: 'commentId is missing' },
@@ -153,6 +155,7 @@ const reactContract = (method: 'POST' | 'PUT') =>
     rateLimit: 'reactions',
     params: FolioIdParams,
     body: ReactBody,
+    bodyShapeError: 'Invalid reactions format.',
     response: { status: 200, description: 'The merged full map', schema: ReactionsResult },
     errors: [{ status: 400, error: 'Invalid reactions format.', when: 'Neither reactions nor increments is an object' }, gated, notFound, limited],
   })

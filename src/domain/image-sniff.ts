@@ -14,13 +14,22 @@ export function sniffImage(bytes: Uint8Array): ImageMime | undefined {
   if (bytes.length >= 12 && startsWith(bytes, ascii('RIFF')) && startsWith(bytes, ascii('WEBP'), 8)) return 'image/webp'
   // ICO: reserved 0, type 1, at least one image.
   if (bytes.length >= 6 && startsWith(bytes, [0, 0, 1, 0]) && (bytes[4]! | (bytes[5]! << 8)) > 0) return 'image/x-icon'
-  // BMP: "BM", then a file size that is at least the header.
-  if (bytes.length >= 26 && startsWith(bytes, ascii('BM'))) {
-    const declared = bytes[2]! | (bytes[3]! << 8) | (bytes[4]! << 16) | (bytes[5]! << 24)
-    if (declared >= 26) return 'image/bmp'
-  }
+  if (isBmp(bytes)) return 'image/bmp'
   if (isSvg(bytes)) return 'image/svg+xml'
   return undefined
+}
+
+/** Known BITMAPINFOHEADER sizes (core, v1–v5): "BM" alone also starts plenty of text files. */
+const BMP_DIB_SIZES = new Set([12, 40, 52, 56, 64, 108, 124])
+
+/** "BM", a declared file size past the headers, pixel data after them, a known DIB header. */
+function isBmp(bytes: Uint8Array): boolean {
+  if (bytes.length < 26 || !startsWith(bytes, ascii('BM'))) return false
+  const u32 = (at: number) => (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0
+  const declared = u32(2)
+  const pixelsAt = u32(10)
+  const dibSize = u32(14)
+  return BMP_DIB_SIZES.has(dibSize) && pixelsAt >= 14 + dibSize && declared > pixelsAt
 }
 
 /** UTF-8 XML whose root element is <svg>, after an optional prolog, comments and doctype. */

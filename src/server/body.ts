@@ -74,6 +74,8 @@ export interface JsonBodyOptions {
   /** What a `{_gz, _d}` payload may expand to. */
   expandedLimit: number
   tooLargeError: string
+  /** The endpoint's own error string for a body that is empty or not an object (spec: reactions, comments). */
+  shapeError?: string
 }
 
 /**
@@ -84,14 +86,14 @@ export async function readJsonObject(event: H3Event, options: JsonBodyOptions): 
   const tooLarge = () =>
     new ApiError(413, options.tooLargeError, `The body is over ${mb(options.limit)}; send large folios gzip-compressed as {"_gz": true, "_d": "<base64>"}.`)
   const text = (await readBodyBytes(event, options.limit, tooLarge)).toString('utf8')
-  if (!text.trim()) throw badRequest('INVALID_JSON', 'The body is empty; send a JSON object.')
+  if (!text.trim()) throw badRequest(options.shapeError ?? 'INVALID_JSON', 'The body is empty; send a JSON object.')
   let value: unknown
   try {
     value = JSON.parse(text, dropProtoKeys)
   } catch (error) {
     throw badRequest('INVALID_JSON', `The body is not valid JSON (${(error as Error).message}).`)
   }
-  if (!isPlainObject(value)) throw badRequest('INVALID_BODY', 'The body must be a JSON object.')
+  if (!isPlainObject(value)) throw badRequest(options.shapeError ?? 'INVALID_BODY', 'The body must be a JSON object.')
   if (value._gz === true) return inflate(value._d, options)
   return value
 }

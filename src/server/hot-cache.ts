@@ -5,6 +5,7 @@ import type { FolioStore } from '../store/index.js'
 import { type Auth, DENIED } from './auth.js'
 import type { RateLimiter } from './rate-limit.js'
 import { clientOf, isRemoteRequest } from './remote.js'
+import { noneMatchHits } from './conditional.js'
 
 /**
  * Finished answers to hot GETs, served in front of the router.
@@ -107,7 +108,7 @@ export class HotCache {
     const principal = this.#auth.resolve({ authorization: h.authorization, origin: h.origin, host: h.host, remote: isRemoteRequest(req) }, entry.access)
     if (principal === DENIED) return false // the router answers the 401
     if (entry.workspaceId && principal?.workspaceId !== entry.workspaceId) return false
-    const notModified = entry.etag !== undefined && req.headers['if-none-match'] === entry.etag
+    const notModified = noneMatchHits(req.headers['if-none-match'], entry.etag)
     let headers = notModified ? entry.notModifiedHeaders : entry.headers
     if (entry.rateLimit) {
       const state = this.#limiter.hit(entry.rateLimit, clientOf(req))

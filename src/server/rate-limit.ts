@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache'
 import type { RateLimitBucket } from '../api/contract.js'
 import { ApiError } from './errors.js'
+import { REMOTE_CLIENT } from './remote.js'
 
 export type RateLimits = Record<RateLimitBucket, number>
 
@@ -19,6 +20,12 @@ export interface RateLimitState {
   reset: number
 }
 
+/**
+ * Everyone who comes through the tunnel together may use this many times one client's limit:
+ * a flooder who invents a new X-Forwarded-For per request still cannot write without bound.
+ */
+export const REMOTE_CEILING_FACTOR = 50
+
 /** Fixed one-minute windows per client and bucket, kept in memory (bounded). */
 export class RateLimiter {
   readonly #limits: RateLimits
@@ -31,20 +38,29 @@ export class RateLimiter {
   }
 
   hit(bucket: RateLimitBucket, client: string, now = Date.now()): RateLimitState {
-    const key = `${bucket}:${client}`
+    const window = this.#count(`${bucket}:${client}`, now)
+    const limit = this.#limits[bucket]
+    let allowed = window.count <= limit
+    if (client.startsWith(REMOTE_CLIENT)) {
+      const shared = this.#count(`${bucket}:${REMOTE_CLIENT}*`, now)
+      allowed &&= shared.count <= limit * REMOTE_CEILING_FACTOR
+    }
+    return {
+      allowed,
+      limit,
+      remaining: allowed ? Math.max(0, limit - window.count) : 0,
+      reset: Math.ceil((window.start + this.#windowMs) / 1000),
+    }
+  }
+
+  #count(key: string, now: number): { start: number; count: number } {
     let window = this.#windows.get(key)
     if (!window || now - window.start >= this.#windowMs) {
       window = { start: now, count: 0 }
       this.#windows.set(key, window)
     }
     window.count++
-    const limit = this.#limits[bucket]
-    return {
-      allowed: window.count <= limit,
-      limit,
-      remaining: Math.max(0, limit - window.count),
-      reset: Math.ceil((window.start + this.#windowMs) / 1000),
-    }
+    return window
   }
 }
 

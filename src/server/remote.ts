@@ -19,17 +19,22 @@ export function nodeRequest(event: H3Event): IncomingMessage | undefined {
   return (event.req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req
 }
 
+/** Clients behind the tunnel: their ids all start so (see RateLimiter's shared remote ceiling). */
+export const REMOTE_CLIENT = 'remote'
+
 /**
  * Who the client is, for rate limits. Through the tunnel every request comes from the local
- * tunnel client, so there the first X-Forwarded-For hop names the viewer.
+ * tunnel client, so there X-Forwarded-For names the viewer: its last hop, the one the tunnel
+ * server's proxy appended (earlier hops are whatever the client chose to send). A tunnel server
+ * that adds no such header leaves it spoofable, which is why remote clients also share one
+ * ceiling (rate-limit.ts).
  */
 export function clientOf(req: IncomingMessage | undefined): string {
   if (!req) return 'unknown'
   if (isRemoteRequest(req)) {
     const forwarded = req.headers['x-forwarded-for']
-    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim()
-    if (first) return `remote:${first}`
-    return 'remote'
+    const last = (Array.isArray(forwarded) ? forwarded.at(-1) : forwarded)?.split(',').at(-1)?.trim()
+    return last ? `${REMOTE_CLIENT}:${last}` : REMOTE_CLIENT
   }
   return req.socket.remoteAddress ?? 'unknown'
 }

@@ -83,6 +83,7 @@ export function mountRoute<C extends Contract>(app: H3, ctx: ServerContext, cont
       limit: ctx.config.limits.jsonBodyBytes,
       expandedLimit: ctx.config.limits.gzipExpandedBytes,
       tooLargeError: 'FOLIO_TOO_LARGE',
+      shapeError: contract.bodyShapeError,
     }).then((raw) => {
       const parsed = contract.body!.safeParse(raw)
       if (!parsed.success) throw validationError('body', parsed.error)

@@ -74,7 +74,13 @@ export function readCookie(header: string | null, name: string): string | undefi
   if (!header) return undefined
   for (const part of header.split(';')) {
     const eq = part.indexOf('=')
-    if (eq !== -1 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim())
+    if (eq === -1 || part.slice(0, eq).trim() !== name) continue
+    // A mangled cookie is no grant at all, never an error: viewers do not control their jar.
+    try {
+      return decodeURIComponent(part.slice(eq + 1).trim())
+    } catch {
+      return undefined
+    }
   }
   return undefined
 }

@@ -38,10 +38,19 @@ export const tinyGif = () => Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALA
 export const tinyJpegHeader = () => Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1])
 export const tinyWebpHeader = () => Buffer.concat([Buffer.from('RIFF'), Buffer.from([26, 0, 0, 0]), Buffer.from('WEBPVP8 '), Buffer.alloc(14)])
 export const tinyIco = () => Buffer.from([0, 0, 1, 0, 1, 0, 16, 16, 0, 0, 1, 0, 32, 0, 0, 0, 0, 0, 22, 0, 0, 0])
+/** A real 1×1 24-bit BMP: file header, BITMAPINFOHEADER, one padded row. */
 export const tinyBmp = () => {
   const b = Buffer.alloc(58)
   b.write('BM', 0, 'ascii')
   b.writeUInt32LE(58, 2)
+  b.writeUInt32LE(54, 10)
+  b.writeUInt32LE(40, 14)
+  b.writeInt32LE(1, 18)
+  b.writeInt32LE(1, 22)
+  b.writeUInt16LE(1, 26)
+  b.writeUInt16LE(24, 28)
+  b.writeUInt32LE(4, 34)
+  b.write('\x00\x80\xff', 54, 'latin1')
   return b
 }
 export const tinySvg = () => Buffer.from('<?xml version="1.0"?>\n<!-- logo -->\n<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><rect width="4" height="4" fill="teal"/></svg>\n')

@@ -38,7 +38,7 @@ export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
     const n = versionNumber(body.versionId)
     const version = n !== undefined && n <= meta.head ? await folios.manifest(meta.id, n) : undefined
     if (!version) throw badRequest('INVALID_BODY', `versionId: ${body.versionId} is not a version of this folio (latest is v${meta.head}).`)
-    if (!(body.filename in version.files)) throw badRequest('INVALID_BODY', `filename: ${body.filename} is not a file of ${body.versionId}.`)
+    if (!Object.hasOwn(version.files, body.filename)) throw badRequest('INVALID_BODY', `filename: ${body.filename} is not a file of ${body.versionId}.`)
     const comment = await engagement.addComment(meta.id, {
       ...body,
       author: body.author || principal?.email || 'Guest',

@@ -74,13 +74,20 @@ export function registerSharingRoutes(app: H3, ctx: ServerContext): void {
     const stream = new EventStream(event)
     const send = (name: string, data: object) => void stream.push({ event: name, data: JSON.stringify(data) }).catch(() => {})
     const unsubscribe = ctx.live.subscribe(meta.id, async ({ event: name, data }) => {
-      send(name, data)
-      if (name === 'deleted') void stream.close()
-      // A folio that turned private or draft stops streaming to viewers who may no longer see it.
-      if (name === 'meta') {
-        const now = await folios.get(meta.id)
-        if (!now || !(await ctx.viewerAccess.canView(now, grant))) void stream.close()
+      if (name === 'deleted') {
+        send(name, data)
+        void stream.close()
+        return
       }
+      // Access is judged again before every event, not only on metadata events: a single PUT can
+      // make a folio private or draft (or change its key) and add files at once, and a viewer who
+      // may no longer see it must not receive its file list, comments or reactions.
+      const now = await folios.get(meta.id)
+      if (!now || !(await ctx.viewerAccess.canView(now, grant))) {
+        void stream.close()
+        return
+      }
+      send(name, data)
     })
     // Headers go out with the first chunk: send one at once. Then keep proxies from timing out.
     void stream.pushComment('folio live updates').catch(() => {})

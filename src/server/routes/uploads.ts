@@ -3,7 +3,7 @@ import busboy from 'busboy'
 import type { H3, H3Event } from 'h3'
 import { uploadBatch, uploadFile } from '../../api/uploads.js'
 import { checkFilePath } from '../../domain/file-paths.js'
-import { sniffImage } from '../../domain/image-sniff.js'
+import { mimeForPath, sniffImage } from '../../domain/image-sniff.js'
 import { discardRest, readBodyBytes } from '../body.js'
 import type { ServerContext } from '../context.js'
 import { ApiError, badRequest, notFound } from '../errors.js'
@@ -12,18 +12,33 @@ import { mountRoute } from '../route.js'
 
 const FORMATS = 'PNG, JPEG, GIF, WebP, ICO, BMP or SVG'
 
-function folioPath(raw: string): string {
+/**
+ * The target path of an upload. x-file-path may be percent-encoded (a header cannot carry UTF-8
+ * safely; the CLI sends encodeURI); a % that starts no valid escape is taken literally, so
+ * `100%.png` works. Multipart filenames arrive decoded already and are taken as they are.
+ */
+function folioPath(raw: string, { percentEncoded }: { percentEncoded: boolean }): string {
   let path = raw
-  if (path.includes('%')) {
+  if (percentEncoded && path.includes('%')) {
     try {
       path = decodeURIComponent(path)
     } catch {
-      throw badRequest('Invalid file path', `${JSON.stringify(raw.slice(0, 80))} is not a valid percent-encoded path.`)
+      path = raw
     }
   }
   const checked = checkFilePath(path)
   if (!checked.ok) throw badRequest('Invalid file path', `The path ${JSON.stringify(path.slice(0, 80))} ${checked.reason}.`)
   return checked.path
+}
+
+/**
+ * Uploads carry images. A target whose name says it is something else (index.html, app.js)
+ * is refused: an image written over a page would silently replace it in the latest version,
+ * which uploads do not version.
+ */
+function namesNonImage(path: string): string | undefined {
+  const byName = mimeForPath(path)
+  return byName !== 'application/octet-stream' && !byName.startsWith('image/') ? byName.split(';')[0] : undefined
 }
 
 const fileTooLarge = (limit: number) => new ApiError(413, 'FILE_TOO_LARGE', `A file is over ${Math.round(limit / 1024 / 1024)} MB.`)
@@ -39,7 +54,9 @@ export function registerUploadRoutes(app: H3, ctx: ServerContext): void {
     if (!type.toLowerCase().startsWith('application/octet-stream')) {
       throw badRequest('Content-Type must be application/octet-stream', 'Send the raw bytes with Content-Type: application/octet-stream.')
     }
-    const path = folioPath(raw)
+    const path = folioPath(raw, { percentEncoded: true })
+    const otherType = namesNonImage(path)
+    if (otherType) throw badRequest('Unsupported file type', `${path} names a ${otherType} file; uploads carry ${FORMATS} images. Change pages with PUT /api/files/{id} or folio sync.`)
     await requireFolio(ctx, params.id, principal, 'Not found')
     const bytes = await readBodyBytes(event, limit, () => fileTooLarge(limit))
     const mime = sniffImage(bytes)
@@ -58,7 +75,7 @@ export function registerUploadRoutes(app: H3, ctx: ServerContext): void {
     const images: Array<{ path: string; bytes: Buffer; mime: string }> = []
     const skipped: string[] = []
     for (const part of parts) {
-      const mime = sniffImage(part.bytes)
+      const mime = namesNonImage(part.path) ? undefined : sniffImage(part.bytes)
       if (mime) images.push({ ...part, mime })
       else skipped.push(part.path)
     }
@@ -96,12 +113,15 @@ async function readParts(event: H3Event, contentType: string, fileLimit: number,
     parser.on('file', (_field, file, info) => {
       let path: string
       try {
-        path = folioPath(info.filename ?? '')
+        path = folioPath(info.filename ?? '', { percentEncoded: false })
       } catch (error) {
         file.resume()
         return fail(error as Error)
       }
       const chunks: Buffer[] = []
+      // A body that ends inside a part fails the part's stream too; unheard, that error would
+      // bring the whole process down.
+      file.on('error', () => fail(badRequest('INVALID_BODY', 'The multipart body ends inside a part.')))
       file.on('data', (chunk: Buffer) => {
         total += chunk.length
         if (total > totalLimit) fail(new ApiError(413, 'FILE_TOO_LARGE', `The batch is over ${Math.round(totalLimit / 1024 / 1024)} MB; send it in parts.`))

@@ -13,6 +13,7 @@ import type { ServerContext } from '../context.js'
 import { notFound } from '../errors.js'
 import { mountRoute, requestTarget } from '../route.js'
 import { accessCookie, type Grant, grantOf } from '../viewer-access.js'
+import { noneMatchHits } from '../conditional.js'
 
 /**
  * Sent with every file of a folio: its scripts run in a sandbox with an opaque origin (no
@@ -46,7 +47,7 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
     const asset = await ctx.templates.asset(params.asset)
     if (!asset || params.asset === 'index.html' || params.asset === 'share.html') throw notFound('Not found')
     const headers = { 'content-type': asset.type, etag: asset.etag, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' }
-    if (event.req.headers.get('if-none-match') === asset.etag) return new FastResponse(null, { status: 304, headers })
+    if (noneMatchHits(event.req.headers.get('if-none-match'), asset.etag)) return new FastResponse(null, { status: 304, headers })
     return new FastResponse(asBody(asset.body), { headers })
   })
 
@@ -85,7 +86,7 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
     // Strong validator: the content hash (and, for pages, the bridge it carries).
     const etag = `"${ref.h}${bridge ? `.${bridge.etag.slice(1, 9)}` : ''}"`
     const headers = { 'content-type': type, etag, ...FOLIO_FILE_HEADERS }
-    if (event.req.headers.get('if-none-match') === etag) return new FastResponse(null, { status: 304, headers })
+    if (noneMatchHits(event.req.headers.get('if-none-match'), etag)) return new FastResponse(null, { status: 304, headers })
     let body = await blobs.get(ref.h)
     if (isHtml) {
       const base = `/v/${meta.id}/${params.access}/`
@@ -127,7 +128,10 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
 async function renderShare(ctx: ServerContext, boot: { id: string; title: string; view: string } & Record<string, unknown>, status = 200) {
   const template = await ctx.templates.asset('share.html')
   if (!template) throw notFound('Not found')
-  const html = template.body.toString('utf8').replace('{{title}}', escapeHtml(boot.title)).replace('{{boot}}', jsonForScript({ api: `/api/files/${boot.id}`, ...boot }))
+  // One pass with a function: text written by owners or viewers (a title, a comment) can neither
+  // be taken for another placeholder nor expand as a replacement pattern ($', $&).
+  const values: Record<string, string> = { title: escapeHtml(boot.title), boot: jsonForScript({ api: `/api/files/${boot.id}`, ...boot }) }
+  const html = template.body.toString('utf8').replace(/\{\{(title|boot)\}\}/g, (_, name: string) => values[name]!)
   // no-store: the page may carry a signed, short-lived frame link.
   return new FastResponse(html, { status, headers: { ...PAGE_HEADERS, 'cache-control': 'no-store' } })
 }
