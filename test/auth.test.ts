@@ -1,3 +1,4 @@
+import { request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { client } from './helpers/http.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
@@ -42,6 +43,53 @@ describe('OSS mode (the default)', () => {
     expect((await api.get('/api/files')).body.some((f: any) => f.title === 'pwned')).toBe(false)
     // Public viewer endpoints stay public.
     expect((await api.get(`/api/files/${id}/public`, { origin: 'null' })).status).toBe(200)
+  })
+})
+
+describe('OSS mode: the open API answers only its own host names (DNS rebinding)', () => {
+  let ts: TestServer
+  beforeAll(async () => {
+    ts = await startTestServer({ config: { apiKey: KEY, allowedHosts: ['folio.lan'] } })
+  })
+  afterAll(() => ts.close())
+
+  /** node:http, because fetch does not let a caller choose the Host header. */
+  const withHost = (method: string, path: string, host: string, headers: Record<string, string> = {}) =>
+    new Promise<number>((resolve, reject) => {
+      const url = new URL(ts.url)
+      const req = request({ host: url.hostname, port: url.port, method, path, headers: { host, ...headers } }, (res) => {
+        res.resume()
+        resolve(res.statusCode!)
+      })
+      req.on('error', reject)
+      req.end()
+    })
+
+  it('refuses a page whose name was re-pointed at this machine, unless it sends the key', async () => {
+    const port = new URL(ts.url).port
+    const id = (await client(ts.url).post('/api/files', { title: 'Mine' })).body.project.id
+    for (const host of [`attacker.example:${port}`, 'attacker.example', `evil.localhost.example:${port}`]) {
+      expect(await withHost('GET', '/api/files', host)).toBe(401)
+      expect(await withHost('GET', `/api/files/${id}`, host, { origin: `http://${host}` })).toBe(401)
+      expect(await withHost('DELETE', `/api/files/${id}`, host, { origin: `http://${host}` })).toBe(401)
+      expect(await withHost('GET', '/api/files', host, { authorization: `Bearer ${KEY}` })).toBe(200)
+      // Viewers reach published folios whatever name they used.
+      expect(await withHost('GET', `/api/files/${id}/public`, host)).toBe(200)
+    }
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `app.localhost:${port}`, `192.168.1.20:${port}`, `FOLIO.lan:${port}`]) {
+      expect(await withHost('GET', '/api/files', host)).toBe(200)
+    }
+    expect((await client(ts.url).get(`/api/files/${id}`)).status).toBe(200)
+  })
+
+  it('answers 401 to a wrong key instead of ignoring it (spec: Authentication 9)', async () => {
+    const api = client(ts.url)
+    const reply = await api.get('/api/files', { authorization: `Bearer folio_live_${'00'.repeat(24)}` })
+    expect(reply.status).toBe(401)
+    expect(reply.body.error).toBe('Unauthorized')
+    // Public endpoints ignore a credential they do not need.
+    const id = (await api.post('/api/files', { title: 'Open', status: 'published' })).body.project.id
+    expect((await api.get(`/api/files/${id}/public`, { authorization: 'Bearer wrong' })).status).toBe(200)
   })
 })
 

@@ -51,6 +51,14 @@ describe('malformed bodies', () => {
     await expectUnchanged()
   })
 
+  it('refuses valid JSON nested deeper than 64 levels with a message, not a stack overflow', async () => {
+    const nested = (depth: number) => `{"designPreferences":{"theme":${'['.repeat(depth)}${']'.repeat(depth)}}}`
+    const reply = await api.put(`/api/files/${id}`, nested(3000))
+    expect(reply.status).toBe(400)
+    expect(reply.body).toEqual({ error: 'INVALID_BODY', message: 'The JSON is nested deeper than 64 levels.' })
+    await expectUnchanged()
+  })
+
   it('drops __proto__ keys instead of letting them reach an object', async () => {
     const reply = await api.put(`/api/files/${id}`, '{"designPreferences": {"__proto__": {"polluted": true}, "theme": "x"}}')
     expect(reply.status).toBe(200)
@@ -84,6 +92,14 @@ describe('wrong types and values name the field', () => {
     [{ restoreVersionId: 1 }, 'restoreVersionId'],
     [{ commitMessage: false, files: { 'index.html': 'x' } }, 'commitMessage'],
     [{ publicTunnelEnabled: 'no' }, 'publicTunnelEnabled'],
+    [{ title: 't'.repeat(501) }, 'title must be at most 500 characters'],
+    [{ description: 'd'.repeat(10_001) }, 'description must be at most 10,000 characters'],
+    [{ accessKey: 'k'.repeat(257) }, 'accessKey'],
+    [{ commitMessage: 'm'.repeat(2001), files: { 'index.html': 'x' } }, 'commitMessage'],
+    [{ designPreferences: { customGuidelines: 'g'.repeat(70_000) } }, 'designPreferences must be under 64 KB'],
+    [{ referenceFiles: [{ text: 'r'.repeat(600_000) }] }, 'referenceFiles must be under 512 KB'],
+    [{ collaborators: Array.from({ length: 101 }, (_, i) => `p${i}@example.com`) }, 'collaborators'],
+    [{ files: { 'index.html': 'A', './index.html': 'B' } }, 'name the same file'],
   ])('PUT %j → 400 naming %s', async (body, field) => {
     const reply = await api.put(`/api/files/${id}`, body)
     expect(reply.status).toBe(400)
@@ -108,7 +124,7 @@ describe('gzip payloads', () => {
   })
 
   it('stops a gzip bomb at the decompressed cap with 413', async () => {
-    // 150 MB of zeros compress to ~150 KB; the cap on what a payload may expand to is 100 MB.
+    // 150 MB of zeros compress to ~150 KB; the cap on what a payload may expand to is 32 MB.
     const bomb = gzipSync(Buffer.alloc(150 * 1024 * 1024), { level: 9 }).toString('base64')
     expect(bomb.length).toBeLessThan(1024 * 1024)
     const reply = await api.put(`/api/files/${id}`, { _gz: true, _d: bomb })

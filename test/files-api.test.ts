@@ -57,7 +57,8 @@ describe('POST /api/files', () => {
       accessKey: 'k',
       designPreferences: { theme: 'material-3' },
       referenceFiles: [{ name: 'notes.md' }],
-      collaborators: ['a@example.com'],
+      // Spec: a new folio starts with empty collaborators (they are Cloud's, added with PUT).
+      collaborators: [],
     })
     expect(reply.body.project.versions[0].files).toEqual(files)
   })

@@ -76,6 +76,15 @@ describe('blobs: content addressing, reverse deltas, reclaiming', () => {
     expect(left.filter((f) => /^(blobs|refs|folios|trash)\//.test(f.path))).toEqual([])
   })
 
+  it('deletes folios of many files, several at once, reclaiming every blob (shard folders empty concurrently)', async () => {
+    const store = await freshStore()
+    const manyFiles = (tag: string) => Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`f${i}.txt`, `${tag} content ${i}`]))
+    const folios = await Promise.all(['a', 'b', 'c'].map((tag) => createFolio(store, manyFiles(tag))))
+    expect(await Promise.all(folios.map((f) => store.folios.delete(f.meta.id)))).toEqual([true, true, true])
+    const left = await listFiles(store.dataDir)
+    expect(left.filter((f) => /^(blobs|refs|folios|trash|workspaces)\//.test(f.path))).toEqual([])
+  })
+
   it('keeps a history of one-line edits as small reverse deltas, every version exact', async () => {
     const store = await freshStore()
     const { meta } = await createFolio(store, { 'index.html': bigPage(-1) })

@@ -1,6 +1,22 @@
 import { z } from 'zod'
 import { defineContract } from './contract.js'
-import { Comment, named, DesignPreferences, FileMap, Folio, FolioIdParams, FolioListItem, FolioStatus, ProjectMode } from './schemas.js'
+import {
+  AccessKey,
+  Collaborators,
+  Comment,
+  CommitMessage,
+  Description,
+  DesignPreferences,
+  FileMap,
+  Folio,
+  FolioIdParams,
+  FolioListItem,
+  FolioStatus,
+  named,
+  ProjectMode,
+  ReferenceFiles,
+  Title,
+} from './schemas.js'
 
 const notFound = (error: string) => ({ status: 404, error, when: 'No folio has this id' })
 const tooLarge = { status: 413, error: 'FOLIO_TOO_LARGE', when: 'The body (or its decompressed gzip payload) is over the limit' }
@@ -28,20 +44,20 @@ export const listFolios = defineContract({
 })
 
 export const CreateFolioBody = z.object({
-  title: z.string({ error: 'Title is required' }).trim().min(1, { error: 'Title is required' }),
+  title: Title,
   initialHtml: z.string().optional().describe('A full HTML document, stored as index.html'),
   defaultFiles: FileMap.optional().describe('Map of filename to content (instead of initialHtml)'),
-  description: z.string().optional(),
+  description: Description.optional(),
   projectMode: ProjectMode.optional().describe('Default deck'),
   isPrivate: z.boolean().optional().describe('OSS: always false on create'),
-  accessKey: z.string().optional(),
+  accessKey: AccessKey.optional(),
   allowComments: z.boolean().optional().describe('Default true'),
   presentationModeOnly: z.boolean().optional().describe('Default false'),
   status: FolioStatus.optional().describe('Default draft'),
   designPreferences: DesignPreferences.optional(),
-  referenceFiles: z.array(z.unknown()).optional(),
-  collaborators: z.array(z.unknown()).optional().describe('Cloud only'),
-  commitMessage: z.string().optional().describe('Message of the first version'),
+  referenceFiles: ReferenceFiles.optional(),
+  collaborators: Collaborators.optional().describe('Cloud only; a new folio starts with none (spec), add them with PUT'),
+  commitMessage: CommitMessage.optional().describe('Message of the first version'),
 })
 named('CreateFolioRequest', CreateFolioBody)
 
@@ -82,28 +98,32 @@ export const getFolio = defineContract({
   params: FolioIdParams,
   query: GetFolioQuery,
   response: { status: 200, description: 'The whole folio', schema: Folio },
-  errors: [{ status: 401, error: 'Unauthorized', when: 'Missing or invalid credential' }, notFound('Project not found.')],
+  errors: [
+    { status: 400, error: 'INVALID_QUERY', when: 'files is not all, latest or none' },
+    { status: 401, error: 'Unauthorized', when: 'Missing or invalid credential' },
+    notFound('Project not found.'),
+  ],
 })
 
 export const UpdateFolioBody = z.object({
   files: FileMap.optional().describe('The complete file set of a new version; its presence creates the version'),
   updated_files: FileMap.optional().describe('Alias of files'),
-  commitMessage: z.string().optional(),
-  change_message: z.string().optional().describe('Alias of commitMessage'),
-  title: z.string({ error: 'Title is required' }).trim().min(1, { error: 'Title is required' }).optional(),
-  description: z.string().optional(),
+  commitMessage: CommitMessage.optional(),
+  change_message: CommitMessage.optional().describe('Alias of commitMessage'),
+  title: Title.optional(),
+  description: Description.optional(),
   isPrivate: z.boolean().optional(),
-  accessKey: z.string().optional(),
+  accessKey: AccessKey.optional(),
   allowComments: z.boolean().optional(),
   presentationModeOnly: z.boolean().optional(),
   projectMode: ProjectMode.optional(),
   designPreferences: DesignPreferences.optional(),
   status: FolioStatus.optional(),
-  collaborators: z.array(z.unknown()).optional(),
+  collaborators: Collaborators.optional(),
   restoreVersionId: z.string().optional().describe('Restores that version as a new version'),
   reactions: z.record(z.string(), z.unknown()).optional().describe('Sets reaction counts (same rules as the reactions endpoint)'),
   publicTunnelEnabled: z.boolean().optional(),
-  referenceFiles: z.array(z.unknown()).optional(),
+  referenceFiles: ReferenceFiles.optional(),
   _gz: z.boolean().optional().describe('True when _d holds the request gzip-compressed'),
   _d: z.string().optional().describe('Base64 of the gzip-compressed JSON request object'),
 })
@@ -122,6 +142,7 @@ export const updateFolio = defineContract({
   body: UpdateFolioBody,
   response: { status: 200, description: 'The updated folio (latest version only)', schema: WriteResult },
   errors: [
+    { status: 400, error: 'Title is required', when: 'title is sent blank' },
     invalidJson,
     invalidBody,
     { status: 400, error: 'VERSION_NOT_FOUND', when: 'restoreVersionId names no version of this folio' },

@@ -27,16 +27,46 @@ export const FileMap = named(
   z
     .record(z.string(), z.string())
     .superRefine((files, ctx) => {
+      // Two spellings of one path (index.html, ./index.html) would silently keep only one.
+      const seen = new Map<string, string>()
       for (const path of Object.keys(files)) {
         const checked = checkFilePath(path)
-        if (!checked.ok) ctx.addIssue({ code: 'custom', path: [path], message: `file path ${JSON.stringify(path.slice(0, 80))} ${checked.reason}` })
+        if (!checked.ok) {
+          ctx.addIssue({ code: 'custom', path: [path], message: `file path ${JSON.stringify(path.slice(0, 80))} ${checked.reason}` })
+          continue
+        }
+        const earlier = seen.get(checked.path)
+        if (earlier !== undefined) ctx.addIssue({ code: 'custom', path: [path], message: `${JSON.stringify(earlier)} and ${JSON.stringify(path)} name the same file` })
+        seen.set(checked.path, path)
       }
     })
     .describe('Map of file path (relative, / between folders) to content. Binary files are base64 data URLs (data:image/png;base64,…).'),
 )
 
+/**
+ * Metadata travels with every list answer and is cached per folio: each field has a ceiling
+ * far above real use, so no folio can make the list (or the server's memory) explode.
+ */
+const jsonSize = (value: unknown) => JSON.stringify(value)?.length ?? 0
+const maxChars = (field: string, max: number) => ({ error: `${field} must be at most ${max.toLocaleString('en')} characters` })
+
+export const Title = z
+  .string({ error: 'Title is required' })
+  .trim()
+  .min(1, { error: 'Title is required' })
+  .max(500, maxChars('title', 500))
+export const Description = z.string().max(10_000, maxChars('description', 10_000))
+export const AccessKey = z.string().max(256, maxChars('accessKey', 256))
+export const CommitMessage = z.string().max(2_000, maxChars('commitMessage', 2_000))
+export const Collaborators = z.array(z.string().max(320)).max(100, { error: 'collaborators holds at most 100 addresses' })
+export const ReferenceFiles = z
+  .array(z.unknown())
+  .max(100, { error: 'referenceFiles holds at most 100 items' })
+  .refine((items) => jsonSize(items) <= 512 * 1024, { error: 'referenceFiles must be under 512 KB as JSON' })
+
 export const DesignPreferences = z
   .record(z.string(), z.unknown())
+  .refine((prefs) => jsonSize(prefs) <= 64 * 1024, { error: 'designPreferences must be under 64 KB as JSON' })
   .describe('Keys theme, typography, palette, libraries, customColors, customGuidelines; GET /api/design-systems gives ready-made values.')
 
 export const Version = named(

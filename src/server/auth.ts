@@ -2,6 +2,7 @@ import type { H3Event } from 'h3'
 import type { Access } from '../api/contract.js'
 import type { ApiKeys } from './api-keys.js'
 import type { ServerConfig } from './config.js'
+import { isOwnHost } from './host-check.js'
 import { isRemoteRequest, nodeRequest } from './remote.js'
 import { ApiError } from './errors.js'
 
@@ -17,7 +18,7 @@ export interface Principal {
 export const LOCAL_WORKSPACE = 'local'
 
 export const unauthorized = () =>
-  new ApiError(401, 'Unauthorized', 'Send Authorization: Bearer <API key> (folio keys show prints the key of this server). Pages of other origins always need one.', {
+  new ApiError(401, 'Unauthorized', 'Send Authorization: Bearer <API key> (folio keys show prints the key of this server). A wrong key, pages of other origins, requests through the tunnel and host names not in FOLIO_ALLOWED_HOSTS always need the right one.', {
     'www-authenticate': 'Bearer',
   })
 
@@ -72,12 +73,16 @@ export function createAuth(config: ServerConfig, keys: ApiKeys) {
     const withKey = keyIsValid(headers.authorization)
     if (access === 'public') return withKey ? viaKey : undefined
     if (withKey) return viaKey
+    // Spec, Authentication 9: an invalid credential gets 401, even where none is needed. A stale
+    // key (after a rotation) should be found out here, not first over the tunnel.
+    if (bearerToken(headers.authorization) !== undefined) return DENIED
     // Cloud needs the key everywhere; so does anyone reaching an OSS server through the tunnel.
     if (config.mode === 'cloud' || headers.remote) return DENIED
     // Spec, Authentication 8: OSS is open by default, and the sync endpoint needs the key when
     // FOLIO_API_KEY is set. "Open" means open to this machine's programs and this server's own
     // pages: another site, or a folio's script in the viewer sandbox, gets nothing without a key.
     if (access === 'sync' && keys.fromEnvironment) return DENIED
+    if (!isOwnHost(headers.host, config.allowedHosts)) return DENIED
     return fromForeignPage(headers) ? DENIED : viaOpen
   }
 

@@ -62,8 +62,59 @@ export function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, cap
   })()
 }
 
-/** JSON.parse reviver: a "__proto__" key must never reach an object spread or merge. */
-const dropProtoKeys = (key: string, value: unknown) => (key === '__proto__' ? undefined : value)
+/** Deeper than any real folio needs; JSON.stringify (when the value is stored) recurses per level. */
+export const MAX_JSON_DEPTH = 64
+
+/**
+ * JSON.parse, then one iterative walk that drops every own "__proto__" key (it must never reach
+ * an Object.assign or a merge) and refuses nesting deeper than MAX_JSON_DEPTH. A reviver would
+ * do the first job recursively, and fail on valid input a few thousand levels deep.
+ */
+export function parseJson(text: string): unknown {
+  const value: unknown = JSON.parse(text)
+  const stack: Array<[unknown, number]> = [[value, 1]]
+  while (stack.length) {
+    const [node, depth] = stack.pop()!
+    if (typeof node !== 'object' || node === null) continue
+    if (depth > MAX_JSON_DEPTH) throw new JsonTooDeepError()
+    if (Array.isArray(node)) {
+      for (const item of node) if (typeof item === 'object' && item !== null) stack.push([item, depth + 1])
+      continue
+    }
+    if (Object.hasOwn(node, '__proto__')) delete (node as Record<string, unknown>)['__proto__']
+    for (const item of Object.values(node)) if (typeof item === 'object' && item !== null) stack.push([item, depth + 1])
+  }
+  return value
+}
+
+class JsonTooDeepError extends Error {
+  constructor() {
+    super(`The JSON is nested deeper than ${MAX_JSON_DEPTH} levels.`)
+  }
+}
+
+const notJson = (what: string, error: unknown) =>
+  error instanceof JsonTooDeepError ? badRequest('INVALID_BODY', error.message) : badRequest('INVALID_JSON', `${what} is not valid JSON (${(error as Error).message}).`)
+
+/**
+ * Gzip envelopes expand up to 32× their size on the wire: only this many are inflated and
+ * parsed at once, so a burst of small requests cannot claim gigabytes together.
+ */
+const MAX_CONCURRENT_INFLATIONS = 2
+let inflating = 0
+const waitingToInflate: Array<() => void> = []
+
+async function withInflationSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (inflating >= MAX_CONCURRENT_INFLATIONS) await new Promise<void>((resolve) => waitingToInflate.push(resolve))
+  else inflating++
+  try {
+    return await work()
+  } finally {
+    const next = waitingToInflate.shift()
+    if (next) next()
+    else inflating--
+  }
+}
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -89,9 +140,9 @@ export async function readJsonObject(event: H3Event, options: JsonBodyOptions): 
   if (!text.trim()) throw badRequest(options.shapeError ?? 'INVALID_JSON', 'The body is empty; send a JSON object.')
   let value: unknown
   try {
-    value = JSON.parse(text, dropProtoKeys)
+    value = parseJson(text)
   } catch (error) {
-    throw badRequest('INVALID_JSON', `The body is not valid JSON (${(error as Error).message}).`)
+    throw notJson('The body', error)
   }
   if (!isPlainObject(value)) throw badRequest(options.shapeError ?? 'INVALID_BODY', 'The body must be a JSON object.')
   if (value._gz === true) return inflate(value._d, options)
@@ -102,21 +153,22 @@ async function inflate(payload: unknown, options: JsonBodyOptions): Promise<Reco
   if (typeof payload !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(payload.replace(/\s+/g, ''))) {
     throw badRequest('INVALID_BODY', '_d must be a base64 string when _gz is true.')
   }
-  let expanded: Buffer
-  try {
-    expanded = await gunzipAsync(Buffer.from(payload, 'base64'), { maxOutputLength: options.expandedLimit })
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) {
-      throw new ApiError(413, options.tooLargeError, `The gzip payload expands to more than ${mb(options.expandedLimit)}.`)
+  const value = await withInflationSlot(async () => {
+    let expanded: Buffer
+    try {
+      expanded = await gunzipAsync(Buffer.from(payload, 'base64'), { maxOutputLength: options.expandedLimit })
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) {
+        throw new ApiError(413, options.tooLargeError, `The gzip payload expands to more than ${mb(options.expandedLimit)}.`)
+      }
+      throw badRequest('INVALID_BODY', `The gzip payload cannot be decompressed (${(error as Error).message}).`)
     }
-    throw badRequest('INVALID_BODY', `The gzip payload cannot be decompressed (${(error as Error).message}).`)
-  }
-  let value: unknown
-  try {
-    value = JSON.parse(expanded.toString('utf8'), dropProtoKeys)
-  } catch {
-    throw badRequest('INVALID_BODY', 'The gzip payload does not hold JSON.')
-  }
+    try {
+      return parseJson(expanded.toString('utf8'))
+    } catch (error) {
+      throw error instanceof JsonTooDeepError ? badRequest('INVALID_BODY', error.message) : badRequest('INVALID_BODY', 'The gzip payload does not hold JSON.')
+    }
+  })
   if (!isPlainObject(value)) throw badRequest('INVALID_BODY', 'The gzip payload must hold a JSON object.')
   delete value._gz
   delete value._d

@@ -1,4 +1,5 @@
 import { userInfo } from 'node:os'
+import { allowedHostsFromEnv } from './host-check.js'
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limit.js'
 
 export type Mode = 'oss' | 'cloud'
@@ -9,6 +10,8 @@ export interface ServerConfig {
   apiKey?: string
   /** Author recorded on versions written through the open OSS API. */
   localAuthor: string
+  /** Host names (besides IP literals and localhost) the open OSS API answers without a key. */
+  allowedHosts: string[]
   limits: {
     /** PUT/POST body (spec: 20 MB) */
     jsonBodyBytes: number
@@ -33,10 +36,12 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
     mode: 'oss',
     apiKey: process.env.FOLIO_API_KEY || process.env.SERVICE_API_KEY || undefined,
     localAuthor: safeUserName(),
+    allowedHosts: allowedHostsFromEnv(process.env.FOLIO_ALLOWED_HOSTS),
     ...overrides,
     limits: {
       jsonBodyBytes: 20 * 1024 * 1024,
-      gzipExpandedBytes: 100 * 1024 * 1024,
+      // What a gzip envelope may expand to: big folios fit, a zip bomb costs little (body.ts).
+      gzipExpandedBytes: 32 * 1024 * 1024,
       uploadBytes: 25 * 1024 * 1024,
       batchUploadBytes: 200 * 1024 * 1024,
       ...overrides.limits,

@@ -1,5 +1,5 @@
 import { type H3Event, HTTPError, HTTPResponse } from 'h3'
-import { InvalidFilePathError, VersionNotFoundError } from '../store/index.js'
+import { CorruptDocumentError, InvalidFilePathError, VersionNotFoundError } from '../store/index.js'
 
 /** An error the client caused or may act on: answered as {error, message?} with its status. */
 export class ApiError extends Error {
@@ -57,6 +57,9 @@ export function createErrorHandler(log: (message: string, error: unknown) => voi
       return jsonError(error.status, { error: STATUS_ERRORS[error.status] ?? 'Bad request', message })
     }
     log(`Unhandled error on ${event.req.method} ${event.req.url}`, error.cause ?? error)
+    if (original instanceof CorruptDocumentError) {
+      return jsonError(500, { error: 'Internal error', message: 'This folio’s stored data is damaged (the server log names the file). Restore it from a backup, or DELETE the folio.' })
+    }
     return jsonError(500, { error: 'Internal error', message: 'The server failed to handle this request; it has been logged.' })
   }
 }

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { type AddressInfo, isIP } from 'node:net'
 import { toNodeHandler } from 'h3/node'
 import { openStore, type FolioStore } from '../store/index.js'
 import { createTunnelManager, type TunnelManager } from '../tunnel/tunnel-manager.js'
@@ -46,6 +46,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const log = options.log ?? ((message: string, error?: unknown) => console.error(message, error ?? ''))
   const store = await openStore({ dataDir: options.dataDir, log: (m) => log(m) })
   const config = defaultConfig({ ...options.config, mode: options.mode })
+  // Listening on a name (serve --host folio.lan) makes that name one of the server's own.
+  if (options.host && isIP(options.host) === 0) config.allowedHosts.push(options.host.toLowerCase())
   const keys = await new ApiKeys(store.settings, config.apiKey).load()
 
   // The tunnel manager needs the tunnel listener's port: it joins the context once that listens.

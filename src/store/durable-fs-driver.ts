@@ -39,8 +39,18 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions) => {
     return join(root, ...segments)
   }
 
+  /**
+   * Makes a folder's entries durable. A folder that is gone was emptied and removed by a
+   * concurrent removeItem (deletions run in parallel): nothing in it is left to make durable.
+   */
   const syncDir = async (dir: string) => {
-    const handle = await open(dir, 'r')
+    let handle
+    try {
+      handle = await open(dir, 'r')
+    } catch (error) {
+      if (isCode(error, 'ENOENT')) return
+      throw error
+    }
     try {
       await handle.sync()
     } finally {

@@ -7,7 +7,7 @@ import { type BlobStore, hashBytes } from './blob-store.js'
 import type { KeyedMutex } from './keyed-mutex.js'
 import { keys } from './keys.js'
 import { mapLimit } from './map-limit.js'
-import { clearPrefix, readJson, writeJson } from './json-io.js'
+import { clearPrefix, CorruptDocumentError, readJson, writeJson } from './json-io.js'
 import type { BlobRef, FileMap, FolioMeta, MetaPatch, VersionManifest } from './types.js'
 
 export class VersionNotFoundError extends Error {
@@ -160,10 +160,20 @@ export class FolioRepository {
     return markers.map((k) => k.slice(k.lastIndexOf(':') + 1))
   }
 
-  /** The workspace's folios, most recently updated first. */
+  /**
+   * The workspace's folios, most recently updated first. A folio whose metadata is damaged (a
+   * disk fault or a hand edit: our writes are atomic) is left out with a warning, so one bad
+   * file never takes the whole list down; DELETE still removes it.
+   */
   async list(workspaceId: string): Promise<FolioMeta[]> {
     const ids = await this.listIds(workspaceId)
-    const metas = await mapLimit(ids, 32, (id) => this.get(id))
+    const metas = await mapLimit(ids, 32, (id) =>
+      this.get(id).catch((error: unknown) => {
+        if (!(error instanceof CorruptDocumentError)) throw error
+        this.#warn(`Left folio ${id} out of the list: ${error.message}. Restore the file from a backup, or delete the folio.`)
+        return undefined
+      }),
+    )
     return metas.filter((m): m is FolioMeta => m !== undefined).sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0))
   }
 
@@ -391,13 +401,17 @@ export class FolioRepository {
     return { refs, added, compactions }
   }
 
-  /** Permanently deletes the folio, its history and engagement; unreferenced blobs go too. */
-  async delete(id: string): Promise<boolean> {
+  /**
+   * Permanently deletes the folio, its history and engagement; unreferenced blobs go too.
+   * `workspaceId` must be the caller's: it is checked against the folio's, or, when the
+   * metadata is damaged, against the workspace's membership marker.
+   */
+  async delete(id: string, workspaceId?: string): Promise<boolean> {
     const entry = await this.#locks.runAll(folioLocks(id), async () => {
-      const meta = await this.get(id)
-      if (!meta) return undefined
+      const owner = await this.#ownerOf(id, workspaceId)
+      if (owner === undefined) return undefined
       const blobKeys = await this.#storage.getKeys(keys.folioBlobs(id))
-      const trash: TrashEntry = { id, workspaceId: meta.workspaceId, hashes: blobKeys.map((k) => k.slice(k.lastIndexOf(':') + 1)) }
+      const trash: TrashEntry = { id, workspaceId: owner, hashes: blobKeys.map((k) => k.slice(k.lastIndexOf(':') + 1)) }
       // Record the intent first, so a crash mid-way is finished on the next start.
       await writeJson(this.#storage, keys.trash(id), trash)
       await this.#storage.removeItem(keys.meta(id))
@@ -409,6 +423,17 @@ export class FolioRepository {
     if (!entry) return false
     await this.#purge(entry)
     return true
+  }
+
+  /** The workspace a folio belongs to, if `workspaceId` (when given) may delete it. */
+  async #ownerOf(id: string, workspaceId: string | undefined): Promise<string | undefined> {
+    try {
+      const meta = await this.get(id)
+      return meta && (workspaceId === undefined || meta.workspaceId === workspaceId) ? meta.workspaceId : undefined
+    } catch (error) {
+      if (!(error instanceof CorruptDocumentError) || workspaceId === undefined) throw error
+      return (await this.#storage.hasItem(keys.workspaceFolio(workspaceId, id))) ? workspaceId : undefined
+    }
   }
 
   async #purge(entry: TrashEntry): Promise<void> {

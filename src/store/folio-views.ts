@@ -95,12 +95,31 @@ export class FolioViews {
   }
 
   /**
-   * The list of a workspace, most recently updated first. Bounded concurrency: a cold list of
-   * 10,000 folios must not put 30,000 reads (and their buffers) in flight at once.
+   * The list of a workspace, most recently updated first, as JSON text built a page of items at
+   * a time (bounded concurrency: a cold list of 10,000 folios must not put 30,000 reads in flight
+   * at once). Past STREAM_ABOVE_BYTES it goes out
+   * as a stream, so a workspace of many large folios never needs one giant string.
    */
-  async list(workspaceId: string): Promise<object[]> {
+  async listJson(workspaceId: string): Promise<string | ReadableStream<Uint8Array>> {
     const metas = await this.#folios.list(workspaceId)
-    return mapLimit(metas, 32, (meta) => this.listItem(meta))
+    const pages = this.#listPages(metas)
+    let json = ''
+    for (;;) {
+      const { value, done } = await pages.next()
+      if (done) return json
+      json += value
+      if (json.length > STREAM_ABOVE_BYTES) return toStream(prepend(json, pages))
+    }
+  }
+
+  async *#listPages(metas: FolioMeta[]): AsyncGenerator<string> {
+    const PAGE = 256
+    if (metas.length === 0) yield '['
+    for (let start = 0; start < metas.length; start += PAGE) {
+      const items = await mapLimit(metas.slice(start, start + PAGE), 32, (meta) => this.listItem(meta))
+      yield (start === 0 ? '[' : ',') + items.map((item) => JSON.stringify(item)).join(',')
+    }
+    yield ']'
   }
 
   /** A list item: metadata, engagement and storage size, without history or file contents. */
@@ -140,6 +159,11 @@ function versionObject(m: VersionManifest, files: FileMap | undefined) {
   const base = { versionId: m.versionId, commitMessage: m.commitMessage, createdAt: m.createdAt, author: m.author }
   if (!files) return { ...base, fileList: Object.keys(m.files).sort(compareFilePaths) }
   return { ...base, files }
+}
+
+async function* prepend(first: string, rest: AsyncGenerator<string>): AsyncGenerator<string> {
+  yield first
+  yield* rest
 }
 
 function toStream(chunks: AsyncGenerator<string>): ReadableStream<Uint8Array> {

@@ -1,5 +1,6 @@
 import type { H3 } from 'h3'
 import { createFolio, deleteFolio, getFolio, listFolios, updateFolio } from '../../api/files.js'
+import { isFolioId } from '../../domain/ids.js'
 import { LOCAL_WORKSPACE } from '../auth.js'
 import type { ServerContext } from '../context.js'
 import { badRequest, notFound } from '../errors.js'
@@ -13,9 +14,8 @@ export function registerFileRoutes(app: H3, ctx: ServerContext): void {
   const { folios, engagement, views } = ctx.store
 
   mountRoute(app, ctx, listFolios, async ({ event, principal }) => {
-    const items = await views.list(principal?.workspaceId ?? LOCAL_WORKSPACE)
-    event.res.headers.set('cache-control', listFolios.response.headers['Cache-Control'])
-    return items
+    const json = await views.listJson(principal?.workspaceId ?? LOCAL_WORKSPACE)
+    return jsonText(json, { headers: { 'cache-control': listFolios.response.headers['Cache-Control'] } })
   })
 
   mountRoute(app, ctx, createFolio, async ({ body, principal }) => {
@@ -35,7 +35,8 @@ export function registerFileRoutes(app: H3, ctx: ServerContext): void {
         presentationModeOnly: body.presentationModeOnly ?? false,
         status: body.status ?? 'draft',
         projectMode,
-        collaborators: body.collaborators ?? [],
+        // Spec: a new folio has no collaborators; they are added with PUT (Cloud).
+        collaborators: [],
         designPreferences: body.designPreferences ?? {},
         referenceFiles: body.referenceFiles ?? [],
         publicTunnelEnabled: false,
@@ -91,8 +92,8 @@ export function registerFileRoutes(app: H3, ctx: ServerContext): void {
   })
 
   mountRoute(app, ctx, deleteFolio, async ({ params, principal }) => {
-    await requireFolio(ctx, params.id, principal)
-    if (!(await folios.delete(params.id))) throw notFound()
+    // The repository checks the workspace itself: a folio with damaged metadata can still go.
+    if (!isFolioId(params.id) || !(await folios.delete(params.id, principal?.workspaceId ?? LOCAL_WORKSPACE))) throw notFound()
     return { success: true }
   })
 }
