@@ -119,7 +119,10 @@ export class FolioRepository {
     const cached = this.#metas.get(id)
     if (cached) return cached
     const meta = await readJson<FolioMeta>(this.#storage, keys.meta(id))
-    if (meta) this.#metas.set(id, meta)
+    // On a case-insensitive disk (macOS, Windows) ABC finds abc's files; only the exact id is
+    // that folio, or two spellings would hold two locks over the same files.
+    if (!meta || meta.id !== id) return undefined
+    this.#metas.set(id, meta)
     return meta
   }
 
