@@ -2,7 +2,10 @@ import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli } from './helpers/cli.js'
+import { execFile } from 'node:child_process'
+import { cliEnv, runCli } from './helpers/cli.js'
+import { BIN } from './helpers/cli-process.js'
+import { recordingProxy } from './helpers/cli-proxy.js'
 import { client } from './helpers/http.js'
 import { tinyGif, tinyPng } from './helpers/images.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
@@ -69,6 +72,22 @@ describe('folio create, list, versions, restore, open', () => {
     expect(generated.accessKey).toMatch(/^[A-Za-z0-9]{16}$/)
   })
 
+  it('never makes a --publish --private folio public, not even between two requests', async () => {
+    const proxy = await recordingProxy(ts.url)
+    try {
+      const created = await runCli(['--server', proxy.url, 'create', 'Board pack', '--publish', '--private', '--json'])
+      expect(created.code).toBe(0)
+      expect(created.json()).toMatchObject({ status: 'published' })
+      // The create call makes a draft; the one update makes it private and published together.
+      expect(proxy.bodiesOf('POST', /^\/api\/files$/)).toEqual([expect.objectContaining({ status: 'draft' })])
+      expect(proxy.bodiesOf('PUT', /^\/api\/files\//)).toEqual([expect.objectContaining({ isPrivate: true, status: 'published' })])
+      const folio = (await client(ts.url).get(`/api/files/${created.json().id}`)).body
+      expect(folio).toMatchObject({ isPrivate: true, status: 'published' })
+    } finally {
+      await proxy.close()
+    }
+  })
+
   it('lists, shows versions, restores, and opens', async () => {
     const api = client(ts.url)
     const id = await api.create('History', { 'index.html': 'one' })
@@ -93,12 +112,31 @@ describe('folio create, list, versions, restore, open', () => {
     await expect.poll(async () => (await stat(opened).catch(() => undefined))?.size ?? 0).toBeGreaterThan(0)
     const { readFile } = await import('node:fs/promises')
     expect((await readFile(opened, 'utf8')).trim()).toBe(`${ts.url}/share/${id}?preview=1`)
+    expect(open.stdout).toBe(`Opened ${ts.url}/share/${id}?preview=1\n`)
+  })
+
+  it('open does not claim to have opened what the opener failed to open, and prints the URL', async () => {
+    const id = await client(ts.url).create('No browser')
+    const failing = join(work, 'no-browser.sh')
+    await writeFile(failing, '#!/bin/sh\necho "no method available for opening" >&2\nexit 3\n', { mode: 0o755 })
+    const open = await cli(['open', id], { BROWSER: failing })
+    expect(open.code).toBe(0)
+    expect(open.stdout).not.toContain('Opened')
+    expect(open.stdout).toContain('No browser could be opened')
+    expect(open.stdout).toContain(`${ts.url}/share/${id}?preview=1`)
+    const missing = await cli(['open', id], { BROWSER: join(work, 'does-not-exist') })
+    expect(missing.stdout).toContain('No browser could be opened')
   })
 
   it('fails with a clear message and a non-zero code', async () => {
     const unknown = await cli(['versions', 'nope1234'])
     expect(unknown.code).toBe(1)
-    expect(unknown.stderr).toContain('Project not found')
+    expect(unknown.stderr).toBe(`folio: No folio nope1234 on ${ts.url}; folio list shows the folios there.\n`)
+    for (const command of [['open', 'nope1234'], ['restore', 'nope1234', 'v1'], ['sync', 'nope1234', work]]) {
+      const result = await cli(command)
+      expect(result.code).toBe(1)
+      expect(result.stderr).toContain(`No folio nope1234 on ${ts.url}; folio list shows the folios there.`)
+    }
     const badRestore = await cli(['restore', (await client(ts.url).create('R')), 'v9'])
     expect(badRestore.code).toBe(1)
     expect(badRestore.stderr).toContain('v9 does not exist')
@@ -110,23 +148,78 @@ describe('folio create, list, versions, restore, open', () => {
     expect(both.code).toBe(1)
     expect(both.stderr).toContain('--html or --dir')
   })
+
+  it('points at the right --help after a usage mistake, and names the source of a bad server URL', async () => {
+    const option = await cli(['sync', 'abc', work, '--bogus'])
+    expect(option.code).toBe(1)
+    expect(option.stderr).toContain("unknown option '--bogus'")
+    expect(option.stderr).toContain('See folio sync --help.')
+    const missing = await runCli(['upload', 'abc'])
+    expect(missing.stderr).toContain('See folio upload --help.')
+    const typo = await runCli(['lsit'])
+    expect(typo.stderr).toContain('See folio --help.')
+    expect((await runCli(['--help'])).stderr).toBe('')
+    const badEnv = await runCli(['list'], { FOLIO_URL: 'localhost:3000' })
+    expect(badEnv.stderr).toBe('folio: FOLIO_URL must be an http(s) URL like http://127.0.0.1:3000, got "localhost:3000".\n')
+    const badFlag = await runCli(['list', '--server', 'http://[::1'])
+    expect(badFlag.stderr).toBe('folio: --server is not a valid URL: "http://[::1".\n')
+  })
+
+  it('lists the environment it reads in --help', async () => {
+    const { stdout } = await runCli(['--help'])
+    for (const name of ['FOLIO_URL', 'FOLIO_API_KEY', 'FOLIO_CONFIG_DIR', 'FOLIO_TUNNEL_HOST', 'BROWSER']) expect(stdout).toMatch(new RegExp(`^  ${name}\\s`, 'm'))
+  })
+
+  it('exits quietly when the reader of its output goes away (folio status --json | true)', async () => {
+    for (let i = 0; i < 5; i++) await client(ts.url).create(`Pipe ${i}`)
+    for (const args of ['status --json', 'list']) {
+      const shell = await new Promise<{ stderr: string }>((resolve) =>
+        execFile('sh', ['-c', `"${process.execPath}" "${BIN}" ${args} --server ${ts.url} | true`], { env: cliEnv() }, (_error, _stdout, stderr) => resolve({ stderr })),
+      )
+      expect(shell.stderr).toBe('')
+    }
+  })
 })
 
 describe('folio upload', () => {
   it('uploads one image, or a batch, into the latest version', async () => {
     const api = client(ts.url)
     const id = await api.create('Pics', { 'index.html': 'x' })
-    const dir = await site('pics', { 'logo.png': tinyPng(), 'anim.gif': tinyGif(), 'notes.txt': 'text' })
+    const dir = await site('pics', { 'logo.png': tinyPng(), 'anim.gif': tinyGif(), 'notes.txt': 'text', 'more.txt': 'more' })
     const one = await cli(['upload', id, join(dir, 'logo.png'), '--to', 'img', '--json'])
     expect(one.json()).toMatchObject({ success: true, path: 'img/logo.png' })
     const batch = await cli(['upload', id, join(dir, 'anim.gif'), join(dir, 'notes.txt'), join(dir, 'logo.png'), '--json'])
     expect(batch.json()).toMatchObject({ count: 2, paths: ['anim.gif', 'logo.png'], skipped: ['notes.txt'] })
+    // Some landed: exit 0, and the skipped file is named on stderr (stdout stays the result).
+    expect(batch.code).toBe(0)
+    expect(batch.stderr).toBe('folio: skipped 1 file(s) that are not images: notes.txt; use folio sync for those.\n')
+    const text = await cli(['upload', id, join(dir, 'anim.gif'), join(dir, 'notes.txt')])
+    expect(text.stdout).toBe('Uploaded 1 image(s) into the latest version\n')
+    expect(text.stderr).toContain('notes.txt')
+    const nothing = await cli(['upload', id, join(dir, 'notes.txt'), join(dir, 'more.txt')])
+    expect(nothing.code).toBe(1)
+    expect(nothing.stderr).toContain('No image files')
     const folio = (await api.get(`/api/files/${id}`)).body
     expect(folio.versionCount).toBe(1)
     expect(Object.keys(folio.versions[0].files).sort()).toEqual(['anim.gif', 'img/logo.png', 'index.html', 'logo.png'])
     const refused = await cli(['upload', id, join(dir, 'notes.txt')])
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain('Unsupported file type')
+  })
+
+  it('refuses two files that would land at the same path, and sends a file named twice once', async () => {
+    const api = client(ts.url)
+    const id = await api.create('Same names', { 'index.html': 'x' })
+    const a = await site('same-a', { 'shots/a.png': tinyPng() })
+    const b = await site('same-b', { 'd2/a.png': tinyGif() })
+    const clash = await cli(['upload', id, join(a, 'shots/a.png'), join(b, 'd2/a.png'), '--to', 'img'])
+    expect(clash.code).toBe(1)
+    expect(clash.stderr).toContain(`${join(a, 'shots/a.png')} and ${join(b, 'd2/a.png')} would both be uploaded as img/a.png`)
+    expect(clash.stderr).toContain('--to')
+    expect(Object.keys((await api.get(`/api/files/${id}`)).body.versions[0].files)).toEqual(['index.html'])
+    const twice = await cli(['upload', id, join(a, 'shots/a.png'), join(a, 'shots/a.png'), '--json'])
+    expect(twice.code).toBe(0)
+    expect(twice.json()).toMatchObject({ success: true, path: 'a.png' })
   })
 
   it('streams a large file with a size it announces', async () => {
@@ -141,44 +234,37 @@ describe('folio upload', () => {
   })
 })
 
-describe('folio keys and login', () => {
-  it('shows, rotates and revokes the key', async () => {
-    const shown = await cli(['keys'])
-    expect(shown.code).toBe(1)
-    expect(shown.stderr).toContain('folio keys rotate')
-    const rotated = (await cli(['keys', 'rotate', '--json'])).json().apiKey
-    expect(rotated).toMatch(/^folio_live_[0-9a-f]{48}$/)
-    expect((await cli(['keys'])).stdout.trim()).toBe(rotated)
-    expect((await cli(['keys', 'revoke', '--json'])).json()).toEqual({ success: true })
-  })
-
-  it('saves a profile readable only by the user, and the other commands use it', async () => {
-    const configDir = join(work, 'config-login')
-    const login = await runCli(['login', '--server', ts.url, '--key', 'folio_live_x', '--json'], { FOLIO_CONFIG_DIR: configDir })
-    expect(login.stderr).toBe('')
-    expect(login.code).toBe(0)
-    const { path } = login.json()
-    expect(((await stat(path)).mode & 0o777).toString(8)).toBe('600')
-    const list = await runCli(['list', '--json'], { FOLIO_CONFIG_DIR: configDir })
-    expect(list.code).toBe(0)
-    expect(Array.isArray(list.json())).toBe(true)
-    const refused = await runCli(['login', '--server', 'http://127.0.0.1:9'], { FOLIO_CONFIG_DIR: join(work, 'config-refused') })
-    expect(refused.code).toBe(2)
-  })
-})
-
 describe('folio sync', () => {
   it('pushes only what changed, deletions included, and nothing at all the second time', async () => {
     const api = client(ts.url)
     const id = await api.create('Synced', { 'index.html': 'old', 'gone.css': 'x{}' })
     const dir = await site('synced', { 'index.html': 'new', 'a/b.css': 'b{}', 'logo.png': tinyPng(), '.gitignore': 'tmp/\n', 'tmp/cache.txt': 'junk' })
+    // gone.css never came from this folder: a first sync keeps it (and says so); --mirror deletes it.
     const first = (await cli(['sync', id, dir, '--json'])).json()
-    expect(first).toMatchObject({ event: 'synced', versionId: 'v2', changed: true, added: 2, updated: 1, deleted: 1, filesSent: 3 })
+    expect(first).toMatchObject({ event: 'synced', versionId: 'v2', changed: true, added: 2, updated: 1, deleted: 0, filesSent: 3, kept: ['gone.css'] })
     const second = (await cli(['sync', id, dir, '--json'])).json()
     expect(second).toMatchObject({ changed: false, versionId: 'v2', filesSent: 0, bytesSent: 0 })
-    const files = (await api.get(`/api/files/${id}`)).body.versions[1].files
+    const mirrored = (await cli(['sync', id, dir, '--mirror', '--json'])).json()
+    expect(mirrored).toMatchObject({ versionId: 'v3', deleted: 1, deletedPaths: ['gone.css'], filesSent: 0 })
+    const files = (await api.get(`/api/files/${id}`)).body.versions[2].files
     expect(Object.keys(files).sort()).toEqual(['a/b.css', 'index.html', 'logo.png'])
     const human = await cli(['sync', id, dir])
-    expect(human.stdout.trim()).toBe('Up to date (v2)')
+    expect(human.stdout.trim()).toBe('Up to date (v3)')
+  })
+})
+
+describe('folio tunnel', () => {
+  it('says what to do next when the tunnel cannot start', async () => {
+    const unreachableTunnelHost = await startTestServer({ config: { tunnel: { host: 'http://127.0.0.1:9', startTimeoutMs: 3000 } } })
+    try {
+      const started = await runCli(['--server', unreachableTunnelHost.url, 'tunnel', 'start'])
+      expect(started.code).toBe(1)
+      expect(started.stderr).toContain('The tunnel failed:')
+      expect(started.stderr).toContain("Check this machine's network connection")
+      expect(started.stderr).toContain('--tunnel-host')
+      expect(started.stderr).toContain('FOLIO_TUNNEL_HOST')
+    } finally {
+      await unreachableTunnelHost.close()
+    }
   })
 })

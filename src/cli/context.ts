@@ -1,7 +1,8 @@
 import type { Command } from 'commander'
-import { ApiClientError, createClient, type FolioClient, ServerUnreachableError } from '../client/index.js'
-import { CliError } from './errors.js'
+import { createClient, type FolioClient } from '../client/index.js'
+import { explain, toCliError } from './explain.js'
 import { readProfile } from './profile.js'
+import { resolveTarget, type Target } from './target.js'
 
 export interface GlobalOptions {
   server?: string
@@ -12,29 +13,38 @@ export interface GlobalOptions {
 export interface CliContext {
   client: FolioClient
   server: string
-  /** Where the key came from, for messages. */
-  keySource: 'flag' | 'environment' | 'profile' | 'none'
+  /** Which server and key, and where each came from (for messages). */
+  target: Target
   json: boolean
   /** Prints a result: JSON for scripts with --json, else the human text. */
   print(data: unknown, human: () => string): void
   /** Progress and notes for people; silent with --json (stdout stays parseable). */
   note(message: string): void
+  /** Something the user should know even in a script (a skipped file): always on stderr. */
+  warn(message: string): void
+  /** A client error as one line with a next step: names the server, the key's source, the folio. */
+  explain(error: unknown): never
+  /** The same line as a string, for a message that wraps it. */
+  describe(error: unknown): string
 }
 
-/** The server a command talks to: --server, FOLIO_URL, the login profile, else the local default. */
+/** The `<id>` argument of the running command, if it has one: "No folio <id>" messages name it. */
+function folioIdArgument(command: Command): string | undefined {
+  const index = command.registeredArguments.findIndex((argument) => argument.name() === 'id')
+  const value = index >= 0 ? command.processedArgs[index] : undefined
+  return typeof value === 'string' ? value : undefined
+}
+
+/** The server a command talks to and the key it sends (target.ts decides both). */
 export async function cliContext(command: Command): Promise<CliContext> {
   const options = command.optsWithGlobals<GlobalOptions>()
-  const profile = await readProfile()
-  const envKey = process.env.FOLIO_API_KEY || process.env.SERVICE_API_KEY || undefined
-  const server = options.server ?? (process.env.FOLIO_URL || profile?.server || `http://127.0.0.1:${process.env.PORT || 3000}`)
-  const key = options.key ?? envKey ?? profile?.key
-  const keySource = options.key ? 'flag' : envKey ? 'environment' : profile?.key ? 'profile' : 'none'
-  if (!/^https?:\/\//.test(server)) throw new CliError(`--server must be an http(s) URL, got ${JSON.stringify(server)}`)
+  const target = resolveTarget(options, await readProfile())
   const json = Boolean(options.json)
+  const about = { ...target, folioId: folioIdArgument(command) }
   return {
-    client: createClient({ server, key }),
-    server: server.replace(/\/+$/, ''),
-    keySource,
+    client: createClient({ server: target.server, key: target.key }),
+    server: target.server,
+    target,
     json,
     print(data, human) {
       process.stdout.write(json ? `${JSON.stringify(data)}\n` : `${human()}\n`)
@@ -42,17 +52,12 @@ export async function cliContext(command: Command): Promise<CliContext> {
     note(message) {
       if (!json) process.stderr.write(`${message}\n`)
     },
+    warn(message) {
+      process.stderr.write(`folio: ${message}\n`)
+    },
+    explain: (error) => explain(error, about),
+    describe: (error) => (toCliError(error, about) as Error).message ?? String(error),
   }
-}
-
-/** Turns client errors into one clear line and an exit code (2: the server is away). */
-export function explain(error: unknown): never {
-  if (error instanceof ServerUnreachableError) throw new CliError(error.message, 2)
-  if (error instanceof ApiClientError) {
-    const hint = error.status === 401 ? ' Pass the key with --key or FOLIO_API_KEY, or save it with `folio login`.' : ''
-    throw new CliError(`${error.detail ? `${error.detail} (${error.error})` : `${error.error} (HTTP ${error.status})`}${hint}`)
-  }
-  throw error
 }
 
 /** Runs a command body with client errors explained. */
@@ -61,8 +66,7 @@ export async function withContext<T>(command: Command, body: (ctx: CliContext) =
   try {
     return await body(ctx)
   } catch (error) {
-    if (error instanceof CliError) throw error
-    return explain(error)
+    return ctx.explain(error)
   }
 }
 

@@ -34,10 +34,19 @@ Examples:
   $ folio <command> --help                   every option of a command, with examples
 
 Environment:
-  PORT            default port of folio serve
-  FOLIO_DATA      default data folder of folio serve
-  FOLIO_API_KEY   API key that guards the sync endpoint (alias SERVICE_API_KEY)
-  FOLIO_RATE_LIMITS  per-client limits of the public endpoints, e.g. "public=600,analytics=600"`,
+  FOLIO_URL          the server the commands talk to (like --server)
+  FOLIO_API_KEY      the key the commands send (like --key); for folio serve, the key that guards
+                     the sync endpoint (alias SERVICE_API_KEY)
+  FOLIO_CONFIG_DIR   where folio login keeps its profile and sync remembers folders
+                     (default ~/.config/folio)
+  FOLIO_TUNNEL_HOST  your own localtunnel server for the public tunnel of folio serve
+  BROWSER            the browser folio open (and o in folio status) starts
+  PORT               default port of folio serve
+  FOLIO_DATA         default data folder of folio serve
+  FOLIO_RATE_LIMITS  per-client limits of the public endpoints, e.g. "public=600,analytics=600"
+
+The saved login key is sent only to the login's own server: with --server or FOLIO_URL
+pointing elsewhere, pass that server's key with --key or FOLIO_API_KEY.`,
     )
   registerServe(program)
   registerLogin(program)
@@ -51,14 +60,48 @@ Environment:
   return program
 }
 
+/** Commander's own outcomes that are not mistakes: help and version were asked for. */
+const NOT_A_MISTAKE = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version'])
+
+/** The command a mistyped line was meant for: the first word that is not an option (or its value). */
+function commandOf(program: Command, argv: string[]): Command | undefined {
+  const takesValue = new Set(['--server', '--key'])
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!
+    if (takesValue.has(word)) i++
+    else if (!word.startsWith('-')) return program.commands.find((c) => c.name() === word || c.aliases().includes(word))
+  }
+  return undefined
+}
+
+/**
+ * A reader that stops early (folio status --json | head -1) closes the pipe: the rest of the
+ * output has nowhere to go, which is not an error worth a stack trace.
+ */
+function ignoreClosedPipes(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error
+    })
+  }
+}
+
 /** Runs the CLI and returns the exit code; nothing below here calls process.exit. */
 export async function runMain(argv: string[]): Promise<number> {
   const program = buildProgram()
+  ignoreClosedPipes()
   try {
     await program.parseAsync(argv, { from: 'user' })
     return 0
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode
+    if (error instanceof CommanderError) {
+      // Commander printed what was wrong; say where the right form is.
+      if (error.exitCode !== 0 && !NOT_A_MISTAKE.has(error.code)) {
+        const command = error.code === 'commander.unknownCommand' ? undefined : commandOf(program, argv)
+        process.stderr.write(`See folio ${command ? `${command.name()} ` : ''}--help.\n`)
+      }
+      return error.exitCode
+    }
     if (error instanceof CliError) {
       process.stderr.write(`folio: ${error.message}\n`)
       return error.exitCode

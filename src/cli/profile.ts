@@ -1,6 +1,7 @@
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
+import { sameOrigin } from './origin.js'
 
 /** What `folio login` remembers: which server, and its key. */
 export interface Profile {
@@ -35,4 +36,15 @@ export async function writeProfile(profile: Profile): Promise<string> {
   await chmod(tmp, 0o600)
   await rename(tmp, path)
   return path
+}
+
+/**
+ * After `folio keys rotate|revoke`, a profile that holds a key for that server would hold a dead
+ * one: it gets the new key (or none). Profiles of other servers, and profiles without a key, are
+ * left alone. Returns the profile's path when it changed.
+ */
+export async function replaceProfileKey(server: string, key: string | undefined): Promise<string | undefined> {
+  const profile = await readProfile()
+  if (!profile?.key || !sameOrigin(profile.server, server) || profile.key === key) return undefined
+  return writeProfile({ server: profile.server, ...(key ? { key } : {}) })
 }

@@ -22,6 +22,8 @@ export interface FolioRow {
   updatedAt: string
   analytics: FolioListItem['analytics']
   reactions: Record<string, number>
+  /** Its latest comments, when the snapshot was loaded with comments for every folio. */
+  comments?: CommentsSnapshot
 }
 
 export type TunnelSnapshot =
@@ -67,6 +69,11 @@ export interface LoadOptions {
   server: string
   /** The folio whose comments to fetch; the first folio when absent or gone. */
   selectedId?: string
+  /**
+   * 'selected' (the live view, which shows one folio's comments at a time) or 'every': each row
+   * gets its own comments (the one-off snapshot of folio status without a terminal).
+   */
+  commentsFor?: 'selected' | 'every'
   /** How many comments to keep (default 3). */
   commentLimit?: number
   /** Per request (default 5 s): a hung server must not freeze the view. */
@@ -135,7 +142,18 @@ async function loadComments(client: StatusClient, folioId: string, limit: number
   }
 }
 
-/** Fetches the folio list, the tunnel and the selected folio's comments. Never throws for HTTP trouble. */
+/** Comments of every folio: a few requests at a time, so a long list does not flood the server. */
+const COMMENT_FETCHES_AT_ONCE = 6
+
+async function eachWithConcurrency<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!)
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+}
+
+/** Fetches the folio list, the tunnel and the selected folio's comments (or every folio's). Never throws for HTTP trouble. */
 export async function loadSnapshot(client: StatusClient, options: LoadOptions): Promise<StatusSnapshot> {
   const timeoutMs = options.timeoutMs ?? 5000
   const fetchedAt = (options.now?.() ?? new Date()).toISOString()
@@ -146,7 +164,13 @@ export async function loadSnapshot(client: StatusClient, options: LoadOptions): 
   }
   const rows = folios.status === 'fulfilled' ? folios.value.map(toRow) : []
   const selected = rows.find((f) => f.id === options.selectedId) ?? rows[0]
-  const comments = selected ? await loadComments(client, selected.id, options.commentLimit ?? 3, timeoutMs) : null
+  const limit = options.commentLimit ?? 3
+  if (options.commentsFor === 'every') {
+    await eachWithConcurrency(rows, COMMENT_FETCHES_AT_ONCE, async (row) => {
+      row.comments = await loadComments(client, row.id, limit, timeoutMs)
+    })
+  }
+  const comments = selected ? (selected.comments ?? (await loadComments(client, selected.id, limit, timeoutMs))) : null
   const snapshot: StatusSnapshot = { server: { url: options.server, reachable: true }, tunnel: tunnelFrom(tunnel), folios: rows, comments, fetchedAt }
   if (folios.status === 'rejected') {
     const error = folios.reason

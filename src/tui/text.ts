@@ -1,6 +1,6 @@
 import { table } from '../cli/format.js'
 import { averageTime, deviceSplit, oneLine, reactionsLabel, statusLabel } from './format.js'
-import type { StatusSnapshot, TunnelSnapshot } from './snapshot.js'
+import type { CommentsSnapshot, FolioRow, StatusSnapshot, TunnelSnapshot } from './snapshot.js'
 
 /** Sentences shared by the live view and the text snapshot. */
 export const unreachableLine = (server: string) => `server not reachable at ${server} — start it with folio serve`
@@ -30,14 +30,30 @@ export function formatSnapshot(snapshot: StatusSnapshot): string {
         snapshot.folios.map((f) => [f.id, oneLine(f.title, 40), statusLabel(f), f.latestVersionId, String(f.analytics.views), averageTime(f), deviceSplit(f), reactionsLabel(f.reactions)]),
       ),
     )
-  const comments = snapshot.comments
-  const folio = comments && snapshot.folios.find((f) => f.id === comments.folioId)
-  if (comments && folio) {
-    out.push('', `Latest comments on “${oneLine(folio.title, 40)}”${comments.total > comments.latest.length ? ` (${comments.total} in all)` : ''}:`)
-    if (comments.state === 'hidden') out.push(`  comments hidden (${folio.status === 'draft' && !folio.isPrivate ? 'draft' : 'private'})`)
-    else if (comments.state === 'error') out.push(`  comments unavailable: ${comments.error}`)
-    else if (comments.latest.length === 0) out.push('  no comments yet')
-    else for (const c of comments.latest) out.push(`  ${oneLine(c.author, 24)}: ${oneLine(c.text, 90)}`)
+  const perFolio = snapshot.folios.filter((f) => f.comments)
+  if (perFolio.length > 0) out.push(...everyFoliosComments(perFolio))
+  else {
+    const comments = snapshot.comments
+    const folio = comments && snapshot.folios.find((f) => f.id === comments.folioId)
+    if (comments && folio) out.push(...commentLines(folio, comments))
   }
   return out.join('\n')
+}
+
+function commentLines(folio: FolioRow, comments: CommentsSnapshot): string[] {
+  const out = ['', `Latest comments on “${oneLine(folio.title, 40)}”${comments.total > comments.latest.length ? ` (${comments.total} in all)` : ''}:`]
+  if (comments.state === 'hidden') out.push(`  comments hidden (${folio.status === 'draft' && !folio.isPrivate ? 'draft' : 'private'})`)
+  else if (comments.state === 'error') out.push(`  comments unavailable: ${comments.error}`)
+  else if (comments.latest.length === 0) out.push('  no comments yet')
+  else for (const c of comments.latest) out.push(`  ${oneLine(c.author, 24)}: ${oneLine(c.text, 90)}`)
+  return out
+}
+
+/** A section per folio that has something to show; the folios without comments in one line. */
+function everyFoliosComments(folios: FolioRow[]): string[] {
+  const quiet = folios.filter((f) => f.comments!.state === 'ok' && f.comments!.total === 0)
+  const out = folios.filter((f) => !quiet.includes(f)).flatMap((f) => commentLines(f, f.comments!))
+  if (quiet.length === folios.length) out.push('', 'No comments yet.')
+  else if (quiet.length > 0) out.push('', `No comments yet on ${quiet.length === 1 ? `“${oneLine(quiet[0]!.title, 40)}”` : `${quiet.length} other folios`}.`)
+  return out
 }

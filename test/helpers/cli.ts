@@ -1,4 +1,9 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll } from 'vitest'
 import { BIN } from './cli-process.js'
 
 export interface CliResult {
@@ -8,10 +13,28 @@ export interface CliResult {
   json: () => any
 }
 
-/** Runs the built CLI (as a user does) with a config dir of its own, so no real profile leaks in. */
+/**
+ * A config dir of the test file's own, so no real profile or sync record leaks in or out; it goes
+ * when the file's tests are done (vitest loads this module afresh for each test file). Tests that
+ * need a profile pass FOLIO_CONFIG_DIR themselves.
+ */
+const CONFIG_DIR = mkdtempSync(join(tmpdir(), 'folio-cli-config-'))
+afterAll(() => rmSync(CONFIG_DIR, { recursive: true, force: true }))
+
+/** What every CLI run starts from: no server, key or profile from the developer's shell. */
+export const cliEnv = (env: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+  ...process.env,
+  FOLIO_URL: '',
+  FOLIO_API_KEY: '',
+  SERVICE_API_KEY: '',
+  FOLIO_CONFIG_DIR: CONFIG_DIR,
+  ...env,
+})
+
+/** Runs the built CLI (as a user does) with a config dir of its own. */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, FOLIO_URL: '', FOLIO_API_KEY: '', ...env } }, (error, stdout, stderr) => {
+    execFile(process.execPath, [BIN, ...args], { env: cliEnv(env), maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? ((error as { code?: number }).code ?? 1) : 0
       resolve({ code: typeof code === 'number' ? code : 1, stdout, stderr, json: () => JSON.parse(stdout) })
     })
@@ -20,7 +43,7 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
 
 /** A long-running CLI command (sync --watch): its stdout lines as they come. */
 export function spawnCli(args: string[], env: Record<string, string> = {}) {
-  const child: ChildProcess = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, FOLIO_URL: '', FOLIO_API_KEY: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child: ChildProcess = spawn(process.execPath, [BIN, ...args], { env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
   const lines: string[] = []
   let stderr = ''
   let buffer = ''
@@ -33,10 +56,13 @@ export function spawnCli(args: string[], env: Record<string, string> = {}) {
     }
   })
   child.stderr!.on('data', (chunk) => (stderr += chunk))
+  const exited = once(child, 'exit').then(([code]) => code as number | null)
   return {
     child,
     lines,
     stderr: () => stderr,
+    /** The exit code once the process ends (null when a signal ended it). */
+    exited,
     /** Waits for a stdout line matching `test`, starting after `from` lines. */
     async waitForLine(test: (line: string) => boolean, timeoutMs = 15_000, from = 0): Promise<string> {
       const deadline = Date.now() + timeoutMs

@@ -2,11 +2,12 @@ import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import type { Command } from 'commander'
 import { createFolio, updateFolio } from '../../api/files.js'
-import { maybeGzip } from '../../client/gzip.js'
 import { newFolioId } from '../../domain/ids.js'
 import type { CreateOptions } from '../commands/create.js'
-import { shareUrl, withContext } from '../context.js'
+import { type CliContext, shareUrl, withContext } from '../context.js'
 import { CliError } from '../errors.js'
+import { type Advice, fitOneRequest, isImagePath, refuseIfSurelyTooLarge, type SizedFile } from '../request-limits.js'
+import { FolderRecord } from '../sync/folder-record.js'
 import { loadIgnore, readAsFileContent, scanFolder } from '../sync/local-files.js'
 
 export default (title: string, options: CreateOptions, command: Command) =>
@@ -14,24 +15,31 @@ export default (title: string, options: CreateOptions, command: Command) =>
     if (options.html && options.dir) throw new CliError('Give --html or --dir, not both.')
     if (options.accessKey && !options.private) throw new CliError('--access-key goes with --private.')
     let files: Record<string, string> | undefined
-    if (options.html) files = { 'index.html': await readFile(resolve(options.html), 'utf8').catch(() => cannotRead(options.html!)) }
-    if (options.dir) files = await folderFiles(resolve(options.dir))
-    const { project } = await ctx.client.call(createFolio, {
-      body: maybeGzip({
-        title,
-        description: options.description,
-        projectMode: options.mode,
-        status: options.publish ? ('published' as const) : ('draft' as const),
-        ...(files ? { defaultFiles: files } : {}),
-      }),
-    })
-    // OSS makes every new folio public (spec); privacy is a second step.
+    let sizes: SizedFile[] = []
+    if (options.html) {
+      files = { 'index.html': await readFile(resolve(options.html), 'utf8').catch(() => cannotRead(options.html!)) }
+      sizes = [{ path: options.html, size: Buffer.byteLength(files['index.html']!) }]
+    }
+    if (options.dir) ({ files, sizes } = await folderFiles(resolve(options.dir)))
+    const fields = {
+      title,
+      description: options.description,
+      projectMode: options.mode,
+      // A private folio is created as a draft and published last (see below): never public.
+      status: options.publish && !options.private ? ('published' as const) : ('draft' as const),
+      ...(files ? { defaultFiles: files } : {}),
+    }
+    const { project: created } = await ctx.client.call(createFolio, { body: fitOneRequest(fields, sizes, createAdvice) })
+    if (options.dir) await (await FolderRecord.open({ server: ctx.server, id: created.id, root: resolve(options.dir) })).replace(Object.keys(files ?? {}))
+    const fileCount = Object.keys(created.versions[0]?.files ?? {}).length
+    // In OSS a folio cannot be private on create (spec), so privacy comes in a second call, and
+    // publishing in that same call: until it lands the folio is a draft that only its owner sees.
     const accessKey = options.private ? (options.accessKey ?? newFolioId(16)) : undefined
-    if (accessKey) await ctx.client.call(updateFolio, { params: { id: project.id }, body: { isPrivate: true, accessKey } })
+    const project = accessKey ? await makePrivate(ctx, created.id, accessKey, Boolean(options.publish)) : created
     const url = shareUrl(ctx, project.id)
-    ctx.print({ id: project.id, url, status: project.status, versionId: project.latestVersionId, files: Object.keys(project.versions[0]?.files ?? {}).length, accessKey }, () =>
+    ctx.print({ id: project.id, url, status: project.status, versionId: project.latestVersionId, files: fileCount, accessKey }, () =>
       [
-        `Created ${project.id} (${project.status}, ${Object.keys(project.versions[0]?.files ?? {}).length} file(s))`,
+        `Created ${project.id} (${project.status}${accessKey ? ', private' : ''}, ${fileCount} file(s))`,
         `Share: ${url}${project.status === 'draft' ? '  (a draft: viewers see it once you publish; preview with folio open)' : ''}`,
         accessKey ? `Access key: ${accessKey}` : '',
       ]
@@ -40,16 +48,31 @@ export default (title: string, options: CreateOptions, command: Command) =>
     )
   })
 
+async function makePrivate(ctx: CliContext, id: string, accessKey: string, publish: boolean) {
+  try {
+    const { project } = await ctx.client.call(updateFolio, { params: { id }, body: { isPrivate: true, accessKey, ...(publish ? { status: 'published' as const } : {}) } })
+    return project
+  } catch (error) {
+    throw new CliError(`Created ${id}, but could not make it private${publish ? ' and publish it' : ''}: ${ctx.describe(error)} It stays a draft that only you can see.`)
+  }
+}
+
 function cannotRead(path: string): never {
   throw new CliError(`Cannot read ${path}: check the path.`)
 }
 
-async function folderFiles(root: string): Promise<Record<string, string>> {
+const createAdvice: Advice = (biggest) =>
+  `Leave big files out with .folioignore and create it again${biggest.some((f) => isImagePath(f.path)) ? '; then add the images with folio upload <id> <files> (up to 25 MB each)' : ''}.`
+
+async function folderFiles(root: string): Promise<{ files: Record<string, string>; sizes: SizedFile[] }> {
   const local = await scanFolder(root, await loadIgnore(root)).catch((error: Error) => {
     throw new CliError(`${error.message}: give --dir a folder.`)
   })
   if (local.size === 0) throw new CliError(`${root} has no files to publish (after .gitignore/.folioignore).`)
+  const sizes = [...local.values()].map((file) => ({ path: file.path, size: file.size }))
+  // Refused before reading a byte when the folder cannot fit in one request anyway.
+  refuseIfSurelyTooLarge(sizes, createAdvice)
   const files: Record<string, string> = {}
   for (const file of local.values()) files[file.path] = await readAsFileContent(file)
-  return files
+  return { files, sizes }
 }

@@ -9,5 +9,8 @@ export default (id: string, _options: unknown, command: Command) =>
     // A draft has no public page yet: the owner's preview shows it.
     const url = folio.status === 'draft' ? `${shareUrl(ctx, id)}?preview=1` : shareUrl(ctx, id)
     const opened = ctx.json ? false : await openUrl(url)
-    ctx.print({ url, opened }, () => (opened ? `Opened ${url}` : `Open ${url} in your browser`))
+    // Exit 0 either way: the URL is the result, the browser a convenience.
+    ctx.print({ url, opened }, () =>
+      opened ? `Opened ${url}` : `No browser could be opened (set BROWSER to choose one). Open this URL yourself:\n${url}`,
+    )
   })

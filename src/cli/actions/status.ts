@@ -8,7 +8,7 @@ export default (options: { interval: number; once?: boolean }, command: Command)
   withContext(command, async (ctx) => {
     const interactive = !ctx.json && !options.once && Boolean(process.stdout.isTTY) && Boolean(process.stdin.isTTY)
     if (!interactive) {
-      const snapshot = await loadSnapshot(ctx.client, { server: ctx.server })
+      const snapshot = await loadSnapshot(ctx.client, { server: ctx.server, commentsFor: 'every' })
       const unreachable = snapshot.server.reachable ? null : new CliError(`${unreachableLine(ctx.server)} (${snapshot.server.error})`, 2)
       // Text: the error line says it all; JSON: the snapshot still goes to stdout for scripts.
       if (ctx.json || !unreachable) ctx.print(snapshot, () => formatSnapshot(snapshot))

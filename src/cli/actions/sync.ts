@@ -1,60 +1,122 @@
+import { stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import type { Command } from 'commander'
-import { ServerUnreachableError } from '../../client/index.js'
 import type { SyncOptions } from '../commands/sync.js'
-import { type CliContext, explain, withContext } from '../context.js'
+import { type CliContext, withContext } from '../context.js'
 import { CliError } from '../errors.js'
 import { bytes } from '../format.js'
+import { FolderRecord } from '../sync/folder-record.js'
 import { loadIgnore } from '../sync/local-files.js'
-import { SyncEngine, type SyncOutcome } from '../sync/sync-engine.js'
+import { SyncEngine, type SyncOutcome, type SyncPlan } from '../sync/sync-engine.js'
 import { type WatchEvent, watchFolder } from '../sync/watcher.js'
+
+/** Ctrl+C under --watch pushes what is left, waiting at most this long for the server. */
+const FINAL_PUSH_TIMEOUT_MS = 10_000
 
 export default (id: string, dir: string, options: SyncOptions, command: Command) =>
   withContext(command, async (ctx) => {
     const root = resolve(dir)
     const debounceMs = Number(options.debounce)
     if (!Number.isInteger(debounceMs) || debounceMs < 0) throw new CliError('--debounce takes a whole number of milliseconds.')
-    const engine = new SyncEngine({ client: ctx.client, id, root, ignored: await loadIgnore(root), message: options.message })
+    if (options.dryRun && options.watch) throw new CliError('--dry-run shows what one sync would do; it does not go with --watch.')
+    if (!(await stat(root).catch(() => undefined))?.isDirectory()) throw new CliError(`${dir} is not a folder.`)
+    const engine = new SyncEngine({
+      client: ctx.client,
+      id,
+      root,
+      ignored: await loadIgnore(root),
+      message: options.message,
+      record: await FolderRecord.open({ server: ctx.server, id, root }),
+      deletions: options.mirror ? 'mirror' : 'known',
+      allowEmpty: options.allowEmpty,
+    })
+    if (options.dryRun) {
+      const plan = await engine.plan()
+      ctx.print({ event: 'plan', ...plan }, () => describePlan(plan))
+      return
+    }
     if (!options.watch) {
-      const outcome = await engine.syncAll().catch((error: Error) => {
-        if (/is not a folder/.test(error.message)) throw new CliError(`${dir} is not a folder.`)
-        return explain(error)
-      })
+      const outcome = await engine.syncAll()
       ctx.print({ event: 'synced', ...outcome }, () => describe(outcome))
       return
     }
-    await watchUntilStopped(ctx, engine, root, debounceMs)
+    await watchUntilStopped(ctx, engine, { id, dir, root, debounceMs })
   })
 
+const listed = (paths: string[], max = 10) => (paths.length <= max ? paths.join(', ') : `${paths.slice(0, max).join(', ')} and ${paths.length - max} more`)
+
+const KEPT_NOTE = 'they did not come from this folder (e.g. folio upload); --mirror deletes them'
+
 function describe(o: SyncOutcome): string {
-  if (!o.changed) return `Up to date (${o.versionId})`
-  const parts = [o.added && `${o.added} added`, o.updated && `${o.updated} changed`, o.deleted && `${o.deleted} deleted`].filter(Boolean).join(', ')
-  const names = o.paths.length <= 4 ? `: ${o.paths.join(', ')}` : ''
-  return `${o.versionId} ← ${parts} (${bytes(o.bytesSent)})${names}`
+  const lines: string[] = []
+  if (!o.changed) lines.push(`Up to date (${o.versionId})`)
+  else {
+    const parts = [o.added && `${o.added} added`, o.updated && `${o.updated} changed`, o.deleted && `${o.deleted} deleted`].filter(Boolean).join(', ')
+    const names = o.paths.length <= 4 ? `: ${o.paths.join(', ')}` : ''
+    lines.push(`${o.versionId} ← ${parts} (${bytes(o.bytesSent)})${names}`)
+  }
+  if (o.deletedPaths.length) lines.push(`  deleted from the folio: ${listed(o.deletedPaths)}`)
+  if (o.kept.length) lines.push(`  kept ${o.kept.length} file(s) the folder does not have: ${listed(o.kept)} (${KEPT_NOTE})`)
+  return lines.join('\n')
 }
 
-async function watchUntilStopped(ctx: CliContext, engine: SyncEngine, root: string, debounceMs: number): Promise<void> {
-  const report = (event: WatchEvent) => {
-    if (event.event === 'synced') ctx.print({ event: 'synced', latencyMs: event.latencyMs, ...event.outcome }, () => describe(event.outcome))
-    else if (event.event === 'waiting') ctx.print(event, () => `Server away; ${event.queued} change(s) queued, retrying in ${Math.round(event.retryInMs / 1000)} s`)
-    else ctx.print(event, () => `Push failed: ${event.reason} (${event.queued} change(s) kept; the next save retries)`)
+function describePlan(plan: SyncPlan): string {
+  const rows: Array<[string, string[]]> = [
+    ['add', plan.added],
+    ['change', plan.updated],
+    ['delete', plan.deleted],
+  ]
+  const lines = rows.filter(([, paths]) => paths.length).map(([verb, paths]) => `  would ${verb} ${paths.length}: ${listed(paths)}`)
+  if (plan.kept.length) lines.push(`  would keep ${plan.kept.length} the folder does not have: ${listed(plan.kept)} (${KEPT_NOTE})`)
+  const changes = plan.added.length + plan.updated.length + plan.deleted.length
+  return [changes === 0 ? `Dry run against ${plan.versionId}: nothing would change` : `Dry run against ${plan.versionId} (nothing sent):`, ...lines].join('\n')
+}
+
+const queued = (e: { queued: number; fullSync: boolean }) =>
+  e.fullSync ? `a sync of the whole folder${e.queued ? ` and ${e.queued} change(s)` : ''}` : `${e.queued} change(s)`
+
+function report(ctx: CliContext, event: WatchEvent): void {
+  switch (event.event) {
+    case 'synced':
+      return ctx.print({ event: 'synced', latencyMs: event.latencyMs, ...event.outcome }, () => describe(event.outcome))
+    case 'waiting':
+      return ctx.print(event, () => `Server away at ${event.server}; ${queued(event)} queued, retrying in ${Math.round(event.retryInMs / 1000)} s`)
+    case 'failed':
+      return ctx.print(event, () => `Push failed: ${event.reason} (${queued(event)} kept; the next save retries)`)
+    case 'rules':
+      return ctx.print(event, () => `${event.file} changed: rules reloaded, comparing the whole folder again`)
   }
-  // The first full push; if the server is away the watcher's queue takes over from here.
+}
+
+async function watchUntilStopped(ctx: CliContext, engine: SyncEngine, where: { id: string; dir: string; root: string; debounceMs: number }): Promise<void> {
+  const watcher = await watchFolder(engine, where.root, { debounceMs: where.debounceMs, onEvent: (event) => report(ctx, event), describeError: ctx.describe })
+  // The first push is the whole folder. The server being away queues it (and says so); a wrong
+  // id or key, a folder too big for one request, an empty folder: those end the command here.
   try {
-    const outcome = await engine.syncAll()
-    report({ event: 'synced', outcome, latencyMs: 0 })
+    await watcher.pushAll()
   } catch (error) {
-    if (!(error instanceof ServerUnreachableError)) explain(error)
+    await watcher.stop()
+    throw error
   }
-  const watcher = await watchFolder(engine, root, { debounceMs, onEvent: report })
-  ctx.print({ event: 'watching', dir: root }, () => `Watching ${root}: every save is pushed. Ctrl+C to stop.`)
-  await new Promise<void>((done) => {
-    const stop = () => {
+  ctx.print({ event: 'watching', dir: where.root }, () => `Watching ${where.root}: every save is pushed. Ctrl+C to stop.`)
+  const signal = await new Promise<string>((done) => {
+    const stop = (name: string) => {
+      // Removed at once: a second Ctrl+C gets Node's default and quits without the last push.
       process.off('SIGINT', stop)
       process.off('SIGTERM', stop)
-      void watcher.close().then(done, done)
+      done(name)
     }
     process.on('SIGINT', stop)
     process.on('SIGTERM', stop)
   })
+  ctx.note(`${signal}: pushing anything not pushed yet (at most ${FINAL_PUSH_TIMEOUT_MS / 1000} s; Ctrl+C again to quit without it)…`)
+  const final = await watcher.finish({ timeoutMs: FINAL_PUSH_TIMEOUT_MS })
+  if (final.pushed) {
+    if (final.outcome.changed) report(ctx, { event: 'synced', outcome: final.outcome, latencyMs: 0 })
+    ctx.note('Stopped; everything is pushed.')
+    return
+  }
+  const what = final.unpushed ? listed(final.unpushed) : `the whole folder ${where.root} (the folio was never reached)`
+  const next = final.away ? ` Push them with folio sync ${where.id} ${where.dir} once it is back.` : ''
+  throw new CliError(`Stopped with changes not pushed: ${what}. ${final.reason}${next}`)
 }

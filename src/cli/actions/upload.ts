@@ -16,7 +16,7 @@ const SHOW_PROGRESS_ABOVE = 1024 * 1024
 export default (id: string, paths: string[], options: { to?: string }, command: Command) =>
   withContext(command, async (ctx) => {
     const prefix = options.to ? `${options.to.replace(/^\/+|\/+$/g, '')}/` : ''
-    const files = await Promise.all(
+    const listed = await Promise.all(
       paths.map(async (p) => {
         const absolute = resolve(p)
         const info = await stat(absolute).catch(() => undefined)
@@ -24,6 +24,7 @@ export default (id: string, paths: string[], options: { to?: string }, command: 
         return { absolute, path: `${prefix}${basename(absolute)}`, size: info.size }
       }),
     )
+    const files = oneFilePerTarget(listed, paths)
     const total = files.reduce((sum, f) => sum + f.size, 0)
     const bar = progressBar(files.length === 1 ? `Uploading ${files[0]!.path}` : `Uploading ${files.length} files`, total, Boolean(process.stderr.isTTY) && !ctx.json && total > SHOW_PROGRESS_ABOVE)
     const timeoutMs = Math.ceil(60_000 + total / 50) // a slow link must not time out a big upload
@@ -43,9 +44,24 @@ export default (id: string, paths: string[], options: { to?: string }, command: 
     const { body, contentType } = multipartBody(files)
     const result = await ctx.client.raw(uploadBatch, { params: { id }, body: counted(body, (n) => bar.add(n)), headers: { 'content-type': contentType }, timeoutMs })
     bar.finish()
-    ctx.print(result, () =>
-      [`Uploaded ${result.count} image(s) into the latest version`, result.skipped.length ? `Skipped (not images): ${result.skipped.join(', ')}; use folio sync for those` : '']
-        .filter(Boolean)
-        .join('\n'),
-    )
+    // Some files landed: a success, with the skipped ones said where scripts and people both see it.
+    if (result.skipped.length) ctx.warn(`skipped ${result.skipped.length} file(s) that are not images: ${result.skipped.join(', ')}; use folio sync for those.`)
+    ctx.print(result, () => `Uploaded ${result.count} image(s) into the latest version`)
   })
+
+/**
+ * Files land at --to + their base name: shots/a.png and d2/a.png would both be a.png, and the
+ * second would silently replace the first. Refused before anything is sent. The same file named
+ * twice (overlapping globs) is simply sent once.
+ */
+function oneFilePerTarget<F extends { path: string; absolute: string }>(files: F[], given: string[]): F[] {
+  const byTarget = new Map<string, { file: F; given: string }>()
+  files.forEach((file, i) => {
+    const earlier = byTarget.get(file.path)
+    if (!earlier) byTarget.set(file.path, { file, given: given[i]! })
+    else if (earlier.file.absolute !== file.absolute) {
+      throw new CliError(`${earlier.given} and ${given[i]} would both be uploaded as ${file.path}, and one would replace the other. Upload them in separate runs with different --to folders.`)
+    }
+  })
+  return [...byTarget.values()].map((entry) => entry.file)
+}

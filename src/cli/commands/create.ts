@@ -30,7 +30,10 @@ export function registerCreate(program: Command): void {
 Examples:
   $ folio create "Q3 review" --html deck.html --publish
   $ folio create "Docs" --dir ./site --mode document
-  $ folio create "Board pack" --dir ./pack --publish --private --access-key "blue whale"`,
+  $ folio create "Board pack" --dir ./pack --publish --private --access-key "blue whale"
+A private folio is created as a draft, made private, and only then published: it is never public.
+Everything goes in one request (32 MB of JSON, 20 MB gzipped); a bigger folder is refused with the
+names of its biggest files: add large images afterwards with folio upload.`,
     )
     .action(lazyAction(() => import('../actions/create.js')))
 }

@@ -13,7 +13,10 @@ export function registerReadCommands(program: Command): void {
     .command('open')
     .description('open the share page of a folio in your browser')
     .argument('<id>', 'folio id')
-    .addHelpText('after', '\nExamples:\n  $ folio open kL9VtGLOsbNK\n  $ BROWSER=firefox folio open kL9VtGLOsbNK')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ folio open kL9VtGLOsbNK\n  $ BROWSER=firefox folio open kL9VtGLOsbNK\nWhen no browser can be started, it prints the URL to open yourself (exit code 0).',
+    )
     .action(lazyAction(() => import('../actions/open.js')))
 
   program

@@ -5,6 +5,9 @@ export interface SyncOptions {
   watch?: boolean
   message?: string
   debounce: string
+  mirror?: boolean
+  allowEmpty?: boolean
+  dryRun?: boolean
 }
 
 export function registerSync(program: Command): void {
@@ -16,15 +19,29 @@ export function registerSync(program: Command): void {
     .option('-w, --watch', 'keep watching and push every save (a burst of saves becomes one version)')
     .option('-m, --message <text>', 'commit message of the versions it makes')
     .option('--debounce <ms>', 'quiet time before a burst of saves is pushed', '250')
+    .option('--mirror', 'make the folio hold exactly the folder: also delete folio files that did not come from it (e.g. from folio upload)')
+    .option('--allow-empty', 'allow deleting files while the folder is empty (or wholly ignored), or a push that leaves the folio with no files')
+    .option('--dry-run', 'print what one sync would add, change, delete and keep; send nothing')
     .addHelpText(
       'after',
       `
 Examples:
   $ folio sync kL9VtGLOsbNK ./site                 one push, then exit
+  $ folio sync kL9VtGLOsbNK ./site --dry-run       what that push would do, and nothing else
   $ folio sync kL9VtGLOsbNK ./site --watch         push every save until Ctrl+C
   $ folio sync kL9VtGLOsbNK ./site --watch --json  one JSON line per push, for scripts
-Deleted files are deleted in the folio too. When the server is away the watcher queues changes
-and retries with back-off. With FOLIO_API_KEY set on the server, pass the key (--key or $FOLIO_API_KEY).`,
+
+Deletions: a file deleted from the folder is deleted from the folio. Files the folder never had
+(images added with folio upload, files from another folder) are kept and listed; --mirror
+deletes them too. Which files came from the folder is remembered per folder in the config dir
+($FOLIO_CONFIG_DIR), so a first sync deletes nothing that was there before. Every deletion is
+printed. An empty or wholly ignored folder deletes nothing unless you pass --allow-empty.
+
+One push is one version and one request (at most 32 MB of JSON, 20 MB gzipped on the wire);
+a bigger change is refused with the names of its biggest files (put images in with folio upload).
+When the server is away the watcher queues changes and retries with back-off; Ctrl+C pushes what
+is left once (10 s at most) and exits non-zero, naming what was not pushed, if it cannot.
+With FOLIO_API_KEY set on the server, pass the key (--key or $FOLIO_API_KEY).`,
     )
     .action(lazyAction(() => import('../actions/sync.js')))
 }

@@ -14,7 +14,10 @@ export function registerUpload(program: Command): void {
 Examples:
   $ folio upload kL9VtGLOsbNK logo.png
   $ folio upload kL9VtGLOsbNK shots/*.png --to img
-Other files (HTML, CSS, JS) travel with folio sync.`,
+Files land at --to + their base name: two files with the same name (shots/a.png, d2/a.png) are
+refused; upload them in separate runs with different --to folders. Files that are not images are
+skipped with a note on stderr (the exit code is non-zero only when nothing was uploaded).
+Other files (HTML, CSS, JS) travel with folio sync, which keeps uploaded images (see its --help).`,
     )
     .action(lazyAction(() => import('../actions/upload.js')))
 }

@@ -4,15 +4,18 @@ import { join, relative, sep } from 'node:path'
 import ignore from 'ignore'
 import { mimeForPath, sniffImage } from '../../domain/image-sniff.js'
 
+/** The rule files at the folder's root; the watcher reloads the rules when one changes. */
+export const IGNORE_FILES = ['.gitignore', '.folioignore'] as const
+
 /** Never published, whatever the ignore files say. */
-const ALWAYS_IGNORED = ['.git/', 'node_modules/', '.folio/', '.DS_Store', 'Thumbs.db', '*.swp', '*~', '.gitignore', '.folioignore']
+const ALWAYS_IGNORED = ['.git/', 'node_modules/', '.folio/', '.DS_Store', 'Thumbs.db', '*.swp', '*~', ...IGNORE_FILES]
 
 export type IgnoreTest = (relativePath: string, isDirectory?: boolean) => boolean
 
 /** .gitignore and .folioignore at the folder's root, on top of the always-ignored list. */
 export async function loadIgnore(root: string): Promise<IgnoreTest> {
   const rules = ignore().add(ALWAYS_IGNORED)
-  for (const name of ['.gitignore', '.folioignore']) {
+  for (const name of IGNORE_FILES) {
     const text = await readFile(join(root, name), 'utf8').catch(() => '')
     if (text) rules.add(text)
   }

@@ -1,110 +1,192 @@
-import { watch } from 'chokidar'
+import { type FSWatcher, watch } from 'chokidar'
 import { ServerUnreachableError } from '../../client/index.js'
-import { loadIgnore, toFolioPath } from './local-files.js'
+import { type IgnoreTest, IGNORE_FILES, loadIgnore, toFolioPath } from './local-files.js'
 import type { SyncEngine, SyncOutcome } from './sync-engine.js'
 
 export type WatchEvent =
   | { event: 'synced'; outcome: SyncOutcome; latencyMs: number }
-  | { event: 'waiting'; reason: string; retryInMs: number; queued: number }
-  | { event: 'failed'; reason: string; queued: number }
+  /** The server is away: `queued` paths (and the whole folder when fullSync) wait for the retry. */
+  | { event: 'waiting'; reason: string; server: string; retryInMs: number; queued: number; fullSync: boolean }
+  | { event: 'failed'; reason: string; queued: number; fullSync: boolean }
+  /** .gitignore or .folioignore changed: the rules are reloaded and the whole folder compared again. */
+  | { event: 'rules'; file: string }
 
 export interface WatchOptions {
   /** A burst of saves within this window becomes one version. */
   debounceMs?: number
   maxRetryMs?: number
   onEvent: (event: WatchEvent) => void
+  /** Words for a failed push (a refused key, a folio that is gone); the error's message by default. */
+  describeError?: (error: unknown) => string
 }
+
+/** How the last push on close went: pushed (or nothing to push), or what is left unpushed. */
+export type FinalPush =
+  | { pushed: true; outcome: SyncOutcome }
+  /** unpushed: the paths that differ from the folio; undefined when the folio was never reached. */
+  | { pushed: false; away: boolean; reason: string; unpushed: string[] | undefined }
+
+const FIRST_RETRY_MS = 1000
 
 /**
  * Watches a folder and pushes every save. Changes gather in a dirty set; after a quiet moment
- * the set is pushed as one version. When the server is away the set stays queued and pushes
- * retry with back-off (1 s, 2 s, 4 s … 30 s) until it answers again.
+ * the set is pushed as one version. When the server is away the set (or a whole-folder sync)
+ * stays queued and pushes retry with back-off (1 s, 2 s, 4 s … 30 s) until it answers again.
+ * Editing .gitignore or .folioignore reloads the rules and compares the whole folder again.
  */
 export async function watchFolder(engine: SyncEngine, root: string, options: WatchOptions) {
   const debounceMs = options.debounceMs ?? 250
   const maxRetryMs = options.maxRetryMs ?? 30_000
-  let ignored = await loadIgnore(root)
+  const describeError = options.describeError ?? ((error: unknown) => (error as Error).message)
+  let ignored: IgnoreTest = await loadIgnore(root)
   const dirty = new Set<string>()
   let fullResync = false
   let timer: NodeJS.Timeout | undefined
   let running: Promise<void> | undefined
-  let retryMs = 1000
+  let retryMs = FIRST_RETRY_MS
+  let backingOff = false
   let firstDirtyAt = 0
   let closed = false
+  let reloadingRules: Promise<void> = Promise.resolve()
 
   const schedule = (delay: number) => {
     if (closed) return
     clearTimeout(timer)
-    timer = setTimeout(() => void flush(), delay)
+    timer = setTimeout(() => void flush().catch(() => {}), delay)
   }
+  const queue = () => ({ queued: dirty.size, fullSync: fullResync })
 
-  const flush = async () => {
+  /**
+   * One push of what is queued. A failure puts everything back. The server being away starts
+   * (or continues) the back-off; any other failure waits for the next save, except on the first
+   * push (`rethrow`), whose failure is the caller's to report: a wrong id or key is fatal there.
+   */
+  const flush = async ({ rethrow = false } = {}): Promise<void> => {
     if (running) return void (await running)
     if (dirty.size === 0 && !fullResync) return
     const paths = new Set(dirty)
     const full = fullResync
     dirty.clear()
     fullResync = false
-    const startedAt = firstDirtyAt
+    const startedAt = firstDirtyAt || Date.now()
     running = (async () => {
       try {
+        await reloadingRules // a whole-folder diff must see the new rules
         const outcome = full ? await engine.syncAll() : await engine.syncPaths(paths)
-        retryMs = 1000
+        retryMs = FIRST_RETRY_MS
+        backingOff = false
         firstDirtyAt = 0
         options.onEvent({ event: 'synced', outcome, latencyMs: Date.now() - startedAt })
+        if (dirty.size > 0 || fullResync) schedule(debounceMs) // saves that came during the push
       } catch (error) {
         // Nothing is lost: the paths go back in the queue for the next attempt.
         for (const p of paths) dirty.add(p)
         fullResync ||= full
         if (error instanceof ServerUnreachableError) {
-          options.onEvent({ event: 'waiting', reason: error.message, retryInMs: retryMs, queued: dirty.size })
+          options.onEvent({ event: 'waiting', reason: error.message, server: error.server, retryInMs: retryMs, ...queue() })
+          backingOff = true
           schedule(retryMs)
           retryMs = Math.min(retryMs * 2, maxRetryMs)
+        } else if (rethrow) {
+          throw error
         } else {
-          options.onEvent({ event: 'failed', reason: (error as Error).message, queued: dirty.size })
+          backingOff = false
+          options.onEvent({ event: 'failed', reason: describeError(error), ...queue() })
         }
-      } finally {
-        running = undefined
       }
-      if ((dirty.size > 0 || fullResync) && retryMs === 1000) schedule(debounceMs)
     })()
-    await running
+    try {
+      await running
+    } finally {
+      running = undefined
+    }
   }
 
-  const watcher = watch(root, {
-    ignoreInitial: true,
-    // chokidar 5 ignores glob strings silently: a function it is.
-    ignored: (path, stats) => {
-      const rel = toFolioPath(root, path)
-      return rel !== '' && !rel.startsWith('..') && ignored(rel, stats?.isDirectory())
-    },
-  })
-  const touched = async (path: string) => {
+  const isRulesFile = (rel: string) => (IGNORE_FILES as readonly string[]).includes(rel)
+
+  const startWatching = async (): Promise<FSWatcher> => {
+    const watcher = watch(root, {
+      ignoreInitial: true,
+      // chokidar 5 ignores glob strings silently: a function it is. The rule files themselves
+      // are never published, but they are watched.
+      ignored: (path, stats) => {
+        const rel = toFolioPath(root, path)
+        return rel !== '' && !rel.startsWith('..') && !isRulesFile(rel) && ignored(rel, stats?.isDirectory())
+      },
+    })
+    for (const event of ['add', 'change', 'unlink', 'unlinkDir'] as const) watcher.on(event, (path: string) => touched(path))
+    await new Promise<void>((resolve, reject) => {
+      watcher.once('ready', resolve)
+      watcher.once('error', reject)
+    })
+    return watcher
+  }
+
+  /**
+   * New rules, and a new chokidar watcher under them: chokidar never entered a folder that was
+   * ignored, so only a fresh scan watches what the new rules let in. The old one closes after.
+   */
+  const reloadRules = async () => {
+    ignored = await loadIgnore(root)
+    engine.ignored = ignored
+    const previous = fsWatcher
+    fsWatcher = await startWatching()
+    await previous.close()
+  }
+
+  const touched = (path: string) => {
     const rel = toFolioPath(root, path)
-    if (rel === '.gitignore' || rel === '.folioignore') {
-      ignored = await loadIgnore(root)
-      engine.ignored = ignored
+    if (isRulesFile(rel)) {
+      options.onEvent({ event: 'rules', file: rel })
+      reloadingRules = reloadingRules.then(reloadRules).catch(() => {})
       fullResync = true
     } else {
       dirty.add(rel)
     }
     firstDirtyAt ||= Date.now()
-    if (retryMs === 1000) schedule(debounceMs) // while the server is away, the back-off timer decides
+    if (!backingOff) schedule(debounceMs) // while the server is away, the back-off timer decides
   }
-  for (const event of ['add', 'change', 'unlink', 'unlinkDir'] as const) watcher.on(event, (path: string) => void touched(path))
-  await new Promise<void>((resolve, reject) => {
-    watcher.once('ready', resolve)
-    watcher.once('error', reject)
-  })
+
+  let fsWatcher = await startWatching()
 
   return {
-    /** Pushes what is pending (once), then stops watching. */
-    async close(): Promise<void> {
+    /**
+     * The first push: the whole folder. When the server is away this queues a whole-folder sync
+     * and starts the back-off (with the same 'waiting' events as later); other failures throw.
+     */
+    async pushAll(): Promise<void> {
+      fullResync = true
+      firstDirtyAt ||= Date.now()
+      await flush({ rethrow: true })
+    },
+
+    /** Queued paths, plus one for a queued whole-folder sync. */
+    pending: () => dirty.size + (fullResync ? 1 : 0),
+
+    /** Stops watching without pushing (the first push failed: nothing to finish). */
+    async stop(): Promise<void> {
       closed = true
       clearTimeout(timer)
-      await watcher.close()
-      if (running) await running
+      await reloadingRules
+      await fsWatcher.close()
+      if (running) await running.catch(() => {})
     },
-    pending: () => dirty.size,
+
+    /**
+     * Stops watching, then pushes once more: the whole folder against what the folio holds, so
+     * that the queue, and a save the watcher had not reported yet (Ctrl+C right after it), travel.
+     * Nothing is sent when nothing differs. Never throws: the result says what was not pushed.
+     */
+    async finish({ timeoutMs }: { timeoutMs: number }): Promise<FinalPush> {
+      await this.stop()
+      try {
+        return { pushed: true, outcome: await engine.syncAll({ timeoutMs }) }
+      } catch (error) {
+        const away = error instanceof ServerUnreachableError
+        const reason = away ? `The server at ${error.server} is away (${error.reason}).` : describeError(error)
+        const unpushed = await engine.unpushed().catch(() => undefined)
+        return { pushed: false, away, reason, unpushed }
+      }
+    },
   }
 }

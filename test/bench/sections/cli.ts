@@ -13,6 +13,8 @@ const BIN = join(ROOT, 'bin/folio.mjs')
 export async function benchCli(ctx: BenchContext): Promise<void> {
   const { report } = ctx
   report.heading('8. CLI: start-up, sync of 1,000 files, save-to-version latency under --watch')
+  // The CLI keeps profiles and sync records in its config dir: a temp one, never the user's.
+  const env = { ...process.env, FOLIO_CONFIG_DIR: await ctx.tmpDir('cli-config'), FOLIO_API_KEY: '' }
 
   // Start-up: `folio --help` against the floor of any Node program, `node -e 0`.
   const time = async (args: string[], times: number) => {
@@ -43,7 +45,7 @@ export async function benchCli(ctx: BenchContext): Promise<void> {
   }
   const sync = async () => {
     const t = performance.now()
-    const { stdout } = await run(process.execPath, [BIN, 'sync', id, site, '--json', '--server', folio.url])
+    const { stdout } = await run(process.execPath, [BIN, 'sync', id, site, '--json', '--server', folio.url], { env })
     return { ms: performance.now() - t, result: JSON.parse(stdout) as { filesSent: number; bytesSent: number; versionId: string; changed: boolean } }
   }
   const first = await sync()
@@ -54,7 +56,7 @@ export async function benchCli(ctx: BenchContext): Promise<void> {
 
   // Save-to-version latency: from a save to the watcher reporting the new version.
   const debounceMs = 100
-  const watch = spawn(process.execPath, [BIN, 'sync', id, site, '--watch', '--json', '--debounce', String(debounceMs), '--server', folio.url], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const watch = spawn(process.execPath, [BIN, 'sync', id, site, '--watch', '--json', '--debounce', String(debounceMs), '--server', folio.url], { stdio: ['ignore', 'pipe', 'pipe'], env })
   const waiters: Array<(line: string) => void> = []
   let buffer = ''
   watch.stdout.on('data', (chunk) => {
