@@ -13,7 +13,7 @@ export function registerServe(program: Command): void {
     .command('serve')
     .description('start the folio server on a flat-file store (no database to install)')
     .option('-p, --port <port>', 'port to listen on; 0 picks a free one (default: $PORT or 3000)', parsePort)
-    .option('-H, --host <host>', 'interface to listen on; 0.0.0.0 to reach it from other machines', '127.0.0.1')
+    .option('-H, --host <host>', 'interface or host name to listen on; 0.0.0.0 to reach it from other machines', '127.0.0.1')
     .option('-d, --data <dir>', 'data folder (default: $FOLIO_DATA or ./.folio)')
     .addOption(new Option('-m, --mode <mode>', 'oss: open local API; cloud: workspaces, keys and quotas').choices(['oss', 'cloud']).default('oss'))
     .option('--tunnel', 'also open a public tunnel at start (folio tunnel start|stop later)')
@@ -26,6 +26,11 @@ Examples:
   $ folio serve --port 0 --json          a free port; prints {"url": …} for scripts
   $ PORT=8080 FOLIO_DATA=~/folios folio serve
   $ curl -X POST localhost:3000/api/files -H 'content-type: application/json' -d '{"title":"Hello","initialHtml":"<h1>Hi</h1>"}'
+
+Who may call it: the API is open to this machine's programs and the server's own pages. Other
+sites' pages, requests through the tunnel and host names it does not know need the key (folio keys
+show). IP addresses and localhost always count as its own; add names with --host <name> or
+FOLIO_ALLOWED_HOSTS=folio.lan,mybox (a guard against DNS rebinding).
 
 Ctrl+C (SIGINT) or SIGTERM stops it after in-flight writes finish.`,
     )
