@@ -1,9 +1,9 @@
-import { readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createStorage } from 'unstorage'
 import { afterEach, describe, expect, it } from 'vitest'
 import { durableFsDriver } from '../src/store/durable-fs-driver.js'
-import { DataDirBusyError, type FolioStore, FormatTooNewError, openStore } from '../src/store/index.js'
+import { CURRENT_FORMAT, DataDirBusyError, type FolioStore, FormatTooNewError, openStore } from '../src/store/index.js'
 import { keys } from '../src/store/keys.js'
 import { makeDataDir } from './helpers/server.js'
 import { countStorageCalls, createFolio, listFiles } from './helpers/store.js'
@@ -85,15 +85,21 @@ describe('blobs: content addressing, reverse deltas, reclaiming', () => {
     expect(left.filter((f) => /^(blobs|refs|folios|trash|workspaces)\//.test(f.path))).toEqual([])
   })
 
-  it('keeps a history of one-line edits as small reverse deltas, every version exact', async () => {
+  it('keeps a history of one-line edits as small reverse deltas packed in a few files, every version exact', async () => {
     const store = await freshStore()
-    const { meta } = await createFolio(store, { 'index.html': bigPage(-1) })
+    const { meta } = await createFolio(store, { 'index.html': bigPage(-1), 'site.css': 'h1 { color: teal }' })
     const firstCopy = bigPage(-1).length
-    for (let n = 0; n < 60; n++) await store.folios.update(meta.id, { patch: {}, files: { 'index.html': bigPage(n) }, author: 't' })
+    const filesBefore = (await listFiles(store.dataDir)).length
+    for (let n = 0; n < 60; n++) await store.folios.update(meta.id, { patch: {}, files: { 'index.html': bigPage(n), 'site.css': `h1 { color: #${n}${n} }` }, author: 't' })
     await store.folios.idle()
-    const blobBytes = (await listFiles(store.dataDir)).filter((f) => f.path.startsWith('blobs/')).reduce((s, f) => s + f.size, 0)
-    // One full copy of the latest, plus ~100 bytes per older version.
-    expect(blobBytes).toBeLessThan(firstCopy + 60 * 400)
+    const files = await listFiles(store.dataDir)
+    const bytes = files.filter((f) => f.path.startsWith('blobs/') || f.path.includes('/history/')).reduce((s, f) => s + f.size, 0)
+    // One full copy of the latest, plus per version its manifest (~330 bytes) and the replaced
+    // contents packed small (a base64 delta of ~140 bytes, the old CSS whole).
+    expect(bytes).toBeLessThan(firstCopy + 60 * 700)
+    // 60 versions of two files: not 120 manifests and deltas of a disk block each, a few segments.
+    expect(files.length - filesBefore).toBeLessThan(10)
+    expect(files.filter((f) => f.path.startsWith('blobs/'))).toHaveLength(2)
     const dataDir = store.dataDir
     await store.close()
     // A fresh process (no caches) reads every version back through the chain.
@@ -110,16 +116,64 @@ describe('blobs: content addressing, reverse deltas, reclaiming', () => {
     for (let n = 0; n < 40; n++) await store.folios.update(meta.id, { patch: {}, files: { 'index.html': bigPage(n) }, author: 't' })
     await store.folios.idle()
     const v1 = (await store.folios.manifest(meta.id, 1))!.files['index.html']!.h
-    const encoding = async () => ((await store.storage.getItemRaw(keys.blob(v1))) as Buffer)[0]
-    expect(await encoding()).toBe(1) // a delta
+    expect(await store.storage.hasItem(keys.blob(v1))).toBe(false) // packed in the history
     await store.folios.update(meta.id, { patch: {}, restoreVersionId: 'v1', author: 't' })
     await store.folios.idle()
-    expect(await encoding()).toBe(0) // whole again
+    expect(((await store.storage.getItemRaw(keys.blob(v1))) as Buffer)[0]).toBe(0) // a whole blob again
     const full = JSON.parse((await store.views.full(meta.id)) as string)
     expect(full.versions.at(-1).files['index.html']).toBe(bigPage(-1))
     expect(full.versions[20].files['index.html']).toBe(bigPage(19))
     await store.folios.delete(meta.id)
     expect((await listFiles(store.dataDir)).filter((f) => /^(blobs|refs)\//.test(f.path))).toEqual([])
+  })
+
+  it('keeps old contents readable when another folio that shared them is deleted, and restores them', async () => {
+    const store = await freshStore()
+    const shared = bigPage(-1)
+    const f = await createFolio(store, { 'index.html': shared, 'a.css': 'a{}' })
+    const g = await createFolio(store, { 'index.html': shared, 'a.css': 'a{}' })
+    for (let n = 0; n < 5; n++) await store.folios.update(f.meta.id, { patch: {}, files: { 'index.html': bigPage(n), 'a.css': `a{z-index:${n}}` }, author: 't' })
+    await store.folios.idle()
+    // F packed its v1 contents and let go of them; G still holds the blobs.
+    await store.folios.delete(g.meta.id)
+    const v1 = (await store.folios.manifest(f.meta.id, 1))!
+    expect(await store.blobs.has(v1.files['index.html']!.h)).toBe(false)
+    expect(await store.folios.readFiles(f.meta.id, v1)).toEqual({ 'index.html': shared, 'a.css': 'a{}' })
+    // A restore makes them blobs of F's again: a fresh process reads the latest without the history.
+    await store.folios.update(f.meta.id, { patch: {}, restoreVersionId: 'v1', author: 't' })
+    await store.folios.idle()
+    expect(await store.blobs.has(v1.files['index.html']!.h)).toBe(true)
+    expect(await store.blobs.has(v1.files['a.css']!.h)).toBe(true)
+    const dataDir = store.dataDir
+    await store.close()
+    const reopened = await freshStore(dataDir)
+    const full = JSON.parse((await reopened.views.full(f.meta.id)) as string)
+    expect(full.versions.map((v: any) => v.files['a.css'])).toEqual(['a{}', 'a{z-index:0}', 'a{z-index:1}', 'a{z-index:2}', 'a{z-index:3}', 'a{z-index:4}', 'a{}'])
+    expect(full.versions.at(-1).files['index.html']).toBe(shared)
+    expect(full.versions[3].files['index.html']).toBe(bigPage(2))
+  })
+
+  it('reads a folio written before segments (one manifest file per version) and goes on from it', async () => {
+    const store = await freshStore()
+    const { meta } = await createFolio(store, { 'index.html': bigPage(-1) })
+    // Rewrite v1 the way format 1 stored it.
+    const v1 = (await store.folios.manifest(meta.id, 1))!
+    const dataDir = store.dataDir
+    await store.close()
+    await rm(join(dataDir, 'folios', meta.id, 'history'), { recursive: true })
+    await mkdir(join(dataDir, 'folios', meta.id, 'versions'), { recursive: true })
+    await writeFile(join(dataDir, 'folios', meta.id, 'versions', 'v1.json'), JSON.stringify(v1))
+    await writeFile(join(dataDir, 'format.json'), JSON.stringify({ format: 1, updatedAt: new Date().toISOString() }))
+
+    const reopened = await freshStore(dataDir)
+    expect(JSON.parse(await readFile(join(dataDir, 'format.json'), 'utf8')).format).toBe(CURRENT_FORMAT)
+    for (let n = 0; n < 3; n++) await reopened.folios.update(meta.id, { patch: {}, files: { 'index.html': bigPage(n) }, author: 't' })
+    await reopened.folios.idle()
+    const full = JSON.parse((await reopened.views.full(meta.id)) as string)
+    expect(full.versions.map((v: any) => v.files['index.html'])).toEqual([bigPage(-1), bigPage(0), bigPage(1), bigPage(2)])
+    const files = (await listFiles(dataDir)).map((f) => f.path).filter((p) => p.startsWith(`folios/${meta.id}/`))
+    expect(files).toContain(`folios/${meta.id}/versions/v1.json`)
+    expect(files).toContain(`folios/${meta.id}/history/s2.json`)
   })
 
   it('keeps binary files (data URLs) as bytes and gives back the same string', async () => {
@@ -129,7 +183,7 @@ describe('blobs: content addressing, reverse deltas, reclaiming', () => {
     const manifest = (await store.folios.manifest(meta.id, 1))!
     expect(manifest.files['logo.png']).toMatchObject({ s: 8, m: 'image/png' })
     expect(manifest.files['odd.txt']!.m).toBeUndefined()
-    expect(await store.folios.readFiles(manifest)).toEqual({ 'logo.png': png, 'odd.txt': 'data:image/png;base64,not canonical!!' })
+    expect(await store.folios.readFiles(meta.id, manifest)).toEqual({ 'logo.png': png, 'odd.txt': 'data:image/png;base64,not canonical!!' })
   })
 })
 
@@ -186,7 +240,7 @@ describe('start-up: lock, migrations, recovery', () => {
   it('stamps a new data dir with the current format, and refuses one from a newer folio', async () => {
     const store = await freshStore()
     const stamp = JSON.parse(await readFile(join(store.dataDir, 'format.json'), 'utf8'))
-    expect(stamp.format).toBe(1)
+    expect(stamp.format).toBe(CURRENT_FORMAT)
     const dir = await makeDataDir()
     cleanup.push(() => rm(dir, { recursive: true, force: true }))
     await writeFile(join(dir, 'format.json'), JSON.stringify({ format: 99 }))
@@ -228,7 +282,7 @@ describe('start-up: lock, migrations, recovery', () => {
     ])
     expect(folio.comments[0].text).toBe('Nice')
     expect(folio.analytics.views).toBe(7)
-    expect(JSON.parse(await readFile(join(dir, 'format.json'), 'utf8')).format).toBe(1)
+    expect(JSON.parse(await readFile(join(dir, 'format.json'), 'utf8')).format).toBe(CURRENT_FORMAT)
     expect(JSON.parse(await readFile(join(dir, 'database.imported.json'), 'utf8'))).toEqual(legacy)
     await expect(readFile(join(dir, 'database.json'))).rejects.toThrow()
   })

@@ -81,6 +81,31 @@ export class BlobStore {
     })
   }
 
+  /**
+   * Records that `owner` refers to a blob that is already stored; false (and nothing written)
+   * when there is no such blob. A restore uses it before it can name an old content again.
+   */
+  async addRefIfPresent(hash: string, owner: string, beforeRef?: () => Promise<void>): Promise<boolean> {
+    return this.#locks.run(hash, async () => {
+      if (!(await this.#storage.hasItem(keys.blob(hash)))) return false
+      await beforeRef?.()
+      const refKey = keys.blobRef(hash, owner)
+      if (!(await this.#storage.hasItem(refKey))) await this.#storage.setItemRaw(refKey, Buffer.alloc(0))
+      return true
+    })
+  }
+
+  /** The content of a blob stored whole; undefined when it is stored as a delta, or gone. */
+  async wholeContent(hash: string): Promise<Buffer | undefined> {
+    const raw = (await this.#storage.getItemRaw(keys.blob(hash))) as Buffer | null
+    return raw && raw[0] === FULL ? raw.subarray(1) : undefined
+  }
+
+  /** Keeps a content rebuilt elsewhere (from a folio's packed history) in the read cache. */
+  remember(hash: string, content: Buffer): void {
+    this.#cache.set(hash, content)
+  }
+
   async get(hash: string): Promise<Buffer> {
     const cached = this.#cache.get(hash)
     if (cached) return cached

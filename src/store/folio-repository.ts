@@ -1,9 +1,11 @@
 import { LRUCache } from 'lru-cache'
 import type { Storage } from 'unstorage'
+import { applyDelta, createDelta } from '../domain/delta.js'
 import { decodeFileContent, encodeFileContent } from '../domain/file-content.js'
 import { checkFilePath } from '../domain/file-paths.js'
 import { newFolioId, versionId, versionNumber } from '../domain/ids.js'
-import { type BlobStore, hashBytes } from './blob-store.js'
+import { BlobMissingError, type BlobStore, hashBytes } from './blob-store.js'
+import { HistorySegments, type PackedContent } from './history-segments.js'
 import type { KeyedMutex } from './keyed-mutex.js'
 import { keys } from './keys.js'
 import { mapLimit } from './map-limit.js'
@@ -72,6 +74,11 @@ interface TrashEntry {
   hashes: string[]
 }
 
+/** Old contents up to this size are packed into the history whole (a blob file costs a disk block). */
+const PACK_WHOLE_BYTES = 2048
+/** Larger old contents are packed as a delta against their successor when the delta is this small. */
+const PACK_DELTA_BYTES = 16 * 1024
+
 /** Lock keys: history/metadata, and one per engagement key so a beacon never waits for an upload. */
 export const folioLock = (id: string) => id
 export const folioLocks = (id: string) => [id, `${id}#comments`, `${id}#reactions`, `${id}#analytics`]
@@ -88,15 +95,7 @@ export class FolioRepository {
   readonly #locks: KeyedMutex
   readonly #warn: (message: string) => void
   readonly #metas = new LRUCache<string, FolioMeta>({ max: 20_000 })
-  /** Version manifests per folio, complete or not yet loaded. Sized by file entries. */
-  readonly #manifests = new LRUCache<string, Map<number, VersionManifest>>({
-    maxSize: 500_000,
-    sizeCalculation: (m) => {
-      let n = 1
-      for (const v of m.values()) n += 1 + Object.keys(v.files).length
-      return n
-    },
-  })
+  readonly #history: HistorySegments
   readonly #listeners = new Set<(id: string, change: FolioChange) => void>()
 
   constructor(storage: Storage, blobs: BlobStore, locks: KeyedMutex, options: { warn?: (message: string) => void } = {}) {
@@ -104,6 +103,7 @@ export class FolioRepository {
     this.#blobs = blobs
     this.#locks = locks
     this.#warn = options.warn ?? ((m) => console.warn(m))
+    this.#history = new HistorySegments(storage)
   }
 
   onChange(listener: (id: string, change: FolioChange) => void): () => void {
@@ -132,15 +132,7 @@ export class FolioRepository {
   }
 
   async manifest(id: string, n: number): Promise<VersionManifest | undefined> {
-    let perFolio = this.#manifests.get(id)
-    const cached = perFolio?.get(n)
-    if (cached) return cached
-    const manifest = await readJson<VersionManifest>(this.#storage, keys.version(id, n))
-    if (!manifest) return undefined
-    perFolio = this.#manifests.get(id) ?? new Map()
-    perFolio.set(n, manifest)
-    this.#manifests.set(id, perFolio)
-    return manifest
+    return this.#history.manifest(id, n)
   }
 
   /** Every version, oldest first. */
@@ -150,12 +142,47 @@ export class FolioRepository {
     return manifests.filter((m): m is VersionManifest => m !== undefined)
   }
 
-  async readFiles(manifest: VersionManifest): Promise<FileMap> {
+  async readFiles(id: string, manifest: VersionManifest): Promise<FileMap> {
     const entries = Object.entries(manifest.files)
-    const contents = await mapLimit(entries, 16, async ([, ref]) => decodeFileContent(await this.#blobs.get(ref.h), ref.m))
+    const contents = await mapLimit(entries, 16, async ([, ref]) => decodeFileContent(await this.content(id, ref.h), ref.m))
     const files: FileMap = {}
     entries.forEach(([path], i) => (files[path] = contents[i]!))
     return files
+  }
+
+  /**
+   * A file content of this folio's history: its blob, or, for an old content that the history
+   * packed, rebuilt from the packed delta chain (each step is newer, so the chain ends at a blob
+   * or a content packed whole). Rebuilt contents are cached like blobs.
+   */
+  async content(id: string, hash: string): Promise<Buffer> {
+    const steps: Array<{ hash: string; delta: Buffer }> = []
+    const seen = new Set<string>()
+    let current = hash
+    let content: Buffer
+    for (;;) {
+      try {
+        content = await this.#blobs.get(current)
+        break
+      } catch (error) {
+        if (!(error instanceof BlobMissingError) || error.hash !== current) throw error
+      }
+      const packed = seen.has(current) ? undefined : await this.#history.packed(id, current)
+      if (!packed) throw new BlobMissingError(current)
+      seen.add(current)
+      if ('raw' in packed) {
+        content = Buffer.from(packed.raw, 'base64')
+        this.#blobs.remember(current, content)
+        break
+      }
+      steps.push({ hash: current, delta: Buffer.from(packed.delta, 'base64') })
+      current = packed.base
+    }
+    for (let i = steps.length - 1; i >= 0; i--) {
+      content = applyDelta(content, steps[i]!.delta)
+      this.#blobs.remember(steps[i]!.hash, content)
+    }
+    return content
   }
 
   async listIds(workspaceId: string): Promise<string[]> {
@@ -187,13 +214,12 @@ export class FolioRepository {
       const now = new Date().toISOString()
       const stored = await this.#storeFiles(id, input.files, {})
       const head: VersionManifest = { versionId: versionId(1), commitMessage: input.commitMessage, createdAt: now, author: input.author, files: stored.refs }
-      await writeJson(this.#storage, keys.version(id, 1), head)
+      await this.#history.append(id, 1, head)
       await this.#storage.setItemRaw(keys.workspaceFolio(input.meta.workspaceId, id), Buffer.alloc(0))
       const meta: FolioMeta = { ...input.meta, id, createdAt: now, updatedAt: now, head: 1, storageBytes: stored.added }
       // The metadata key is the commit point: until it exists the folio does not.
       await writeJson(this.#storage, keys.meta(id), meta)
       this.#metas.set(id, meta)
-      this.#manifests.set(id, new Map([[1, head]]))
       this.#emit(id, 'versions')
       return { meta, head }
     })
@@ -211,8 +237,8 @@ export class FolioRepository {
       for (const [i, version] of versions.entries()) {
         const stored = await this.#storeFiles(meta.id, version.files, previous)
         const manifest: VersionManifest = { ...version, versionId: versionId(i + 1), files: stored.refs }
-        await writeJson(this.#storage, keys.version(meta.id, i + 1), manifest)
-        await this.#tidyBlobs(manifest, stored.compactions, false)
+        await this.#history.append(meta.id, i + 1, manifest)
+        await this.#tidy(meta.id, i + 1, manifest, stored.compactions, false, true)
         storageBytes += stored.added
         previous = stored.refs
       }
@@ -232,6 +258,7 @@ export class FolioRepository {
         const n = versionNumber(input.restoreVersionId)
         const source = n !== undefined && n <= meta.head ? await this.manifest(id, n) : undefined
         if (!source) throw new VersionNotFoundError(input.restoreVersionId, meta.head)
+        await this.#ensureBlobs(id, source.files)
         return this.#commitVersion(next, source.files, input.commitMessage ?? `Restore ${source.versionId}`, input.author, [], true)
       }
       if (input.files) {
@@ -292,16 +319,11 @@ export class FolioRepository {
    */
   async #commitVersion(next: FolioMeta, files: Record<string, BlobRef>, message: string, author: string, compactions: Array<[string, string]>, restored: boolean): Promise<FolioWithHead> {
     const head: VersionManifest = { versionId: versionId(next.head + 1), commitMessage: message, createdAt: next.updatedAt, author, files }
-    await writeJson(this.#storage, keys.version(next.id, next.head + 1), head)
+    await this.#history.append(next.id, next.head + 1, head)
     const meta: FolioMeta = { ...next, head: next.head + 1 }
     await writeJson(this.#storage, keys.meta(next.id), meta)
     this.#metas.set(next.id, meta)
-    const perFolio = this.#manifests.get(next.id)
-    if (perFolio) {
-      perFolio.set(meta.head, head)
-      this.#manifests.set(next.id, perFolio)
-    }
-    this.#inBackground(this.#tidyBlobs(head, compactions, restored))
+    this.#inBackground(this.#tidy(next.id, meta.head, head, compactions, restored))
     this.#emit(next.id, 'versions')
     return { meta, head }
   }
@@ -321,16 +343,11 @@ export class FolioRepository {
         current.files,
       )
       const head: VersionManifest = { ...current, files: { ...current.files, ...stored.refs } }
-      await writeJson(this.#storage, keys.version(id, meta.head), head)
+      await this.#history.replace(id, meta.head, head)
       const next: FolioMeta = { ...meta, updatedAt: new Date().toISOString(), storageBytes: meta.storageBytes + stored.added }
       await writeJson(this.#storage, keys.meta(id), next)
       this.#metas.set(id, next)
-      const perFolio = this.#manifests.get(id)
-      if (perFolio) {
-        perFolio.set(meta.head, head)
-        this.#manifests.set(id, perFolio)
-      }
-      this.#inBackground(this.#tidyBlobs(head, stored.compactions, false))
+      this.#inBackground(this.#tidy(id, meta.head, head, stored.compactions, false))
       this.#emit(id, 'versions')
       return { meta: next, head }
     })
@@ -348,17 +365,79 @@ export class FolioRepository {
     while (this.#background.size) await Promise.allSettled([...this.#background])
   }
 
-  /** Space and read-speed housekeeping after a version is durable; a failure here loses nothing. */
-  async #tidyBlobs(head: VersionManifest, compactions: Array<[string, string]>, restored: boolean): Promise<void> {
+  /**
+   * Space and read-speed housekeeping after version n is durable; a failure here loses nothing.
+   * The contents version n replaced are packed into its history segment (whole when small, else
+   * as a delta against their successor) and their blob files released; what cannot be packed is
+   * rewritten as a blob-level delta. `locked`: the caller holds the folio lock already.
+   */
+  async #tidy(id: string, n: number, head: VersionManifest, compactions: Array<[string, string]>, restored: boolean, locked = false): Promise<void> {
     try {
       const current = new Set(Object.values(head.files).map((r) => r.h))
       if (restored) for (const hash of current) await this.#blobs.materialize(hash)
+      const packs: Record<string, PackedContent> = {}
+      const rest: Array<[string, string]> = []
       for (const [oldHash, newHash] of compactions) {
-        if (!current.has(oldHash)) await this.#blobs.compact(oldHash, newHash)
+        if (current.has(oldHash)) continue
+        const packed = await this.#packable(oldHash, newHash)
+        if (packed) packs[oldHash] = packed
+        else rest.push([oldHash, newHash])
       }
+      if (Object.keys(packs).length) {
+        const pack = () => this.#packLocked(id, n, packs)
+        const done = locked ? await pack() : await this.#locks.run(folioLock(id), pack)
+        if (!done) rest.push(...compactions.filter(([oldHash]) => packs[oldHash]))
+      }
+      for (const [oldHash, newHash] of rest) await this.#blobs.compact(oldHash, newHash)
     } catch (error) {
       this.#warn(`Blob housekeeping failed (no data lost): ${(error as Error).message}`)
     }
+  }
+
+  /** How an old content would sit in the history; undefined when it should stay a blob. */
+  async #packable(oldHash: string, newHash: string): Promise<PackedContent | undefined> {
+    const old = await this.#blobs.wholeContent(oldHash)
+    if (!old) return undefined
+    if (old.length <= PACK_WHOLE_BYTES) return { raw: old.toString('base64') }
+    const delta = createDelta(await this.#blobs.get(newHash), old)
+    if (delta.length > PACK_DELTA_BYTES || delta.length > old.length / 2) return undefined
+    return { base: newHash, delta: delta.toString('base64') }
+  }
+
+  /**
+   * With the folio lock held: records the packs in version n's segment, then lets go of the
+   * blobs (the folio's reference and its index entry). A content that is current again by now
+   * (a restore raced the housekeeping) keeps its blob. False: version n has no segment.
+   */
+  async #packLocked(id: string, n: number, packs: Record<string, PackedContent>): Promise<boolean> {
+    const meta = await this.get(id)
+    if (!meta) return true
+    const head = await this.manifest(id, meta.head)
+    const current = new Set(Object.values(head?.files ?? {}).map((r) => r.h))
+    const keep = Object.fromEntries(Object.entries(packs).filter(([hash]) => !current.has(hash)))
+    if (Object.keys(keep).length === 0) return true
+    if (!(await this.#history.pack(id, n, keep))) return false
+    // The packed copy is durable: only now may the blob go (if no other folio holds it).
+    for (const hash of Object.keys(keep)) {
+      await this.#blobs.release(hash, id)
+      await this.#storage.removeItem(keys.folioBlob(id, hash))
+    }
+    return true
+  }
+
+  /**
+   * Before a restore names old contents again: each must be a blob this folio refers to (a
+   * packed one is stored as a blob again), or a later deletion elsewhere could take it away.
+   */
+  async #ensureBlobs(id: string, files: Record<string, BlobRef>): Promise<void> {
+    await mapLimit([...new Set(Object.values(files).map((r) => r.h))], 8, async (hash) => {
+      const indexKey = keys.folioBlob(id, hash)
+      const index = async () => {
+        if (!(await this.#storage.hasItem(indexKey))) await this.#storage.setItemRaw(indexKey, Buffer.alloc(0))
+      }
+      if (await this.#blobs.addRefIfPresent(hash, id, index)) return
+      await this.#blobs.put(await this.content(id, hash), id, hash, index)
+    })
   }
 
   async #requireManifest(id: string, n: number): Promise<VersionManifest> {
@@ -419,7 +498,7 @@ export class FolioRepository {
       await writeJson(this.#storage, keys.trash(id), trash)
       await this.#storage.removeItem(keys.meta(id))
       this.#metas.delete(id)
-      this.#manifests.delete(id)
+      this.#history.forget(id)
       this.#emit(id, 'deleted')
       return trash
     })

@@ -72,7 +72,7 @@ export class FolioViews {
     yield `${head.slice(0, -1)},"versions":[`
     for (let i = 0; i < history.length; i++) {
       const m = history[i]!
-      const files = carriesFiles(m) ? await this.#folios.readFiles(m) : undefined
+      const files = carriesFiles(m) ? await this.#folios.readFiles(meta.id, m) : undefined
       yield (i ? ',' : '') + JSON.stringify(versionObject(m, files))
     }
     const tail = JSON.stringify({ comments, reactions, analytics, ...storageFields(meta) })
@@ -90,7 +90,7 @@ export class FolioViews {
 
   /** The folio as write responses return it: only the latest version, with its files. */
   async withHead(meta: FolioMeta, head: VersionManifest): Promise<object> {
-    const [files, engagement] = await Promise.all([this.#folios.readFiles(head), this.#engagementOf(meta.id)])
+    const [files, engagement] = await Promise.all([this.#folios.readFiles(meta.id, head), this.#engagementOf(meta.id)])
     return { ...metaFields(meta), versions: [versionObject(head, files)], ...engagement, ...storageFields(meta) }
   }
 

@@ -6,7 +6,10 @@
  *   format.json                            data-dir format stamp
  *   workspaces:<ws>:folios:<id>            membership marker (lists a workspace's folios)
  *   folios:<id>:meta.json                  folio metadata (small; rewritten by metadata edits)
- *   folios:<id>:versions:v<n>.json         version manifest: path → blob reference
+ *   folios:<id>:history:s<first>.json      history segment: consecutive version manifests from
+ *                                          v<first> (path → blob reference) and the old contents
+ *                                          those versions replaced, packed (history-segments.ts)
+ *   folios:<id>:versions:v<n>.json         a version manifest of a folio written before segments
  *   folios:<id>:comments.json | reactions.json | analytics.json
  *   folios:<id>:blobs:<sha256>             which blobs this folio refers to (so deletion needs no scan)
  *   blobs:<hh>:<sha256>                    file content, full or as a delta against a newer blob
@@ -22,6 +25,8 @@ export const keys = {
   folio: (id: string) => `folios:${id}`,
   meta: (id: string) => `folios:${id}:meta.json`,
   version: (id: string, n: number) => `folios:${id}:versions:v${n}.json`,
+  historyDir: (id: string) => `folios:${id}:history`,
+  historySegment: (id: string, first: number) => `folios:${id}:history:s${first}.json`,
   comments: (id: string) => `folios:${id}:comments.json`,
   reactions: (id: string) => `folios:${id}:reactions.json`,
   analytics: (id: string) => `folios:${id}:analytics.json`,

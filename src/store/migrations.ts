@@ -13,9 +13,12 @@ import { type Analytics, type Comment, EMPTY_ANALYTICS, FOLIO_STATUSES, type Fil
  * guessing at it.
  *
  * Format 0 is the single `database.json` that the hosted product's self-hosted mode writes
- * (every folio and version inline); format 1 is this store's layout.
+ * (every folio and version inline); format 1 is this store's layout with one manifest file per
+ * version; format 2 keeps new versions in history segments with their replaced contents packed
+ * (store/history-segments.ts). Format 2 still reads format 1's manifests where they are, so that
+ * step converts nothing: the stamp only keeps an older folio from misreading a newer dir.
  */
-export const CURRENT_FORMAT = 1
+export const CURRENT_FORMAT = 2
 
 interface FormatStamp {
   format: number
@@ -39,6 +42,7 @@ interface MigrationContext {
 
 const MIGRATIONS: Record<number, (ctx: MigrationContext) => Promise<void>> = {
   0: importLegacyDatabase,
+  1: async () => {},
 }
 
 export async function migrate(ctx: MigrationContext): Promise<{ from: number; to: number }> {

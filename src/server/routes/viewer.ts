@@ -35,7 +35,7 @@ const PAGE_HEADERS = {
 
 /** The share page, the folio's files behind it, the dashboard and their assets. */
 export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
-  const { folios, engagement, blobs } = ctx.store
+  const { folios, engagement } = ctx.store
 
   mountRoute(app, ctx, dashboardPage, async () => {
     const page = await ctx.templates.asset('index.html')
@@ -87,7 +87,8 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
     const etag = `"${ref.h}${bridge ? `.${bridge.etag.slice(1, 9)}` : ''}"`
     const headers = { 'content-type': type, etag, ...FOLIO_FILE_HEADERS }
     if (noneMatchHits(event.req.headers.get('if-none-match'), etag)) return new FastResponse(null, { status: 304, headers })
-    let body = await blobs.get(ref.h)
+    // Through the folio: a content replaced a moment ago may already sit in its packed history.
+    let body = await folios.content(meta.id, ref.h)
     if (isHtml) {
       const base = `/v/${meta.id}/${params.access}/`
       body = Buffer.from(injectBeforeBodyEnd(body.toString('utf8'), `<script src="/_folio/bridge.js" data-folio-base="${escapeHtml(base)}"></script>`))

@@ -54,7 +54,7 @@ export async function readVersionFromStore(dataDir: string, id: string, n: numbe
   const store = await openStore({ dataDir, log: () => {} })
   try {
     const manifest = await store.folios.manifest(id, n)
-    return manifest ? await store.folios.readFiles(manifest) : undefined
+    return manifest ? await store.folios.readFiles(id, manifest) : undefined
   } finally {
     await store.close()
   }
