@@ -68,20 +68,33 @@ export async function benchCli(ctx: BenchContext): Promise<void> {
       waiters.shift()?.(line)
     }
   })
-  const nextLine = () => new Promise<string>((resolve) => waiters.push(resolve))
-  await nextLine() // the initial sync (nothing to push)
-  await nextLine() // watching
+  let stderr = ''
+  watch.stderr.on('data', (chunk) => (stderr += chunk))
+  // A save the watcher never reports must show up as a problem with what it said, not hang the bench.
+  const nextLine = () =>
+    new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`sync --watch said nothing for 15 s; its stderr: ${stderr.slice(-500) || '(empty)'}`)), 15_000)
+      waiters.push((line) => {
+        clearTimeout(timer)
+        resolve(line)
+      })
+    })
   const latencies: number[] = []
-  for (let i = 0; i < 30; i++) {
-    const line = nextLine()
-    const t = performance.now()
-    await writeFile(join(site, 'section-0', 'page-0.html'), `<article><h2>Edit ${i}</h2></article>\n`)
-    const event = JSON.parse(await line) as { event: string; changed: boolean }
-    if (event.event !== 'synced' || !event.changed) report.problem(`section 8: save ${i} gave ${JSON.stringify(event)}`)
-    latencies.push(performance.now() - t)
-    await new Promise((r) => setTimeout(r, 150))
+  try {
+    await nextLine() // the initial sync (nothing to push)
+    await nextLine() // watching
+    for (let i = 0; i < 30; i++) {
+      const line = nextLine()
+      const t = performance.now()
+      await writeFile(join(site, 'section-0', 'page-0.html'), `<article><h2>Edit ${i}</h2></article>\n`)
+      const event = JSON.parse(await line) as { event: string; changed: boolean }
+      if (event.event !== 'synced' || !event.changed) report.problem(`section 8: save ${i} gave ${JSON.stringify(event)}`)
+      latencies.push(performance.now() - t)
+      await new Promise((r) => setTimeout(r, 150))
+    }
+  } finally {
+    watch.kill('SIGINT')
   }
-  watch.kill('SIGINT')
   const sorted = [...latencies].sort((a, b) => a - b)
   const p50 = sorted[Math.floor(sorted.length * 0.5)]!
   const p95 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))]!
