@@ -1,4 +1,5 @@
 import { execFile, spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -93,7 +94,11 @@ export async function benchCli(ctx: BenchContext): Promise<void> {
       await new Promise((r) => setTimeout(r, 150))
     }
   } finally {
+    // Ctrl+C makes the watcher push what is pending and save its folder record: let it finish
+    // before the temp dirs go.
+    const exited = once(watch, 'exit')
     watch.kill('SIGINT')
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))])
   }
   const sorted = [...latencies].sort((a, b) => a - b)
   const p50 = sorted[Math.floor(sorted.length * 0.5)]!
