@@ -347,7 +347,9 @@ export class FolioRepository {
       const next: FolioMeta = { ...meta, updatedAt: new Date().toISOString(), storageBytes: meta.storageBytes + stored.added }
       await writeJson(this.#storage, keys.meta(id), next)
       this.#metas.set(id, next)
-      this.#inBackground(this.#tidy(id, meta.head, head, stored.compactions, false))
+      // What an upload replaces in place may be referenced by no version at all: packing it would
+      // grow the head's segment with every upload. It stays a blob (a blob-level delta if smaller).
+      this.#inBackground(this.#compactBlobs(head, stored.compactions))
       this.#emit(id, 'versions')
       return { meta: next, head }
     })
@@ -384,11 +386,20 @@ export class FolioRepository {
         else rest.push([oldHash, newHash])
       }
       if (Object.keys(packs).length) {
-        const pack = () => this.#packLocked(id, n, packs)
+        const pack = () => this.#packLocked(id, n, packs, locked ? head : undefined)
         const done = locked ? await pack() : await this.#locks.run(folioLock(id), pack)
         if (!done) rest.push(...compactions.filter(([oldHash]) => packs[oldHash]))
       }
       for (const [oldHash, newHash] of rest) await this.#blobs.compact(oldHash, newHash)
+    } catch (error) {
+      this.#warn(`Blob housekeeping failed (no data lost): ${(error as Error).message}`)
+    }
+  }
+
+  async #compactBlobs(head: VersionManifest, compactions: Array<[string, string]>): Promise<void> {
+    try {
+      const current = new Set(Object.values(head.files).map((r) => r.h))
+      for (const [oldHash, newHash] of compactions) if (!current.has(oldHash)) await this.#blobs.compact(oldHash, newHash)
     } catch (error) {
       this.#warn(`Blob housekeeping failed (no data lost): ${(error as Error).message}`)
     }
@@ -405,16 +416,28 @@ export class FolioRepository {
   }
 
   /**
-   * With the folio lock held: records the packs in version n's segment, then lets go of the
-   * blobs (the folio's reference and its index entry). A content that is current again by now
-   * (a restore raced the housekeeping) keeps its blob. False: version n has no segment.
+   * With the folio lock held: records the packs, then lets go of the blobs (the folio's reference
+   * and its index entry). False: version n has no segment.
+   *
+   * The packs were worked out before the lock; only those still true are written. A content that
+   * is current again (a restore raced the housekeeping) keeps its blob. A content the folio no
+   * longer holds as a blob was packed since, maybe against a newer base: an older pack must not
+   * overwrite that. A delta needs its base held as a blob right now: every pack then points at a
+   * content whose own pack, if any, is written later, so a chain only ever leads forward in time
+   * (no loops, no dead ends). `importing`: the head during an import, before metadata exists.
    */
-  async #packLocked(id: string, n: number, packs: Record<string, PackedContent>): Promise<boolean> {
-    const meta = await this.get(id)
-    if (!meta) return true
-    const head = await this.manifest(id, meta.head)
+  async #packLocked(id: string, n: number, packs: Record<string, PackedContent>, importing?: VersionManifest): Promise<boolean> {
+    let head = importing
+    if (!head) {
+      const meta = await this.get(id)
+      if (!meta) return true
+      head = await this.manifest(id, meta.head)
+    }
     const current = new Set(Object.values(head?.files ?? {}).map((r) => r.h))
-    const keep = Object.fromEntries(Object.entries(packs).filter(([hash]) => !current.has(hash)))
+    const holds = (hash: string) => this.#storage.hasItem(keys.folioBlob(id, hash))
+    const entries = Object.entries(packs)
+    const stillTrue = await Promise.all(entries.map(async ([hash, pack]) => !current.has(hash) && (await holds(hash)) && ('raw' in pack || (await holds(pack.base)))))
+    const keep = Object.fromEntries(entries.filter((_, i) => stillTrue[i]))
     if (Object.keys(keep).length === 0) return true
     if (!(await this.#history.pack(id, n, keep))) return false
     // The packed copy is durable: only now may the blob go (if no other folio holds it).

@@ -45,7 +45,16 @@ export const SEGMENT_BYTES = 64 * 1024
  */
 export class HistorySegments {
   readonly #storage: Storage
-  readonly #cache = new LRUCache<string, LoadedHistory>({ max: 5_000 })
+  /** Weighed by the segment bytes each folio has loaded: long histories cannot hold the heap. */
+  readonly #cache = new LRUCache<string, LoadedHistory>({
+    max: 20_000,
+    maxSize: 64 * 1024 * 1024,
+    sizeCalculation: (history) => {
+      let size = 256
+      for (const bytes of history.bytes.values()) size += bytes
+      return size
+    },
+  })
 
   constructor(storage: Storage) {
     this.#storage = storage
@@ -90,28 +99,36 @@ export class HistorySegments {
   }
 
   /**
-   * Records old contents in the segment of version n (the version that replaced them). False
-   * when version n has no segment (a folio from before segments): the caller keeps blob files.
+   * Records old contents that version n replaced. They go into the newest segment, so that on
+   * disk as in memory the pack written last wins. False when version n has no segment (a folio
+   * from before segments): the caller keeps blob files.
    */
   async pack(id: string, n: number, contents: Record<string, PackedContent>): Promise<boolean> {
     const history = this.#load(id)
-    const first = startOf(await history.starts, n)
-    const segment = first === undefined ? undefined : await this.#segment(id, history, first)
-    if (!segment || !segment.versions[n - segment.first]) return false
-    await this.#write(id, { ...segment, packed: { ...segment.packed, ...contents } })
+    const starts = await history.starts
+    if (startOf(starts, n) === undefined) return false
+    const newest = await this.#segment(id, history, starts.at(-1)!)
+    await this.#write(id, { ...newest, packed: { ...newest.packed, ...contents } }, contents)
     return true
   }
 
   /** An old content this folio's history packed, if it did. */
   async packed(id: string, hash: string): Promise<PackedContent | undefined> {
     const history = this.#load(id)
-    history.packed ??= (async () => {
-      const index = new Map<string, PackedContent>()
-      for (const first of await history.starts) {
-        for (const [hash, content] of Object.entries((await this.#segment(id, history, first)).packed)) index.set(hash, content)
-      }
-      return index
-    })()
+    if (!history.packed) {
+      const building = (async () => {
+        const index = new Map<string, PackedContent>()
+        for (const first of await history.starts) {
+          for (const [packedHash, content] of Object.entries((await this.#segment(id, history, first)).packed)) index.set(packedHash, content)
+        }
+        return index
+      })()
+      history.packed = building
+      // A failed build is not kept: the next reader builds again.
+      building.catch(() => {
+        if (history.packed === building) history.packed = undefined
+      })
+    }
     return (await history.packed).get(hash)
   }
 
@@ -130,10 +147,20 @@ export class HistorySegments {
           .map(Number)
           .sort((a, b) => a - b),
       )
-      history = { starts, segments: new Map(), bytes: new Map() }
-      this.#cache.set(id, history)
+      const created: LoadedHistory = { starts, segments: new Map(), bytes: new Map() }
+      history = created
+      this.#cache.set(id, created)
+      // A failed listing is not kept: the next caller lists again.
+      starts.catch(() => {
+        if (this.#cache.peek(id) === created) this.#cache.delete(id)
+      })
     }
     return history
+  }
+
+  /** Re-weighs a folio's entry in the cache after its loaded segments changed. */
+  #resize(id: string, history: LoadedHistory): void {
+    if (this.#cache.peek(id) === history) this.#cache.set(id, history)
   }
 
   #segment(id: string, history: LoadedHistory, first: number): Promise<Segment> {
@@ -150,7 +177,8 @@ export class HistorySegments {
         } catch {
           throw new CorruptDocumentError(key)
         }
-        history.bytes.set(first, text.length)
+        history.bytes.set(first, Buffer.byteLength(text))
+        this.#resize(id, history)
         return parsed
       })()
       history.segments.set(first, segment)
@@ -160,9 +188,9 @@ export class HistorySegments {
     return segment
   }
 
-  async #write(id: string, segment: Segment): Promise<void> {
-    const text = JSON.stringify(segment)
-    await this.#storage.setItemRaw(keys.historySegment(id, segment.first), Buffer.from(text, 'utf8'))
+  async #write(id: string, segment: Segment, added: Record<string, PackedContent> = {}): Promise<void> {
+    const bytes = Buffer.from(JSON.stringify(segment), 'utf8')
+    await this.#storage.setItemRaw(keys.historySegment(id, segment.first), bytes)
     // Through the cache's current entry (not the one this call started with: it may have been
     // evicted and reloaded meanwhile).
     const history = this.#load(id)
@@ -172,11 +200,11 @@ export class HistorySegments {
       starts.sort((a, b) => a - b)
     }
     history.segments.set(segment.first, Promise.resolve(segment))
-    history.bytes.set(segment.first, text.length)
-    if (history.packed) {
-      const index = await history.packed
-      for (const [hash, content] of Object.entries(segment.packed)) index.set(hash, content)
-    }
+    history.bytes.set(segment.first, bytes.length)
+    this.#resize(id, history)
+    // Only what this write added: re-adding a whole older segment would bring back stale packs.
+    const index = await history.packed?.catch(() => undefined)
+    if (index) for (const [hash, content] of Object.entries(added)) index.set(hash, content)
   }
 }
 
