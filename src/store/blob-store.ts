@@ -203,12 +203,13 @@ export class BlobStore {
       const { hash: h, owner: o } = next
       next = undefined
       await this.#locks.run(h, async () => {
-        await this.#storage.removeItem(keys.blobRef(h, o))
+        // Lazy: a removal a crash undoes only keeps a blob longer (see durable-fs-driver.ts).
+        await this.#storage.removeItem(keys.blobRef(h, o), { lazy: true })
         const prefix = keys.blobRefPrefix(h)
         const remaining = (await this.#storage.getKeys(keys.blobRefShard(h))).some((k) => k.startsWith(prefix))
         if (remaining) return
         const raw = (await this.#storage.getItemRaw(keys.blob(h))) as Buffer | null
-        await this.#storage.removeItem(keys.blob(h))
+        await this.#storage.removeItem(keys.blob(h), { lazy: true })
         this.#cache.delete(h)
         if (raw && raw[0] === DELTA) next = { hash: raw.subarray(1, 33).toString('hex'), owner: `~${h}` }
       })

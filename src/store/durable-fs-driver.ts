@@ -19,6 +19,11 @@ export interface DurableFsOptions {
 
 const TMP_DIR = '.tmp'
 
+/** removeItem's options: `lazy` for removals whose loss in a crash costs only space. */
+export interface RemoveOptions {
+  lazy?: boolean
+}
+
 function isCode(error: unknown, code: string): boolean {
   return (error as NodeJS.ErrnoException | null)?.code === code
 }
@@ -141,7 +146,7 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions) => {
     async setItemRaw(key, value) {
       await writeDurable(key, value as Uint8Array)
     },
-    async removeItem(key) {
+    async removeItem(key, opts) {
       const path = pathOf(key)
       try {
         await unlink(path)
@@ -150,7 +155,9 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions) => {
         throw error
       }
       const dir = dirname(path)
-      await syncDir(dir)
+      // Reclaiming space (`{ lazy: true }`) skips the directory fsync: a removal a crash undoes
+      // only leaves a file that is reclaimed later, never a wrong answer.
+      if (!(opts as RemoveOptions | undefined)?.lazy) await syncDir(dir)
       // Empty folders (a blob shard emptied by deletions, say) would pile up forever.
       if (dir !== root) await rmdir(dir).catch(() => {})
     },

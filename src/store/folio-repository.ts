@@ -443,7 +443,7 @@ export class FolioRepository {
     // The packed copy is durable: only now may the blob go (if no other folio holds it).
     for (const hash of Object.keys(keep)) {
       await this.#blobs.release(hash, id)
-      await this.#storage.removeItem(keys.folioBlob(id, hash))
+      await this.#storage.removeItem(keys.folioBlob(id, hash), { lazy: true })
     }
     return true
   }
