@@ -58,7 +58,9 @@ export async function benchCli(ctx: BenchContext): Promise<void> {
   // Save-to-version latency: from a save to the watcher reporting the new version.
   const debounceMs = 100
   const watch = spawn(process.execPath, [BIN, 'sync', id, site, '--watch', '--json', '--debounce', String(debounceMs), '--server', folio.url], { stdio: ['ignore', 'pipe', 'pipe'], env })
+  // Lines that arrive before anyone waits for them are kept: two often come in one chunk.
   const waiters: Array<(line: string) => void> = []
+  const unread: string[] = []
   let buffer = ''
   watch.stdout.on('data', (chunk) => {
     buffer += chunk
@@ -66,15 +68,20 @@ export async function benchCli(ctx: BenchContext): Promise<void> {
     while ((nl = buffer.indexOf('\n')) !== -1) {
       const line = buffer.slice(0, nl)
       buffer = buffer.slice(nl + 1)
-      waiters.shift()?.(line)
+      const waiter = waiters.shift()
+      if (waiter) waiter(line)
+      else unread.push(line)
     }
   })
   let stderr = ''
+  let stdout = ''
   watch.stderr.on('data', (chunk) => (stderr += chunk))
+  watch.stdout.on('data', (chunk) => (stdout += chunk))
   // A save the watcher never reports must show up as a problem with what it said, not hang the bench.
   const nextLine = () =>
     new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`sync --watch said nothing for 15 s; its stderr: ${stderr.slice(-500) || '(empty)'}`)), 15_000)
+      if (unread.length) return resolve(unread.shift()!)
+      const timer = setTimeout(() => reject(new Error(`sync --watch said nothing for 15 s; its stdout: ${stdout.slice(-300) || '(empty)'}; its stderr: ${stderr.slice(-300) || '(empty)'}; exit code ${watch.exitCode}`)), 15_000)
       waiters.push((line) => {
         clearTimeout(timer)
         resolve(line)
