@@ -67,15 +67,14 @@ export function createAuth(config: ServerConfig, keys: ApiKeys) {
   const viaKey: Principal = Object.freeze({ workspaceId: LOCAL_WORKSPACE, name: config.localAuthor, role: 'owner', via: 'api-key' })
   const viaOpen: Principal = Object.freeze({ workspaceId: LOCAL_WORKSPACE, name: config.localAuthor, role: 'owner', via: 'open' })
 
-  const keyIsValid = (header: string | null | undefined): boolean => keys.matches(bearerToken(header))
-
   const resolve = (headers: CredentialHeaders, access: Access): Principal | undefined | typeof DENIED => {
-    const withKey = keyIsValid(headers.authorization)
+    const token = bearerToken(headers.authorization)
+    const withKey = keys.matches(token)
     if (access === 'public') return withKey ? viaKey : undefined
     if (withKey) return viaKey
     // Spec, Authentication 9: an invalid credential gets 401, even where none is needed. A stale
     // key (after a rotation) should be found out here, not first over the tunnel.
-    if (bearerToken(headers.authorization) !== undefined) return DENIED
+    if (token !== undefined) return DENIED
     // Cloud needs the key everywhere; so does anyone reaching an OSS server through the tunnel.
     if (config.mode === 'cloud' || headers.remote) return DENIED
     // Spec, Authentication 8: OSS is open by default, and the sync endpoint needs the key when
