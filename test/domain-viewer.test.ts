@@ -3,7 +3,7 @@ import { applyBeacon, MAX_BEACON_SECONDS, parseBeacon } from '../src/domain/anal
 import { nextCommentId, openCommentsOf } from '../src/domain/comments.js'
 import { injectBeforeBodyEnd, jsonForScript } from '../src/domain/html-inject.js'
 import { sniffImage } from '../src/domain/image-sniff.js'
-import { EMPTY_ANALYTICS } from '../src/store/types.js'
+import { EMPTY_ANALYTICS } from '../src/domain/model.js'
 import { tinyBmp, tinyGif, tinyIco, tinyJpegHeader, tinyPng, tinySvg, tinyWebpHeader } from './helpers/images.js'
 
 describe('image sniffing by bytes', () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { checkFilePath } from '../domain/file-paths.js'
-import { FOLIO_STATUSES, PROJECT_MODES } from '../store/types.js'
+import { FOLIO_STATUSES, PROJECT_MODES } from '../domain/model.js'
 
 /** Schemas named here become components of the OpenAPI document (and $refs where used). */
 export const namedSchemas = new Map<z.ZodType, string>()

@@ -1,4 +1,4 @@
-import type { Analytics } from '../store/types.js'
+import type { Analytics } from './model.js'
 
 /** A forged beacon may not claim more than this many seconds at once (viewers beacon every 30 s). */
 export const MAX_BEACON_SECONDS = 600

@@ -1,4 +1,4 @@
-import type { Comment } from '../store/types.js'
+import type { Comment } from './model.js'
 import { compareFilePaths } from './file-paths.js'
 
 export interface BriefInput {

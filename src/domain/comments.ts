@@ -1,4 +1,4 @@
-import type { Comment } from '../store/types.js'
+import type { Comment } from './model.js'
 
 /**
  * Next comment id, `c_<timestamp>` (spec). Ids only grow: two comments in the same millisecond

@@ -1,5 +1,5 @@
 import { isFolioId } from '../domain/ids.js'
-import type { FolioMeta } from '../store/index.js'
+import type { FolioMeta } from '../domain/model.js'
 import type { H3Event } from 'h3'
 import type { Principal } from './auth.js'
 import type { ServerContext } from './context.js'

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
 import { DesignSystemFile } from '../api/design-systems.js'
 import { escapeHtml } from '../domain/html.js'
-import type { ProjectMode } from '../store/types.js'
+import type { ProjectMode } from '../domain/model.js'
 
 /** The templates/ folder ships beside dist/ and src/: walk up from this module to find it. */
 export function findTemplatesDir(from = dirname(fileURLToPath(import.meta.url))): string {

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { H3Event } from 'h3'
-import type { FolioMeta } from '../store/index.js'
+import type { FolioMeta } from '../domain/model.js'
 import { DENIED, requestHeaders } from './auth.js'
 import type { ServerContext } from './context.js'
 

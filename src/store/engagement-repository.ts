@@ -7,7 +7,7 @@ import type { FolioRepository } from './folio-repository.js'
 import type { KeyedMutex } from './keyed-mutex.js'
 import { keys } from './keys.js'
 import { readJson, writeJson } from './json-io.js'
-import { type Analytics, type Comment, EMPTY_ANALYTICS } from './types.js'
+import { type Analytics, type Comment, EMPTY_ANALYTICS } from '../domain/model.js'
 
 export type EngagementKind = 'comments' | 'reactions' | 'analytics'
 

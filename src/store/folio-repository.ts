@@ -10,7 +10,7 @@ import type { KeyedMutex } from './keyed-mutex.js'
 import { keys } from './keys.js'
 import { mapLimit } from './map-limit.js'
 import { clearPrefix, CorruptDocumentError, readJson, writeJson } from './json-io.js'
-import type { BlobRef, FileMap, FolioMeta, MetaPatch, VersionManifest } from './types.js'
+import type { BlobRef, FileMap, FolioMeta, MetaPatch, VersionManifest } from '../domain/model.js'
 
 export class VersionNotFoundError extends Error {
   constructor(readonly versionId: string, readonly latest: number) {

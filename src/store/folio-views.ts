@@ -4,7 +4,7 @@ import { versionId } from '../domain/ids.js'
 import type { EngagementRepository } from './engagement-repository.js'
 import type { FolioRepository } from './folio-repository.js'
 import { mapLimit } from './map-limit.js'
-import type { FileMap, FolioMeta, VersionManifest } from './types.js'
+import type { FileMap, FolioMeta, VersionManifest } from '../domain/model.js'
 
 /** Which versions of a folio carry their file contents in a response. */
 export type FilesMode = 'all' | 'latest' | 'none'

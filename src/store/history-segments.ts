@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache'
 import type { Storage } from 'unstorage'
 import { CorruptDocumentError, readJson, writeJson } from './json-io.js'
 import { keys } from './keys.js'
-import type { VersionManifest } from './types.js'
+import type { VersionManifest } from '../domain/model.js'
 
 /**
  * An old file content kept inside its folio's history instead of as a blob file: whole (small

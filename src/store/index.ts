@@ -18,7 +18,6 @@ export { FormatTooNewError, CURRENT_FORMAT } from './migrations.js'
 export { InvalidFilePathError, VersionConflictError, VersionNotFoundError } from './folio-repository.js'
 export { CommentNotFoundError, type EngagementKind, type NewComment } from './engagement-repository.js'
 export type { FilesMode } from './folio-views.js'
-export * from './types.js'
 
 export interface FolioStore {
   dataDir: string

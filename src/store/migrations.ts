@@ -5,7 +5,7 @@ import type { EngagementRepository } from './engagement-repository.js'
 import type { FolioRepository } from './folio-repository.js'
 import { keys } from './keys.js'
 import { readJson, writeJson } from './json-io.js'
-import { type Analytics, type Comment, EMPTY_ANALYTICS, FOLIO_STATUSES, type FileMap, PROJECT_MODES } from './types.js'
+import { type Analytics, type Comment, EMPTY_ANALYTICS, FOLIO_STATUSES, type FileMap, PROJECT_MODES } from '../domain/model.js'
 
 /**
  * The data dir carries a format stamp. On start the store brings older formats up to date one

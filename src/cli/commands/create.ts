@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander'
-import { PROJECT_MODES } from '../../store/types.js'
+import { PROJECT_MODES } from '../../domain/model.js'
 import { lazyAction } from '../lazy.js'
 
 export interface CreateOptions {

@@ -3,7 +3,7 @@ import { folioEvents, getPublicFolio, verifyAccessKey } from '../../api/sharing.
 import { openCommentsOf } from '../../domain/comments.js'
 import { compareFilePaths } from '../../domain/file-paths.js'
 import { isFolioId, versionId } from '../../domain/ids.js'
-import type { FolioMeta } from '../../store/index.js'
+import type { FolioMeta } from '../../domain/model.js'
 import { secretsEqual } from '../auth.js'
 import { readBodyBytes } from '../body.js'
 import type { ServerContext } from '../context.js'

@@ -1,4 +1,8 @@
-import type { Reactions } from '../domain/reactions.js'
+/**
+ * The model every layer shares: what a folio, a version, a comment and its analytics are.
+ * The store keeps it, the API contracts describe it, the CLI and the domain logic read it.
+ */
+import type { Reactions } from './reactions.js'
 
 export const PROJECT_MODES = ['deck', 'document', 'spreadsheet', 'dashboard', 'infography'] as const
 export type ProjectMode = (typeof PROJECT_MODES)[number]
