@@ -1,4 +1,4 @@
-import { bytes } from './format.js'
+import { bytes } from '../terminal/format.js'
 
 /**
  * A one-line progress bar on stderr, drawn only for people at a terminal (and only for work big

@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib'
 import { GZIP_ABOVE_BYTES } from '../client/gzip.js'
+import { bytes } from '../terminal/format.js'
 import { CliError } from './errors.js'
-import { bytes } from './format.js'
 
 /**
  * What the server takes in one JSON request: 20 MB on the wire, and a {_gz, _d} envelope may

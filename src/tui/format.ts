@@ -1,5 +1,5 @@
 import { REACTION_EMOJI } from '../domain/reactions.js'
-import { duration } from '../cli/format.js'
+import { duration } from '../terminal/format.js'
 import type { FolioRow } from './snapshot.js'
 
 /** Small text pieces shared by the live view and the one-shot text snapshot. */

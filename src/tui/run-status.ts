@@ -1,8 +1,8 @@
 import { render } from 'ink'
 import { createElement } from 'react'
 import { controlTunnel } from '../api/tunnel.js'
-import { openUrl } from '../cli/open-url.js'
 import type { FolioClient } from '../client/index.js'
+import { openUrl } from '../terminal/open-url.js'
 import { LiveStatus } from './LiveStatus.js'
 import { loadSnapshot } from './snapshot.js'
 

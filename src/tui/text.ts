@@ -1,4 +1,4 @@
-import { table } from '../cli/format.js'
+import { table } from '../terminal/format.js'
 import { averageTime, deviceSplit, oneLine, reactionsLabel, statusLabel } from './format.js'
 import type { CommentsSnapshot, FolioRow, StatusSnapshot, TunnelSnapshot } from './snapshot.js'
 

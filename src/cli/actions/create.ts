@@ -3,12 +3,23 @@ import { resolve } from 'node:path'
 import type { Command } from 'commander'
 import { createFolio, updateFolio } from '../../api/files.js'
 import { newFolioId } from '../../domain/ids.js'
-import type { CreateOptions } from '../commands/create.js'
+import type { ProjectMode } from '../../domain/model.js'
 import { type CliContext, shareUrl, withContext } from '../context.js'
 import { CliError } from '../errors.js'
 import { type Advice, fitOneRequest, isImagePath, refuseIfSurelyTooLarge, type SizedFile } from '../request-limits.js'
 import { FolderRecord } from '../sync/folder-record.js'
 import { loadIgnore, readAsFileContent, scanFolder } from '../sync/local-files.js'
+
+/** The options commands/create.ts defines, as commander hands them over. */
+export interface CreateOptions {
+  html?: string
+  dir?: string
+  mode?: ProjectMode
+  description?: string
+  publish?: boolean
+  private?: boolean
+  accessKey?: string
+}
 
 export default (title: string, options: CreateOptions, command: Command) =>
   withContext(command, async (ctx) => {

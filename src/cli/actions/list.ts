@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { listFolios } from '../../api/files.js'
+import { ago, duration, table } from '../../terminal/format.js'
 import { withContext } from '../context.js'
-import { ago, duration, table } from '../format.js'
 
 export default (_options: unknown, command: Command) =>
   withContext(command, async (ctx) => {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { getFolio } from '../../api/files.js'
+import { openUrl } from '../../terminal/open-url.js'
 import { shareUrl, withContext } from '../context.js'
-import { openUrl } from '../open-url.js'
 
 export default (id: string, _options: unknown, command: Command) =>
   withContext(command, async (ctx) => {

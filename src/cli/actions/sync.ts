@@ -1,10 +1,9 @@
 import { stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import type { Command } from 'commander'
-import type { SyncOptions } from '../commands/sync.js'
+import { bytes } from '../../terminal/format.js'
 import { type CliContext, withContext } from '../context.js'
 import { CliError } from '../errors.js'
-import { bytes } from '../format.js'
 import { FolderRecord } from '../sync/folder-record.js'
 import { loadIgnore } from '../sync/local-files.js'
 import { SyncEngine, type SyncOutcome, type SyncPlan } from '../sync/sync-engine.js'
@@ -12,6 +11,16 @@ import { type WatchEvent, watchFolder } from '../sync/watcher.js'
 
 /** Ctrl+C under --watch pushes what is left, waiting at most this long for the server. */
 const FINAL_PUSH_TIMEOUT_MS = 10_000
+
+/** The options commands/sync.ts defines, as commander hands them over. */
+export interface SyncOptions {
+  watch?: boolean
+  message?: string
+  debounce: string
+  mirror?: boolean
+  allowEmpty?: boolean
+  dryRun?: boolean
+}
 
 export default (id: string, dir: string, options: SyncOptions, command: Command) =>
   withContext(command, async (ctx) => {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { getFolio } from '../../api/files.js'
+import { ago, table } from '../../terminal/format.js'
 import { withContext } from '../context.js'
-import { ago, table } from '../format.js'
 
 export default (id: string, _options: unknown, command: Command) =>
   withContext(command, async (ctx) => {

@@ -2,16 +2,6 @@ import { type Command, Option } from 'commander'
 import { PROJECT_MODES } from '../../domain/model.js'
 import { lazyAction } from '../lazy.js'
 
-export interface CreateOptions {
-  html?: string
-  dir?: string
-  mode?: (typeof PROJECT_MODES)[number]
-  description?: string
-  publish?: boolean
-  private?: boolean
-  accessKey?: string
-}
-
 export function registerCreate(program: Command): void {
   program
     .command('create')

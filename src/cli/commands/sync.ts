@@ -1,15 +1,6 @@
 import type { Command } from 'commander'
 import { lazyAction } from '../lazy.js'
 
-export interface SyncOptions {
-  watch?: boolean
-  message?: string
-  debounce: string
-  mirror?: boolean
-  allowEmpty?: boolean
-  dryRun?: boolean
-}
-
 export function registerSync(program: Command): void {
   program
     .command('sync')
