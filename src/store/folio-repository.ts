@@ -1,34 +1,19 @@
 import { LRUCache } from 'lru-cache'
 import type { Storage } from 'unstorage'
-import { applyDelta, createDelta } from '../domain/delta.js'
-import { decodeFileContent, encodeFileContent } from '../domain/file-content.js'
 import { checkFilePath } from '../domain/file-paths.js'
 import { newFolioId, versionId, versionNumber } from '../domain/ids.js'
-import { BlobMissingError, type BlobStore, hashBytes } from './blob-store.js'
-import { HistorySegments, type PackedContent } from './history-segments.js'
+import type { BlobRef, FileMap, FolioMeta, MetaPatch, VersionManifest } from '../domain/model.js'
+import { type BlobStore, hashBytes } from './blob-store.js'
+import { FolioContents } from './folio-contents.js'
+import { HistoryPacker } from './history-packer.js'
+import { HistorySegments } from './history-segments.js'
+import { CorruptDocumentError, readJson, writeJson } from './json-io.js'
 import type { KeyedMutex } from './keyed-mutex.js'
 import { keys } from './keys.js'
+import { folioLock, folioLocks } from './lock-keys.js'
 import { mapLimit } from './map-limit.js'
-import { clearPrefix, CorruptDocumentError, readJson, writeJson } from './json-io.js'
-import type { BlobRef, FileMap, FolioMeta, MetaPatch, VersionManifest } from '../domain/model.js'
-
-export class VersionNotFoundError extends Error {
-  constructor(readonly versionId: string, readonly latest: number) {
-    super(`Version ${versionId} does not exist; this folio has v1 to v${latest}`)
-  }
-}
-
-export class InvalidFilePathError extends Error {
-  constructor(readonly path: string, reason: string) {
-    super(`File path ${JSON.stringify(path.slice(0, 80))} ${reason}`)
-  }
-}
-
-export class VersionConflictError extends Error {
-  constructor(readonly expected: string, readonly latest: string) {
-    super(`The changes were made against ${expected}, but the latest version is ${latest}`)
-  }
-}
+import { InvalidFilePathError, VersionConflictError, VersionNotFoundError } from './store-errors.js'
+import { Trash } from './trash.js'
 
 export interface PatchInput {
   /** bytes null deletes the file; mime marks binary content. */
@@ -68,42 +53,33 @@ export interface FolioWithHead {
 
 export type FolioChange = 'meta' | 'versions' | 'deleted'
 
-interface TrashEntry {
-  id: string
-  workspaceId: string
-  hashes: string[]
-}
-
-/** Old contents up to this size are packed into the history whole (a blob file costs a disk block). */
-const PACK_WHOLE_BYTES = 2048
-/** Larger old contents are packed as a delta against their successor when the delta is this small. */
-const PACK_DELTA_BYTES = 16 * 1024
-
-/** Lock keys: history/metadata, and one per engagement key so a beacon never waits for an upload. */
-export const folioLock = (id: string) => id
-export const folioLocks = (id: string) => [id, `${id}#comments`, `${id}#reactions`, `${id}#analytics`]
-
 /**
- * Folio metadata and version history. Each version is a small manifest (path → blob
- * reference); contents live in the BlobStore. A write touches the new manifest, the metadata
- * key and the blobs of files that changed: its cost depends on the change, not on how many
- * versions or folios exist.
+ * The life of a folio: its metadata and version history, from create through new versions,
+ * restores, patches and uploads to delete. Each version is a small manifest (path → blob
+ * reference); contents are stored and read by FolioContents, housekeeping after a version is
+ * HistoryPacker's, and a deletion's steps are Trash's. A write touches the new manifest, the
+ * metadata key and the blobs of files that changed: its cost depends on the change, not on how
+ * many versions or folios exist.
  */
 export class FolioRepository {
   readonly #storage: Storage
-  readonly #blobs: BlobStore
   readonly #locks: KeyedMutex
   readonly #warn: (message: string) => void
   readonly #metas = new LRUCache<string, FolioMeta>({ max: 20_000 })
   readonly #history: HistorySegments
+  readonly #contents: FolioContents
+  readonly #packer: HistoryPacker
+  readonly #trash: Trash
   readonly #listeners = new Set<(id: string, change: FolioChange) => void>()
 
   constructor(storage: Storage, blobs: BlobStore, locks: KeyedMutex, options: { warn?: (message: string) => void } = {}) {
     this.#storage = storage
-    this.#blobs = blobs
     this.#locks = locks
     this.#warn = options.warn ?? ((m) => console.warn(m))
     this.#history = new HistorySegments(storage)
+    this.#contents = new FolioContents(storage, blobs, this.#history)
+    this.#packer = new HistoryPacker({ storage, blobs, history: this.#history, locks, meta: (id) => this.get(id), warn: this.#warn })
+    this.#trash = new Trash(storage, blobs)
   }
 
   onChange(listener: (id: string, change: FolioChange) => void): () => void {
@@ -143,46 +119,12 @@ export class FolioRepository {
   }
 
   async readFiles(id: string, manifest: VersionManifest): Promise<FileMap> {
-    const entries = Object.entries(manifest.files)
-    const contents = await mapLimit(entries, 16, async ([, ref]) => decodeFileContent(await this.content(id, ref.h), ref.m))
-    const files: FileMap = {}
-    entries.forEach(([path], i) => (files[path] = contents[i]!))
-    return files
+    return this.#contents.readFiles(id, manifest)
   }
 
-  /**
-   * A file content of this folio's history: its blob, or, for an old content that the history
-   * packed, rebuilt from the packed delta chain (each step is newer, so the chain ends at a blob
-   * or a content packed whole). Rebuilt contents are cached like blobs.
-   */
+  /** A file content of this folio's history, rebuilt when the history packed it. */
   async content(id: string, hash: string): Promise<Buffer> {
-    const steps: Array<{ hash: string; delta: Buffer }> = []
-    const seen = new Set<string>()
-    let current = hash
-    let content: Buffer
-    for (;;) {
-      try {
-        content = await this.#blobs.get(current)
-        break
-      } catch (error) {
-        if (!(error instanceof BlobMissingError) || error.hash !== current) throw error
-      }
-      const packed = seen.has(current) ? undefined : await this.#history.packed(id, current)
-      if (!packed) throw new BlobMissingError(current)
-      seen.add(current)
-      if ('raw' in packed) {
-        content = Buffer.from(packed.raw, 'base64')
-        this.#blobs.remember(current, content)
-        break
-      }
-      steps.push({ hash: current, delta: Buffer.from(packed.delta, 'base64') })
-      current = packed.base
-    }
-    for (let i = steps.length - 1; i >= 0; i--) {
-      content = applyDelta(content, steps[i]!.delta)
-      this.#blobs.remember(steps[i]!.hash, content)
-    }
-    return content
+    return this.#contents.content(id, hash)
   }
 
   async listIds(workspaceId: string): Promise<string[]> {
@@ -212,7 +154,7 @@ export class FolioRepository {
     while (await this.#storage.hasItem(keys.meta(id))) id = newFolioId()
     return this.#locks.run(folioLock(id), async () => {
       const now = new Date().toISOString()
-      const stored = await this.#storeFiles(id, input.files, {})
+      const stored = await this.#contents.storeFiles(id, input.files, {})
       const head: VersionManifest = { versionId: versionId(1), commitMessage: input.commitMessage, createdAt: now, author: input.author, files: stored.refs }
       await this.#history.append(id, 1, head)
       await this.#storage.setItemRaw(keys.workspaceFolio(input.meta.workspaceId, id), Buffer.alloc(0))
@@ -235,10 +177,10 @@ export class FolioRepository {
       let previous: Record<string, BlobRef> = {}
       let storageBytes = 0
       for (const [i, version] of versions.entries()) {
-        const stored = await this.#storeFiles(meta.id, version.files, previous)
+        const stored = await this.#contents.storeFiles(meta.id, version.files, previous)
         const manifest: VersionManifest = { ...version, versionId: versionId(i + 1), files: stored.refs }
         await this.#history.append(meta.id, i + 1, manifest)
-        await this.#tidy(meta.id, i + 1, manifest, stored.compactions, false, true)
+        await this.#packer.tidy(meta.id, i + 1, manifest, stored.compactions, false, true)
         storageBytes += stored.added
         previous = stored.refs
       }
@@ -258,12 +200,12 @@ export class FolioRepository {
         const n = versionNumber(input.restoreVersionId)
         const source = n !== undefined && n <= meta.head ? await this.manifest(id, n) : undefined
         if (!source) throw new VersionNotFoundError(input.restoreVersionId, meta.head)
-        await this.#ensureBlobs(id, source.files)
+        await this.#contents.ensureBlobs(id, source.files)
         return this.#commitVersion(next, source.files, input.commitMessage ?? `Restore ${source.versionId}`, input.author, [], true)
       }
       if (input.files) {
         const current = await this.#requireManifest(id, meta.head)
-        const stored = await this.#storeFiles(id, input.files, current.files)
+        const stored = await this.#contents.storeFiles(id, input.files, current.files)
         next.storageBytes += stored.added
         return this.#commitVersion(next, stored.refs, input.commitMessage ?? 'Update', input.author, stored.compactions, false)
       }
@@ -304,7 +246,7 @@ export class FolioRepository {
         }
       }
       if (writes.length === 0 && counts.deleted === 0) return { meta, head: current, changed: false, counts }
-      const stored = await this.#storeBlobs(id, writes, current.files)
+      const stored = await this.#contents.storeBlobs(id, writes, current.files)
       Object.assign(files, stored.refs)
       const next: FolioMeta = { ...meta, updatedAt: new Date().toISOString(), storageBytes: meta.storageBytes + stored.added }
       const summary = [counts.added && `${counts.added} added`, counts.updated && `${counts.updated} changed`, counts.deleted && `${counts.deleted} deleted`].filter(Boolean).join(', ')
@@ -323,7 +265,7 @@ export class FolioRepository {
     const meta: FolioMeta = { ...next, head: next.head + 1 }
     await writeJson(this.#storage, keys.meta(next.id), meta)
     this.#metas.set(next.id, meta)
-    this.#inBackground(this.#tidy(next.id, meta.head, head, compactions, restored))
+    this.#packer.tidyLater(next.id, meta.head, head, compactions, restored)
     this.#emit(next.id, 'versions')
     return { meta, head }
   }
@@ -337,7 +279,7 @@ export class FolioRepository {
       const meta = await this.get(id)
       if (!meta) return undefined
       const current = await this.#requireManifest(id, meta.head)
-      const stored = await this.#storeBlobs(
+      const stored = await this.#contents.storeBlobs(
         id,
         files.map((f) => ({ path: f.path, bytes: f.bytes, mime: f.mime })),
         current.files,
@@ -349,161 +291,21 @@ export class FolioRepository {
       this.#metas.set(id, next)
       // What an upload replaces in place may be referenced by no version at all: packing it would
       // grow the head's segment with every upload. It stays a blob (a blob-level delta if smaller).
-      this.#inBackground(this.#compactBlobs(head, stored.compactions))
+      this.#packer.compactLater(head, stored.compactions)
       this.#emit(id, 'versions')
       return { meta: next, head }
     })
   }
 
-  readonly #background = new Set<Promise<void>>()
-
-  /** Housekeeping runs after the answer; shutdown waits for it (see idle). */
-  #inBackground(task: Promise<void>): void {
-    this.#background.add(task)
-    void task.finally(() => this.#background.delete(task))
-  }
-
+  /** Resolves once the housekeeping of every version so far is done (shutdown waits for it). */
   async idle(): Promise<void> {
-    while (this.#background.size) await Promise.allSettled([...this.#background])
-  }
-
-  /**
-   * Space and read-speed housekeeping after version n is durable; a failure here loses nothing.
-   * The contents version n replaced are packed into its history segment (whole when small, else
-   * as a delta against their successor) and their blob files released; what cannot be packed is
-   * rewritten as a blob-level delta. `locked`: the caller holds the folio lock already.
-   */
-  async #tidy(id: string, n: number, head: VersionManifest, compactions: Array<[string, string]>, restored: boolean, locked = false): Promise<void> {
-    try {
-      const current = new Set(Object.values(head.files).map((r) => r.h))
-      if (restored) for (const hash of current) await this.#blobs.materialize(hash)
-      const packs: Record<string, PackedContent> = {}
-      const rest: Array<[string, string]> = []
-      for (const [oldHash, newHash] of compactions) {
-        if (current.has(oldHash)) continue
-        const packed = await this.#packable(oldHash, newHash)
-        if (packed) packs[oldHash] = packed
-        else rest.push([oldHash, newHash])
-      }
-      if (Object.keys(packs).length) {
-        const pack = () => this.#packLocked(id, n, packs, locked ? head : undefined)
-        const done = locked ? await pack() : await this.#locks.run(folioLock(id), pack)
-        if (!done) rest.push(...compactions.filter(([oldHash]) => packs[oldHash]))
-      }
-      for (const [oldHash, newHash] of rest) await this.#blobs.compact(oldHash, newHash)
-    } catch (error) {
-      this.#warn(`Blob housekeeping failed (no data lost): ${(error as Error).message}`)
-    }
-  }
-
-  async #compactBlobs(head: VersionManifest, compactions: Array<[string, string]>): Promise<void> {
-    try {
-      const current = new Set(Object.values(head.files).map((r) => r.h))
-      for (const [oldHash, newHash] of compactions) if (!current.has(oldHash)) await this.#blobs.compact(oldHash, newHash)
-    } catch (error) {
-      this.#warn(`Blob housekeeping failed (no data lost): ${(error as Error).message}`)
-    }
-  }
-
-  /** How an old content would sit in the history; undefined when it should stay a blob. */
-  async #packable(oldHash: string, newHash: string): Promise<PackedContent | undefined> {
-    const old = await this.#blobs.wholeContent(oldHash)
-    if (!old) return undefined
-    if (old.length <= PACK_WHOLE_BYTES) return { raw: old.toString('base64') }
-    const delta = createDelta(await this.#blobs.get(newHash), old)
-    if (delta.length > PACK_DELTA_BYTES || delta.length > old.length / 2) return undefined
-    return { base: newHash, delta: delta.toString('base64') }
-  }
-
-  /**
-   * With the folio lock held: records the packs, then lets go of the blobs (the folio's reference
-   * and its index entry). False: version n has no segment.
-   *
-   * The packs were worked out before the lock; only those still true are written. A content that
-   * is current again (a restore raced the housekeeping) keeps its blob. A content the folio no
-   * longer holds as a blob was packed since, maybe against a newer base: an older pack must not
-   * overwrite that. A delta needs its base held as a blob right now: every pack then points at a
-   * content whose own pack, if any, is written later, so a chain only ever leads forward in time
-   * (no loops, no dead ends). `importing`: the head during an import, before metadata exists.
-   */
-  async #packLocked(id: string, n: number, packs: Record<string, PackedContent>, importing?: VersionManifest): Promise<boolean> {
-    let head = importing
-    if (!head) {
-      const meta = await this.get(id)
-      if (!meta) return true
-      head = await this.manifest(id, meta.head)
-    }
-    const current = new Set(Object.values(head?.files ?? {}).map((r) => r.h))
-    const holds = (hash: string) => this.#storage.hasItem(keys.folioBlob(id, hash))
-    const entries = Object.entries(packs)
-    const stillTrue = await Promise.all(entries.map(async ([hash, pack]) => !current.has(hash) && (await holds(hash)) && ('raw' in pack || (await holds(pack.base)))))
-    const keep = Object.fromEntries(entries.filter((_, i) => stillTrue[i]))
-    if (Object.keys(keep).length === 0) return true
-    if (!(await this.#history.pack(id, n, keep))) return false
-    // The packed copy is durable: only now may the blob go (if no other folio holds it).
-    for (const hash of Object.keys(keep)) {
-      await this.#blobs.release(hash, id)
-      await this.#storage.removeItem(keys.folioBlob(id, hash), { lazy: true })
-    }
-    return true
-  }
-
-  /**
-   * Before a restore names old contents again: each must be a blob this folio refers to (a
-   * packed one is stored as a blob again), or a later deletion elsewhere could take it away.
-   */
-  async #ensureBlobs(id: string, files: Record<string, BlobRef>): Promise<void> {
-    await mapLimit([...new Set(Object.values(files).map((r) => r.h))], 8, async (hash) => {
-      const indexKey = keys.folioBlob(id, hash)
-      const index = async () => {
-        if (!(await this.#storage.hasItem(indexKey))) await this.#storage.setItemRaw(indexKey, Buffer.alloc(0))
-      }
-      if (await this.#blobs.addRefIfPresent(hash, id, index)) return
-      await this.#blobs.put(await this.content(id, hash), id, hash, index)
-    })
+    await this.#packer.idle()
   }
 
   async #requireManifest(id: string, n: number): Promise<VersionManifest> {
     const manifest = await this.manifest(id, n)
     if (!manifest) throw new Error(`Folio ${id} is missing its manifest v${n}`)
     return manifest
-  }
-
-  async #storeFiles(id: string, files: FileMap, previous: Record<string, BlobRef>) {
-    return this.#storeBlobs(
-      id,
-      Object.entries(files).map(([path, content]) => ({ path, ...encodeFileContent(content) })),
-      previous,
-    )
-  }
-
-  /** Stores each file's bytes as a blob (if new) and returns the manifest references. */
-  async #storeBlobs(id: string, files: Array<{ path: string; bytes: Buffer; mime?: string }>, previous: Record<string, BlobRef>) {
-    const results = await mapLimit(files, 8, async ({ path: rawPath, bytes, mime }) => {
-      const checked = checkFilePath(rawPath)
-      if (!checked.ok) throw new InvalidFilePathError(rawPath, checked.reason)
-      const hash = hashBytes(bytes)
-      const prev = previous[checked.path]
-      const ref: BlobRef = mime ? { h: hash, s: bytes.length, m: mime } : { h: hash, s: bytes.length }
-      if (prev && prev.h === hash && prev.m === mime) return { path: checked.path, ref: prev, added: 0 }
-      // The folio's own index of its blobs is how deletion finds them; it lands before the reference.
-      const indexKey = keys.folioBlob(id, hash)
-      const index = async () => {
-        if (!(await this.#storage.hasItem(indexKey))) await this.#storage.setItemRaw(indexKey, Buffer.alloc(0))
-      }
-      const put = await this.#blobs.put(bytes, id, hash, index)
-      const compaction: [string, string] | undefined = put.created && prev ? [prev.h, hash] : undefined
-      return { path: checked.path, ref, added: put.newToOwner ? put.size : 0, compaction }
-    })
-    const refs: Record<string, BlobRef> = {}
-    let added = 0
-    const compactions: Array<[string, string]> = []
-    for (const r of results) {
-      refs[r.path] = r.ref
-      added += r.added
-      if ('compaction' in r && r.compaction) compactions.push(r.compaction)
-    }
-    return { refs, added, compactions }
   }
 
   /**
@@ -515,10 +317,9 @@ export class FolioRepository {
     const entry = await this.#locks.runAll(folioLocks(id), async () => {
       const owner = await this.#ownerOf(id, workspaceId)
       if (owner === undefined) return undefined
-      const blobKeys = await this.#storage.getKeys(keys.folioBlobs(id))
-      const trash: TrashEntry = { id, workspaceId: owner, hashes: blobKeys.map((k) => k.slice(k.lastIndexOf(':') + 1)) }
       // Record the intent first, so a crash mid-way is finished on the next start.
-      await writeJson(this.#storage, keys.trash(id), trash)
+      const trash = await this.#trash.record(id, owner)
+      // The metadata key is the commit point: once it is gone, so is the folio.
       await this.#storage.removeItem(keys.meta(id))
       this.#metas.delete(id)
       this.#history.forget(id)
@@ -526,7 +327,7 @@ export class FolioRepository {
       return trash
     })
     if (!entry) return false
-    await this.#purge(entry)
+    await this.#trash.purge(entry)
     return true
   }
 
@@ -541,22 +342,9 @@ export class FolioRepository {
     }
   }
 
-  async #purge(entry: TrashEntry): Promise<void> {
-    await this.#storage.removeItem(keys.workspaceFolio(entry.workspaceId, entry.id))
-    await clearPrefix(this.#storage, keys.folio(entry.id))
-    await mapLimit(entry.hashes, 8, (hash) => this.#blobs.release(hash, entry.id))
-    await this.#storage.removeItem(keys.trash(entry.id))
-  }
-
   /** Finishes deletions that a crash interrupted. */
   async recover(): Promise<number> {
-    const pending = await this.#storage.getKeys(keys.trashDir)
-    for (const key of pending) {
-      const entry = await readJson<TrashEntry>(this.#storage, key)
-      if (entry) await this.#purge(entry)
-      else await this.#storage.removeItem(key)
-    }
-    return pending.length
+    return this.#trash.recover()
   }
 }
 

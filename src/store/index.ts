@@ -15,7 +15,7 @@ export { BlobMissingError } from './blob-store.js'
 export { CorruptDocumentError } from './json-io.js'
 export { DataDirBusyError } from './data-dir-lock.js'
 export { FormatTooNewError, CURRENT_FORMAT } from './migrations.js'
-export { InvalidFilePathError, VersionConflictError, VersionNotFoundError } from './folio-repository.js'
+export { InvalidFilePathError, VersionConflictError, VersionNotFoundError } from './store-errors.js'
 export { CommentNotFoundError, type EngagementKind, type NewComment } from './engagement-repository.js'
 export type { FilesMode } from './folio-views.js'
 

@@ -1,0 +1,133 @@
+import type { Storage } from 'unstorage'
+import { applyDelta } from '../domain/delta.js'
+import { decodeFileContent, encodeFileContent } from '../domain/file-content.js'
+import { checkFilePath } from '../domain/file-paths.js'
+import type { BlobRef, FileMap, VersionManifest } from '../domain/model.js'
+import { BlobMissingError, type BlobStore, hashBytes } from './blob-store.js'
+import type { HistorySegments } from './history-segments.js'
+import { keys } from './keys.js'
+import { mapLimit } from './map-limit.js'
+import { InvalidFilePathError } from './store-errors.js'
+
+/** What storing a version's files gives back: its manifest references and what it cost. */
+export interface StoredFiles {
+  refs: Record<string, BlobRef>
+  /** Bytes of contents new to this folio. */
+  added: number
+  /** [replaced hash, new hash] for each content a new blob replaced: the housekeeping's work. */
+  compactions: Array<[string, string]>
+}
+
+/**
+ * The file contents of a folio's versions: stored as blobs the folio holds (each listed in the
+ * folio's own blob index, which is how deletion finds them), read back, and rebuilt from the
+ * history's packed chains when old contents are no longer blobs. Callers hold the folio lock
+ * for every write.
+ */
+export class FolioContents {
+  readonly #storage: Storage
+  readonly #blobs: BlobStore
+  readonly #history: HistorySegments
+
+  constructor(storage: Storage, blobs: BlobStore, history: HistorySegments) {
+    this.#storage = storage
+    this.#blobs = blobs
+    this.#history = history
+  }
+
+  async readFiles(id: string, manifest: VersionManifest): Promise<FileMap> {
+    const entries = Object.entries(manifest.files)
+    const contents = await mapLimit(entries, 16, async ([, ref]) => decodeFileContent(await this.content(id, ref.h), ref.m))
+    const files: FileMap = {}
+    entries.forEach(([path], i) => (files[path] = contents[i]!))
+    return files
+  }
+
+  /**
+   * A file content of this folio's history: its blob, or, for an old content that the history
+   * packed, rebuilt from the packed delta chain (each step is newer, so the chain ends at a blob
+   * or a content packed whole). Rebuilt contents are cached like blobs.
+   */
+  async content(id: string, hash: string): Promise<Buffer> {
+    const steps: Array<{ hash: string; delta: Buffer }> = []
+    const seen = new Set<string>()
+    let current = hash
+    let content: Buffer
+    for (;;) {
+      try {
+        content = await this.#blobs.get(current)
+        break
+      } catch (error) {
+        if (!(error instanceof BlobMissingError) || error.hash !== current) throw error
+      }
+      const packed = seen.has(current) ? undefined : await this.#history.packed(id, current)
+      if (!packed) throw new BlobMissingError(current)
+      seen.add(current)
+      if ('raw' in packed) {
+        content = Buffer.from(packed.raw, 'base64')
+        this.#blobs.remember(current, content)
+        break
+      }
+      steps.push({ hash: current, delta: Buffer.from(packed.delta, 'base64') })
+      current = packed.base
+    }
+    for (let i = steps.length - 1; i >= 0; i--) {
+      content = applyDelta(content, steps[i]!.delta)
+      this.#blobs.remember(steps[i]!.hash, content)
+    }
+    return content
+  }
+
+  /**
+   * Before a restore names old contents again: each must be a blob this folio refers to (a
+   * packed one is stored as a blob again), or a later deletion elsewhere could take it away.
+   */
+  async ensureBlobs(id: string, files: Record<string, BlobRef>): Promise<void> {
+    await mapLimit([...new Set(Object.values(files).map((r) => r.h))], 8, async (hash) => {
+      const indexKey = keys.folioBlob(id, hash)
+      const index = async () => {
+        if (!(await this.#storage.hasItem(indexKey))) await this.#storage.setItemRaw(indexKey, Buffer.alloc(0))
+      }
+      if (await this.#blobs.addRefIfPresent(hash, id, index)) return
+      await this.#blobs.put(await this.content(id, hash), id, hash, index)
+    })
+  }
+
+  /** Stores files as the API carries them (text, or base64 data URLs for binary files). */
+  async storeFiles(id: string, files: FileMap, previous: Record<string, BlobRef>): Promise<StoredFiles> {
+    return this.storeBlobs(
+      id,
+      Object.entries(files).map(([path, content]) => ({ path, ...encodeFileContent(content) })),
+      previous,
+    )
+  }
+
+  /** Stores each file's bytes as a blob (if new) and returns the manifest references. */
+  async storeBlobs(id: string, files: Array<{ path: string; bytes: Buffer; mime?: string }>, previous: Record<string, BlobRef>): Promise<StoredFiles> {
+    const results = await mapLimit(files, 8, async ({ path: rawPath, bytes, mime }) => {
+      const checked = checkFilePath(rawPath)
+      if (!checked.ok) throw new InvalidFilePathError(rawPath, checked.reason)
+      const hash = hashBytes(bytes)
+      const prev = previous[checked.path]
+      const ref: BlobRef = mime ? { h: hash, s: bytes.length, m: mime } : { h: hash, s: bytes.length }
+      if (prev && prev.h === hash && prev.m === mime) return { path: checked.path, ref: prev, added: 0 }
+      // The folio's own index of its blobs is how deletion finds them; it lands before the reference.
+      const indexKey = keys.folioBlob(id, hash)
+      const index = async () => {
+        if (!(await this.#storage.hasItem(indexKey))) await this.#storage.setItemRaw(indexKey, Buffer.alloc(0))
+      }
+      const put = await this.#blobs.put(bytes, id, hash, index)
+      const compaction: [string, string] | undefined = put.created && prev ? [prev.h, hash] : undefined
+      return { path: checked.path, ref, added: put.newToOwner ? put.size : 0, compaction }
+    })
+    const refs: Record<string, BlobRef> = {}
+    let added = 0
+    const compactions: Array<[string, string]> = []
+    for (const r of results) {
+      refs[r.path] = r.ref
+      added += r.added
+      if ('compaction' in r && r.compaction) compactions.push(r.compaction)
+    }
+    return { refs, added, compactions }
+  }
+}

@@ -1,0 +1,54 @@
+import type { Storage } from 'unstorage'
+import type { BlobStore } from './blob-store.js'
+import { clearPrefix, readJson, writeJson } from './json-io.js'
+import { keys } from './keys.js'
+import { mapLimit } from './map-limit.js'
+
+/** A deletion in progress: what is left to remove once the folio's metadata is gone. */
+export interface TrashEntry {
+  id: string
+  workspaceId: string
+  hashes: string[]
+}
+
+/**
+ * Deleting a folio in steps a crash cannot break: the intent is recorded (`trash:<id>.json`),
+ * the caller removes the metadata (the commit point), then everything else goes. A deletion a
+ * stop interrupted is finished on the next start (recover).
+ */
+export class Trash {
+  readonly #storage: Storage
+  readonly #blobs: BlobStore
+
+  constructor(storage: Storage, blobs: BlobStore) {
+    this.#storage = storage
+    this.#blobs = blobs
+  }
+
+  /** Records the intent to delete the folio with every blob it holds. Call with its locks held. */
+  async record(id: string, workspaceId: string): Promise<TrashEntry> {
+    const blobKeys = await this.#storage.getKeys(keys.folioBlobs(id))
+    const trash: TrashEntry = { id, workspaceId, hashes: blobKeys.map((k) => k.slice(k.lastIndexOf(':') + 1)) }
+    await writeJson(this.#storage, keys.trash(id), trash)
+    return trash
+  }
+
+  /** Removes the membership marker, the folio's keys and its blob references; then the entry. */
+  async purge(entry: TrashEntry): Promise<void> {
+    await this.#storage.removeItem(keys.workspaceFolio(entry.workspaceId, entry.id))
+    await clearPrefix(this.#storage, keys.folio(entry.id))
+    await mapLimit(entry.hashes, 8, (hash) => this.#blobs.release(hash, entry.id))
+    await this.#storage.removeItem(keys.trash(entry.id))
+  }
+
+  /** Finishes deletions that a crash interrupted. */
+  async recover(): Promise<number> {
+    const pending = await this.#storage.getKeys(keys.trashDir)
+    for (const key of pending) {
+      const entry = await readJson<TrashEntry>(this.#storage, key)
+      if (entry) await this.purge(entry)
+      else await this.#storage.removeItem(key)
+    }
+    return pending.length
+  }
+}
