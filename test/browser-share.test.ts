@@ -9,6 +9,8 @@ import { startTestServer, type TestServer } from './helpers/server.js'
 let ts: TestServer
 let api: ReturnType<typeof client>
 let browser: Browser
+/** Uncaught errors of the share pages' scripts: there must be none. */
+const pageErrors: string[] = []
 
 beforeAll(async () => {
   ts = await startTestServer()
@@ -17,6 +19,7 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await browser?.close()
+  expect(pageErrors).toEqual([])
   expect(ts.logs).toEqual([])
   await ts.close()
 })
@@ -42,6 +45,7 @@ async function publishedFolio(files: Record<string, string> = SITE, extra: objec
 
 async function openShare(id: string, page?: Page): Promise<Page> {
   const p = page ?? (await browser.newPage({ viewport: { width: 1280, height: 800 } }))
+  p.on('pageerror', (error) => pageErrors.push(`${p.url()}: ${error.message}`))
   await p.goto(`${ts.url}/share/${id}`)
   return p
 }
@@ -114,6 +118,54 @@ describe('the share page in a real browser', () => {
     await api.put(`/api/files/${id}`, { files: { ...SITE, 'index.html': SITE['index.html'].replace('Quarterly review', 'Annual review') } })
     await expect.poll(() => frame.locator('#title').textContent(), { timeout: 10_000 }).toBe('Annual review')
     expect(await page.evaluate(() => (window as unknown as { stillSamePage?: boolean }).stillSamePage)).toBe(true)
+    await page.close()
+  })
+
+  it('follows comments, reactions and metadata live, and says so when the folio is deleted', async () => {
+    const id = await publishedFolio()
+    const page = await openShare(id)
+    await frameOf(page).locator('#title').waitFor()
+    const count = page.locator('button.count-button')
+    await expect.poll(() => count.getAttribute('aria-label')).toBe('0 comments: show list')
+    await api.post(`/api/files/${id}/comments`, { text: 'Looks good', author: 'Bo', versionId: 'v1', filename: 'index.html', x: 10, y: 10 })
+    await expect.poll(() => count.getAttribute('aria-label')).toBe('1 comment: show list')
+    await count.click()
+    const item = page.locator('#comments-panel .comment')
+    await expect.poll(() => item.getAttribute('aria-label')).toMatch(/^Comment 1 by Bo, .*: Looks good$/)
+    await item.click() // shows its pin in the folio; the panel stays open beside it
+    expect(await page.locator('#comments-panel').isVisible()).toBe(true)
+    await page.keyboard.press('Escape')
+    await expect.poll(() => page.locator('#comments-panel').isHidden()).toBe(true)
+    await api.post(`/api/files/${id}/reactions`, { increments: { '💡': 2 } })
+    await expect.poll(() => page.getByRole('button', { name: /React with 💡/ }).getAttribute('aria-label')).toBe('React with 💡 (2)')
+    await api.put(`/api/files/${id}`, { title: 'Renamed deck' })
+    await expect.poll(() => page.locator('h1.bar-title').textContent()).toBe('Renamed deck')
+    expect(await page.title()).toBe('Renamed deck')
+    await api.delete(`/api/files/${id}`)
+    await expect.poll(() => page.locator('h1').first().textContent()).toBe('This folio does not exist (any more)')
+    await page.close()
+  })
+
+  it('leaves the comment form with Esc, then comment mode, and reports the time a viewer spent on leaving', async () => {
+    const id = await publishedFolio()
+    const page = await openShare(id)
+    const frame = frameOf(page)
+    await frame.locator('#title').waitFor()
+    await eventually(async () => (await api.get(`/api/files/${id}`)).body.analytics.views === 1, 'the view beacon')
+    const toggle = page.getByRole('button', { name: 'Comment', exact: true })
+    await toggle.click()
+    await expect.poll(() => page.locator('body').getAttribute('class')).toContain('commenting')
+    await frame.locator('#title').click({ position: { x: 30, y: 10 } })
+    await expect.poll(() => page.locator('form.popover').isVisible()).toBe(true)
+    await page.keyboard.press('Escape')
+    await expect.poll(() => page.locator('form.popover').isHidden()).toBe(true)
+    // Focus went back to the folio: the bridge hands Esc over as mode-exit.
+    await page.keyboard.press('Escape')
+    await expect.poll(() => page.locator('body').getAttribute('class')).not.toContain('commenting')
+    expect(await page.getByRole('button', { name: 'Comment', exact: true }).getAttribute('aria-pressed')).toBe('false')
+    await new Promise((r) => setTimeout(r, 1600))
+    await page.goto('about:blank')
+    await eventually(async () => (await api.get(`/api/files/${id}`)).body.analytics.totalTimeSeconds >= 1, 'the leaving beacon')
     await page.close()
   })
 

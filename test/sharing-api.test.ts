@@ -247,6 +247,23 @@ describe('pages and assets', () => {
     }
     for (const bad of ['nope.js', '..%2Fpackage.json', 'share.html']) expect((await fetch(`${s.ts.url}/_folio/${bad}`)).status).toBe(404)
   })
+
+  it('serves every module the share page and the dashboard import, as JavaScript', async () => {
+    const seen = new Set<string>()
+    const load = async (url: string): Promise<void> => {
+      if (seen.has(url)) return
+      seen.add(url)
+      const res = await fetch(`${s.ts.url}${url}`)
+      expect(res.status, url).toBe(200)
+      expect(res.headers.get('content-type'), url).toContain('text/javascript')
+      for (const [, spec] of (await res.text()).matchAll(/^import [^'"]*'([^']+)';$/gm)) await load(new URL(spec!, `http://x${url}`).pathname)
+    }
+    await load('/_folio/share.js')
+    await load('/_folio/dashboard.js')
+    // The share page's parts, each its own module (a scanner that found none would prove nothing).
+    expect(seen.size).toBeGreaterThan(8)
+    expect(seen).toContain('/_folio/ui.js')
+  })
 })
 
 describe('GET /api/files/{id}/events', () => {
