@@ -134,4 +134,20 @@ describe('architecture', () => {
     expect(reached.size).toBeGreaterThan(5)
     expect([...reached].filter((f) => LAZY_FROM_CLI_ENTRY.some((dir) => f.startsWith(dir)))).toEqual([])
   })
+
+  it('declares every API error once, in api/errors.ts, and throws them only through fail()', async () => {
+    const { ERRORS } = await import('../src/api/errors.js')
+    const declared = Object.values(ERRORS).map((e) => `${e.status} ${e.error}`)
+    expect(declared.filter((e, i) => declared.indexOf(e) !== i)).toEqual([])
+    const strays = filesUnder('src')
+      .filter((f) => /\.tsx?$/.test(f))
+      .flatMap((file) => {
+        const text = readFileSync(join(root, file), 'utf8')
+        const found: string[] = []
+        if (file !== 'src/server/errors.ts' && /new ApiError\(/.test(text)) found.push(`${file}: new ApiError(…) instead of fail(ERRORS.…)`)
+        if (file !== 'src/api/errors.ts' && /status:\s*[45]\d\d\s*,\s*error:/.test(text)) found.push(`${file}: an error case declared outside api/errors.ts`)
+        return found
+      })
+    expect(strays).toEqual([])
+  })
 })

@@ -1,4 +1,7 @@
 import type { z } from 'zod'
+import type { ErrorCase } from './errors.js'
+
+export type { ErrorCase }
 
 /**
  * One contract per endpoint: plain data that drives request validation on the server, the
@@ -15,13 +18,6 @@ export type Access = 'public' | 'required' | 'sync'
 
 export type RateLimitBucket = 'comments' | 'reactions' | 'analytics' | 'public' | 'events'
 
-export interface ErrorCase {
-  status: number
-  /** The exact `error` string the server answers with. */
-  error: string
-  when: string
-}
-
 export interface Contract {
   operationId: string
   method: HttpMethod
@@ -35,13 +31,14 @@ export interface Contract {
   query?: z.ZodObject
   /** A JSON body, validated before the handler runs. */
   body?: z.ZodType
-  /** The spec's error string for a body that is missing or not a JSON object, where it names one. */
-  bodyShapeError?: string
+  /** The spec's error for a body that is missing or not a JSON object, where it names one. */
+  bodyShapeError?: ErrorCase
   /** A body the handler reads itself (raw bytes, multipart, or JSON that may be malformed). */
   rawBody?: { contentType: string; description: string; schema?: z.ZodType; headers?: Record<string, string> }
   /** Public endpoints are rate limited per client, in this bucket. */
   rateLimit?: RateLimitBucket
   response: { status: number; description: string; schema?: z.ZodType; contentType?: string; headers?: Record<string, string> }
+  /** What the endpoint may answer instead: cases of api/errors.ts. */
   errors: ErrorCase[]
 }
 

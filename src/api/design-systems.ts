@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { defineContract } from './contract.js'
+import { ERRORS } from './errors.js'
 import { named } from './schemas.js'
 
 const hex = z.string().regex(/^#[0-9A-Fa-f]{6}$/, 'a #RRGGBB colour')
@@ -60,7 +61,7 @@ export const listDesignSystems = defineContract({
   summary: 'The catalogue of design systems a folio can follow',
   access: 'required',
   response: { status: 200, description: 'The catalogue', schema: z.object({ designSystems: z.array(DesignSystem) }) },
-  errors: [{ status: 401, error: 'Unauthorized', when: 'Missing or invalid credential' }],
+  errors: [ERRORS.unauthorized],
 })
 
 export const getOpenApi = defineContract({

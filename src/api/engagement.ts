@@ -1,11 +1,10 @@
 import { z } from 'zod'
 import { REACTION_EMOJI } from '../domain/reactions.js'
 import { defineContract } from './contract.js'
+import { ERRORS, when } from './errors.js'
 import { Comment, FolioIdParams, named, Reactions } from './schemas.js'
 
-const notFound = { status: 404, error: 'Project not found', when: 'No folio has this id' }
-const gated = { status: 403, error: 'Access key required', when: 'The folio is private (or a draft) and this viewer has not proved its access key' }
-const limited = { status: 429, error: 'Too many requests', when: 'The client passed the rate limit; retry after Retry-After seconds' }
+const { accessKeyRequired: gated, projectNotFound: notFound, tooManyRequests: limited } = ERRORS
 const percent = (axis: string) =>
   z
     .number({ error: `${axis} must be a number` })
@@ -25,7 +24,7 @@ export const listComments = defineContract({
   errors: [gated, notFound, limited],
 })
 
-const required = (field: string) => z.string({ error: 'Missing comment parameters' }).trim().min(1, { error: 'Missing comment parameters' }).describe(field)
+const required = (field: string) => z.string({ error: ERRORS.missingCommentParameters.error }).trim().min(1, { error: ERRORS.missingCommentParameters.error }).describe(field)
 
 export const CreateCommentBody = named(
   'CreateCommentRequest',
@@ -53,12 +52,12 @@ export const createComment = defineContract({
   rateLimit: 'comments',
   params: FolioIdParams,
   body: CreateCommentBody,
-  bodyShapeError: 'Missing comment parameters',
+  bodyShapeError: ERRORS.missingCommentParameters,
   response: { status: 200, description: 'The new comment (unresolved)', schema: CommentResult },
   errors: [
-    { status: 400, error: 'Missing comment parameters', when: 'text, versionId or filename is missing or blank' },
-    { status: 400, error: 'INVALID_BODY', when: 'A field has the wrong type, x/y is outside 0–100, or versionId/filename names nothing in this folio' },
-    { status: 403, error: 'Comments are disabled for this folio.', when: 'allowComments is false' },
+    ERRORS.missingCommentParameters,
+    when(ERRORS.invalidBody, 'A field has the wrong type, x/y is outside 0–100, or versionId/filename names nothing in this folio'),
+    ERRORS.commentsDisabled,
     gated,
     notFound,
     limited,
@@ -68,7 +67,7 @@ export const createComment = defineContract({
 export const ResolveCommentBody = named(
   'ResolveCommentRequest',
   z.object({
-    commentId: z.string({ error: 'Missing comment parameters' }).min(1, { error: 'Missing comment parameters' }),
+    commentId: z.string({ error: ERRORS.missingCommentParameters.error }).min(1, { error: ERRORS.missingCommentParameters.error }),
     resolved: z.boolean({ error: 'resolved must be true or false' }),
   }),
 )
@@ -83,14 +82,14 @@ export const resolveComment = defineContract({
   rateLimit: 'comments',
   params: FolioIdParams,
   body: ResolveCommentBody,
-  bodyShapeError: 'Missing comment parameters',
+  bodyShapeError: ERRORS.missingCommentParameters,
   response: { status: 200, description: 'The comment after the change', schema: CommentResult },
   errors: [
-    { status: 400, error: 'Missing comment parameters', when: 'commentId is missing' },
-    { status: 400, error: 'INVALID_BODY', when: 'resolved is not a boolean' },
+    when(ERRORS.missingCommentParameters, 'commentId is missing'),
+    when(ERRORS.invalidBody, 'resolved is not a boolean'),
     gated,
     notFound,
-    { status: 404, error: 'Comment not found', when: 'No comment of this folio has that id' },
+    ERRORS.commentNotFound,
     limited,
   ],
 })
@@ -107,10 +106,10 @@ export const deleteComment = defineContract({
   query: z.object({ commentId: z.string().optional().describe('The comment to remove') }),
   response: { status: 200, description: 'Removed', schema: z.object({ success: z.literal(true) }) },
   errors: [
-    { status: 400, error: 'Missing commentId param', when: 'commentId is missing' },
+    ERRORS.missingCommentId,
     gated,
     notFound,
-    { status: 404, error: 'Comment not found', when: 'No comment of this folio has that id' },
+    ERRORS.commentNotFound,
     limited,
   ],
 })
@@ -134,11 +133,11 @@ export const ReactBody = named(
   'ReactRequest',
   z.object({
     reactions: z
-      .record(z.string(), z.unknown(), { error: 'Invalid reactions format.' })
+      .record(z.string(), z.unknown(), { error: ERRORS.invalidReactions.error })
       .optional()
       .describe(`Counts to set (spec rules: only ${REACTION_EMOJI.join(' ')}, negatives ignored, fractions floored, other emoji kept)`),
     increments: z
-      .record(z.string(), z.unknown(), { error: 'Invalid reactions format.' })
+      .record(z.string(), z.unknown(), { error: ERRORS.invalidReactions.error })
       .optional()
       .describe('Amounts to add atomically, e.g. {"👍": 1}: what a viewer clicking a reaction sends'),
   }),
@@ -155,9 +154,9 @@ const reactContract = (method: 'POST' | 'PUT') =>
     rateLimit: 'reactions',
     params: FolioIdParams,
     body: ReactBody,
-    bodyShapeError: 'Invalid reactions format.',
+    bodyShapeError: ERRORS.invalidReactions,
     response: { status: 200, description: 'The merged full map', schema: ReactionsResult },
-    errors: [{ status: 400, error: 'Invalid reactions format.', when: 'Neither reactions nor increments is an object' }, gated, notFound, limited],
+    errors: [ERRORS.invalidReactions, gated, notFound, limited],
   })
 export const react = reactContract('POST')
 export const setReactions = reactContract('PUT')

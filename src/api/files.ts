@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { defineContract } from './contract.js'
+import { ERRORS, when } from './errors.js'
 import {
   AccessKey,
   Collaborators,
@@ -18,11 +19,6 @@ import {
   Title,
 } from './schemas.js'
 
-const notFound = (error: string) => ({ status: 404, error, when: 'No folio has this id' })
-const tooLarge = { status: 413, error: 'FOLIO_TOO_LARGE', when: 'The body (or its decompressed gzip payload) is over the limit' }
-const invalidJson = { status: 400, error: 'INVALID_JSON', when: 'The body is not JSON' }
-const invalidBody = { status: 400, error: 'INVALID_BODY', when: 'A field has the wrong type, or the gzip payload cannot be decompressed' }
-
 const WriteResult = z.object({ success: z.literal(true), project: Folio })
 named('FolioWriteResult', WriteResult)
 
@@ -40,7 +36,7 @@ export const listFolios = defineContract({
     schema: z.array(FolioListItem),
     headers: { 'Cache-Control': 'public, max-age=5, stale-while-revalidate=60' },
   },
-  errors: [{ status: 401, error: 'Unauthorized', when: 'Missing or invalid credential' }],
+  errors: [ERRORS.unauthorized],
 })
 
 export const CreateFolioBody = z.object({
@@ -73,11 +69,11 @@ export const createFolio = defineContract({
   body: CreateFolioBody,
   response: { status: 201, description: 'The new folio', schema: WriteResult },
   errors: [
-    { status: 400, error: 'Title is required', when: 'title is missing or blank' },
-    invalidJson,
-    invalidBody,
-    { status: 401, error: 'Unauthorized', when: 'Missing or invalid credential' },
-    tooLarge,
+    ERRORS.titleRequired,
+    ERRORS.invalidJson,
+    ERRORS.invalidBody,
+    ERRORS.unauthorized,
+    ERRORS.folioTooLarge,
   ],
 })
 
@@ -99,9 +95,9 @@ export const getFolio = defineContract({
   query: GetFolioQuery,
   response: { status: 200, description: 'The whole folio', schema: Folio },
   errors: [
-    { status: 400, error: 'INVALID_QUERY', when: 'files is not all, latest or none' },
-    { status: 401, error: 'Unauthorized', when: 'Missing or invalid credential' },
-    notFound('Project not found.'),
+    when(ERRORS.invalidQuery, 'files is not all, latest or none'),
+    ERRORS.unauthorized,
+    ERRORS.projectNotFoundFullStop,
   ],
 })
 
@@ -142,13 +138,13 @@ export const updateFolio = defineContract({
   body: UpdateFolioBody,
   response: { status: 200, description: 'The updated folio (latest version only)', schema: WriteResult },
   errors: [
-    { status: 400, error: 'Title is required', when: 'title is sent blank' },
-    invalidJson,
-    invalidBody,
-    { status: 400, error: 'VERSION_NOT_FOUND', when: 'restoreVersionId names no version of this folio' },
-    { status: 401, error: 'Unauthorized', when: 'Missing or invalid credential' },
-    notFound('Project not found'),
-    tooLarge,
+    when(ERRORS.titleRequired, 'title is sent blank'),
+    ERRORS.invalidJson,
+    ERRORS.invalidBody,
+    ERRORS.versionNotFound,
+    ERRORS.unauthorized,
+    ERRORS.projectNotFound,
+    ERRORS.folioTooLarge,
   ],
 })
 
@@ -161,7 +157,7 @@ export const deleteFolio = defineContract({
   access: 'required',
   params: FolioIdParams,
   response: { status: 200, description: 'Deleted', schema: z.object({ success: z.literal(true) }) },
-  errors: [{ status: 401, error: 'Unauthorized', when: 'Missing or invalid credential' }, notFound('Project not found')],
+  errors: [ERRORS.unauthorized, ERRORS.projectNotFound],
 })
 
 export const BriefResponse = z.object({
@@ -181,5 +177,5 @@ export const getBrief = defineContract({
   access: 'required',
   params: FolioIdParams,
   response: { status: 200, description: 'The brief', schema: BriefResponse },
-  errors: [{ status: 401, error: 'Unauthorized', when: 'Missing or invalid credential' }, notFound('Project not found')],
+  errors: [ERRORS.unauthorized, ERRORS.projectNotFound],
 })

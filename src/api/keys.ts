@@ -1,8 +1,8 @@
 import { z } from 'zod'
 import { defineContract } from './contract.js'
+import { ERRORS } from './errors.js'
 
-const unauthorized = { status: 401, error: 'Unauthorized', when: 'Missing or invalid credential' }
-const forbidden = { status: 403, error: 'Forbidden', when: 'The caller is not the Owner or an Admin' }
+const { unauthorized, forbidden } = ERRORS
 const KeyResult = z.object({ apiKey: z.string().describe('folio_live_ + 48 hex characters') })
 
 export const getKey = defineContract({
@@ -13,7 +13,7 @@ export const getKey = defineContract({
   summary: "The workspace's API key",
   access: 'required',
   response: { status: 200, description: 'The current key', schema: KeyResult },
-  errors: [unauthorized, { status: 404, error: 'No API key', when: 'No key is active: create one with POST /api/keys' }],
+  errors: [unauthorized, ERRORS.noApiKey],
 })
 
 export const rotateKey = defineContract({
@@ -24,7 +24,7 @@ export const rotateKey = defineContract({
   summary: 'Make a new key; the previous one stops working at once',
   access: 'required',
   response: { status: 200, description: 'The new key', schema: KeyResult },
-  errors: [unauthorized, forbidden, { status: 409, error: 'KEY_FROM_ENVIRONMENT', when: 'The key comes from FOLIO_API_KEY: change the environment instead' }],
+  errors: [unauthorized, forbidden, ERRORS.keyFromEnvironment],
 })
 
 export const revokeKey = defineContract({
@@ -35,5 +35,5 @@ export const revokeKey = defineContract({
   summary: 'Revoke the key; none works until a new one is made',
   access: 'required',
   response: { status: 200, description: 'Revoked', schema: z.object({ success: z.literal(true) }) },
-  errors: [unauthorized, forbidden, { status: 409, error: 'KEY_FROM_ENVIRONMENT', when: 'The key comes from FOLIO_API_KEY: change the environment instead' }],
+  errors: [unauthorized, forbidden, ERRORS.keyFromEnvironment],
 })

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { checkFilePath } from '../domain/file-paths.js'
 import { FOLIO_STATUSES, PROJECT_MODES } from '../domain/model.js'
+import { ERRORS } from './errors.js'
 
 /** Schemas named here become components of the OpenAPI document (and $refs where used). */
 export const namedSchemas = new Map<z.ZodType, string>()
@@ -51,9 +52,9 @@ const jsonSize = (value: unknown) => JSON.stringify(value)?.length ?? 0
 const maxChars = (field: string, max: number) => ({ error: `${field} must be at most ${max.toLocaleString('en')} characters` })
 
 export const Title = z
-  .string({ error: 'Title is required' })
+  .string({ error: ERRORS.titleRequired.error })
   .trim()
-  .min(1, { error: 'Title is required' })
+  .min(1, { error: ERRORS.titleRequired.error })
   .max(500, maxChars('title', 500))
 export const Description = z.string().max(10_000, maxChars('description', 10_000))
 export const AccessKey = z.string().max(256, maxChars('accessKey', 256))

@@ -1,8 +1,7 @@
 import { z } from 'zod'
 import { defineContract } from './contract.js'
+import { ERRORS } from './errors.js'
 import { Comment, FolioIdParams, FolioStatus, named, Reactions } from './schemas.js'
-
-const limited = { status: 429, error: 'Too many requests', when: 'The client passed the rate limit; retry after Retry-After seconds' }
 
 export const PublicFolio = named(
   'PublicFolio',
@@ -35,7 +34,7 @@ export const getPublicFolio = defineContract({
   rateLimit: 'public',
   params: FolioIdParams,
   response: { status: 200, description: 'The public view of the folio', schema: PublicFolio },
-  errors: [{ status: 404, error: 'Project not found', when: 'No folio has this id' }, limited],
+  errors: [ERRORS.projectNotFound, ERRORS.tooManyRequests],
 })
 
 export const VerifyAccessKeyBody = named('VerifyAccessKeyRequest', z.object({ accessKey: z.string() }))
@@ -53,7 +52,7 @@ export const verifyAccessKey = defineContract({
   params: FolioIdParams,
   rawBody: { contentType: 'application/json', description: '{"accessKey": "…"}', schema: VerifyAccessKeyBody },
   response: { status: 200, description: 'Whether the key is right', schema: z.object({ success: z.boolean() }) },
-  errors: [limited],
+  errors: [ERRORS.tooManyRequests],
 })
 
 export const folioEvents = defineContract({
@@ -69,8 +68,8 @@ export const folioEvents = defineContract({
   params: FolioIdParams,
   response: { status: 200, description: 'An event stream', contentType: 'text/event-stream' },
   errors: [
-    { status: 403, error: 'Access key required', when: 'The folio is private (or a draft) and this viewer has not proved its access key' },
-    { status: 404, error: 'Project not found', when: 'No folio has this id' },
-    limited,
+    ERRORS.accessKeyRequired,
+    ERRORS.projectNotFound,
+    ERRORS.tooManyRequests,
   ],
 })

@@ -1,9 +1,10 @@
 import { z } from 'zod'
 import { defineContract } from './contract.js'
+import { ERRORS, when } from './errors.js'
 import { FolioIdParams, named } from './schemas.js'
 
-const unauthorized = { status: 401, error: 'Unauthorized', when: 'FOLIO_API_KEY is set (or the request came through the tunnel) and no valid Bearer key was sent' }
-const notFound = { status: 404, error: 'Project not found', when: 'No folio has this id' }
+const unauthorized = when(ERRORS.unauthorized, 'FOLIO_API_KEY is set (or the request came through the tunnel) and no valid Bearer key was sent')
+const notFound = ERRORS.projectNotFound
 
 /** A file's new content in a sync: text as a string, binary as {base64}, null to delete it. */
 export const SyncContent = named(
@@ -46,11 +47,11 @@ export const syncFiles = defineContract({
   body: SyncBody,
   response: { status: 200, description: 'What the call did', schema: SyncResult },
   errors: [
-    { status: 400, error: 'INVALID_BODY', when: 'Neither files nor filename+content, a bad path, or bad base64' },
+    when(ERRORS.invalidBody, 'Neither files nor filename+content, a bad path, or bad base64'),
     unauthorized,
     notFound,
-    { status: 409, error: 'VERSION_CONFLICT', when: 'baseVersionId is not the latest version any more: fetch the manifest and diff again' },
-    { status: 413, error: 'FOLIO_TOO_LARGE', when: 'The body is over 20 MB' },
+    ERRORS.versionConflict,
+    when(ERRORS.folioTooLarge, 'The body is over 20 MB'),
   ],
 })
 

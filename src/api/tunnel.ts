@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { defineContract } from './contract.js'
+import { ERRORS, when } from './errors.js'
 import { named } from './schemas.js'
 
 export const TunnelStatus = named(
@@ -21,7 +22,8 @@ export const TunnelAction = named(
   }),
 )
 
-const ossOnly = { status: 403, error: 'Tunnel API only available in OSS mode', when: 'The server runs in Cloud mode' }
+const ossOnly = ERRORS.tunnelOssOnly
+const unauthorized = when(ERRORS.unauthorized, 'A remote caller without the key')
 
 export const getTunnel = defineContract({
   operationId: 'getTunnel',
@@ -31,7 +33,7 @@ export const getTunnel = defineContract({
   summary: 'Whether a public tunnel to this server runs, and its URL',
   access: 'required',
   response: { status: 200, description: 'Tunnel status', schema: TunnelStatus },
-  errors: [ossOnly, { status: 401, error: 'Unauthorized', when: 'A remote caller without the key' }],
+  errors: [ossOnly, unauthorized],
 })
 
 export const controlTunnel = defineContract({
@@ -50,9 +52,9 @@ export const controlTunnel = defineContract({
     schema: z.object({ success: z.literal(true), url: z.string().optional(), message: z.string().optional(), customTunnelUrl: z.string().optional() }),
   },
   errors: [
-    { status: 400, error: 'Invalid action', when: 'action is not start, stop or save_custom' },
+    ERRORS.invalidTunnelAction,
     ossOnly,
-    { status: 401, error: 'Unauthorized', when: 'A remote caller without the key' },
-    { status: 500, error: 'Tunnel failed', when: 'The tunnel could not start or stop (the message says why)' },
+    unauthorized,
+    ERRORS.tunnelFailed,
   ],
 })

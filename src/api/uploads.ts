@@ -1,11 +1,11 @@
 import { z } from 'zod'
 import { defineContract } from './contract.js'
+import { ERRORS, when } from './errors.js'
 import { FolioIdParams } from './schemas.js'
 
 const formats = 'PNG, JPEG, GIF, WebP, ICO, BMP or SVG, recognised by their bytes'
-const notFound = { status: 404, error: 'Not found', when: 'No folio has this id' }
-const unauthorized = { status: 401, error: 'Unauthorized', when: 'Missing or invalid credential' }
-const badPath = { status: 400, error: 'Invalid file path', when: 'A path is empty, absolute, contains .., a backslash or NUL' }
+/** The spec answers an upload into an unknown folio with "Not found". */
+const notFound = when(ERRORS.notFound, 'No folio has this id')
 
 export const uploadFile = defineContract({
   operationId: 'uploadFile',
@@ -23,13 +23,13 @@ export const uploadFile = defineContract({
   },
   response: { status: 200, description: 'Stored', schema: z.object({ success: z.literal(true), path: z.string() }) },
   errors: [
-    { status: 400, error: 'Missing x-file-path header', when: 'No x-file-path header' },
-    badPath,
-    { status: 400, error: 'Unsupported file type', when: `The bytes are not ${formats}` },
-    { status: 400, error: 'Content-Type must be application/octet-stream', when: 'Another content type was sent' },
-    unauthorized,
+    ERRORS.missingFilePath,
+    ERRORS.invalidFilePath,
+    when(ERRORS.unsupportedFileType, `The bytes are not ${formats}`),
+    ERRORS.octetStreamRequired,
+    ERRORS.unauthorized,
     notFound,
-    { status: 413, error: 'FILE_TOO_LARGE', when: 'The body is over 25 MB' },
+    ERRORS.fileTooLarge,
   ],
 })
 
@@ -49,11 +49,11 @@ export const uploadBatch = defineContract({
     schema: z.object({ success: z.literal(true), count: z.number().int(), paths: z.array(z.string()), skipped: z.array(z.string()).describe('Parts that are not images') }),
   },
   errors: [
-    { status: 400, error: 'No image files in form data', when: 'No part is a valid image' },
-    badPath,
-    { status: 400, error: 'Content-Type must be multipart/form-data', when: 'Another content type was sent' },
-    unauthorized,
+    ERRORS.noImageFiles,
+    ERRORS.invalidFilePath,
+    ERRORS.multipartRequired,
+    ERRORS.unauthorized,
     notFound,
-    { status: 413, error: 'FILE_TOO_LARGE', when: 'A file is over 25 MB' },
+    when(ERRORS.fileTooLarge, 'A file is over 25 MB'),
   ],
 })

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { defineContract } from './contract.js'
+import { ERRORS, when } from './errors.js'
 
 /** The pages people open in a browser; described here so the OpenAPI document lists every route. */
 export const dashboardPage = defineContract({
@@ -37,7 +38,7 @@ export const rawFile = defineContract({
   access: 'public',
   params: z.object({ id: z.string(), access: z.string(), path: z.string() }),
   response: { status: 200, description: 'The file', contentType: '*/*' },
-  errors: [{ status: 404, error: 'Not found', when: 'No such folio or file, or this viewer may not see it' }],
+  errors: [when(ERRORS.notFound, 'No such folio or file, or this viewer may not see it')],
 })
 
 export const viewerAsset = defineContract({
@@ -49,5 +50,5 @@ export const viewerAsset = defineContract({
   access: 'public',
   params: z.object({ asset: z.string() }),
   response: { status: 200, description: 'The asset', contentType: '*/*' },
-  errors: [{ status: 404, error: 'Not found', when: 'No such asset' }],
+  errors: [when(ERRORS.notFound, 'No such asset')],
 })

@@ -1,4 +1,5 @@
 import { H3 } from 'h3'
+import { ERRORS } from '../api/errors.js'
 import { contracts } from '../api/index.js'
 import type { FolioStore } from '../store/index.js'
 import type { TunnelManager } from '../tunnel/tunnel-manager.js'
@@ -6,7 +7,7 @@ import { ApiKeys } from './api-keys.js'
 import { createAuth } from './auth.js'
 import type { ServerConfig } from './config.js'
 import type { ServerContext } from './context.js'
-import { ApiError, createErrorHandler } from './errors.js'
+import { createErrorHandler, fail } from './errors.js'
 import { HotCache } from './hot-cache.js'
 import { LiveUpdates } from './live.js'
 import { RateLimiter } from './rate-limit.js'
@@ -80,9 +81,9 @@ const routePatterns = contracts.map((c) => ({
 function unmatched(event: { req: Request; url: URL }): never {
   const allowed = routePatterns.filter((r) => r.pattern.test(event.url.pathname)).map((r) => r.method)
   if (allowed.length) {
-    throw new ApiError(405, 'Method not allowed', `${event.req.method} is not supported here; use ${allowed.join(', ')}.`, {
+    throw fail(ERRORS.methodNotAllowed, `${event.req.method} is not supported here; use ${allowed.join(', ')}.`, {
       allow: allowed.join(', '),
     })
   }
-  throw new ApiError(404, 'Not found', `No route for ${event.req.method} ${event.url.pathname}; see GET /api/openapi.`)
+  throw fail(ERRORS.notFound, `No route for ${event.req.method} ${event.url.pathname}; see GET /api/openapi.`)
 }

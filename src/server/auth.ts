@@ -1,10 +1,11 @@
 import type { H3Event } from 'h3'
 import type { Access } from '../api/contract.js'
+import { ERRORS } from '../api/errors.js'
 import type { ApiKeys } from './api-keys.js'
 import type { ServerConfig } from './config.js'
 import { isOwnHost } from './host-check.js'
 import { isRemoteRequest, nodeRequest } from './remote.js'
-import { ApiError } from './errors.js'
+import { fail } from './errors.js'
 
 /** Who is calling. In OSS the open API acts as the local owner. */
 export interface Principal {
@@ -18,7 +19,7 @@ export interface Principal {
 export const LOCAL_WORKSPACE = 'local'
 
 export const unauthorized = () =>
-  new ApiError(401, 'Unauthorized', 'Send Authorization: Bearer <API key> (folio keys show prints the key of this server). A wrong key, pages of other origins, requests through the tunnel and host names not in FOLIO_ALLOWED_HOSTS always need the right one.', {
+  fail(ERRORS.unauthorized, 'Send Authorization: Bearer <API key> (folio keys show prints the key of this server). A wrong key, pages of other origins, requests through the tunnel and host names not in FOLIO_ALLOWED_HOSTS always need the right one.', {
     'www-authenticate': 'Bearer',
   })
 

@@ -1,7 +1,8 @@
 import { promisify } from 'node:util'
 import { gunzip } from 'node:zlib'
 import type { H3Event } from 'h3'
-import { ApiError, badRequest } from './errors.js'
+import { ERRORS, type ErrorCase } from '../api/errors.js'
+import { type ApiError, fail } from './errors.js'
 
 const gunzipAsync = promisify(gunzip)
 
@@ -24,7 +25,7 @@ export async function readBodyBytes(event: H3Event, limit: number, tooLarge: () 
       chunk = await reader.read()
     } catch {
       // The client hung up mid-body: nothing to store, nobody to answer, nothing to log.
-      throw badRequest('INVALID_BODY', 'The request body was cut off before its end.')
+      throw fail(ERRORS.invalidBody, 'The request body was cut off before its end.')
     }
     const { value, done } = chunk
     if (done) break
@@ -94,7 +95,7 @@ class JsonTooDeepError extends Error {
 }
 
 const notJson = (what: string, error: unknown) =>
-  error instanceof JsonTooDeepError ? badRequest('INVALID_BODY', error.message) : badRequest('INVALID_JSON', `${what} is not valid JSON (${(error as Error).message}).`)
+  error instanceof JsonTooDeepError ? fail(ERRORS.invalidBody, error.message) : fail(ERRORS.invalidJson, `${what} is not valid JSON (${(error as Error).message}).`)
 
 /**
  * Gzip envelopes expand up to 32× their size on the wire: only this many are inflated and
@@ -124,9 +125,9 @@ export interface JsonBodyOptions {
   limit: number
   /** What a `{_gz, _d}` payload may expand to. */
   expandedLimit: number
-  tooLargeError: string
-  /** The endpoint's own error string for a body that is empty or not an object (spec: reactions, comments). */
-  shapeError?: string
+  tooLarge: ErrorCase
+  /** The endpoint's own error for a body that is empty or not an object (spec: reactions, comments). */
+  shapeError?: ErrorCase
 }
 
 /**
@@ -135,23 +136,23 @@ export interface JsonBodyOptions {
  */
 export async function readJsonObject(event: H3Event, options: JsonBodyOptions): Promise<Record<string, unknown>> {
   const tooLarge = () =>
-    new ApiError(413, options.tooLargeError, `The body is over ${mb(options.limit)}; send large folios gzip-compressed as {"_gz": true, "_d": "<base64>"}.`)
+    fail(options.tooLarge, `The body is over ${mb(options.limit)}; send large folios gzip-compressed as {"_gz": true, "_d": "<base64>"}.`)
   const text = (await readBodyBytes(event, options.limit, tooLarge)).toString('utf8')
-  if (!text.trim()) throw badRequest(options.shapeError ?? 'INVALID_JSON', 'The body is empty; send a JSON object.')
+  if (!text.trim()) throw fail(options.shapeError ?? ERRORS.invalidJson, 'The body is empty; send a JSON object.')
   let value: unknown
   try {
     value = parseJson(text)
   } catch (error) {
     throw notJson('The body', error)
   }
-  if (!isPlainObject(value)) throw badRequest(options.shapeError ?? 'INVALID_BODY', 'The body must be a JSON object.')
+  if (!isPlainObject(value)) throw fail(options.shapeError ?? ERRORS.invalidBody, 'The body must be a JSON object.')
   if (value._gz === true) return inflate(value._d, options)
   return value
 }
 
 async function inflate(payload: unknown, options: JsonBodyOptions): Promise<Record<string, unknown>> {
   if (typeof payload !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(payload.replace(/\s+/g, ''))) {
-    throw badRequest('INVALID_BODY', '_d must be a base64 string when _gz is true.')
+    throw fail(ERRORS.invalidBody, '_d must be a base64 string when _gz is true.')
   }
   const value = await withInflationSlot(async () => {
     let expanded: Buffer
@@ -159,17 +160,17 @@ async function inflate(payload: unknown, options: JsonBodyOptions): Promise<Reco
       expanded = await gunzipAsync(Buffer.from(payload, 'base64'), { maxOutputLength: options.expandedLimit })
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) {
-        throw new ApiError(413, options.tooLargeError, `The gzip payload expands to more than ${mb(options.expandedLimit)}.`)
+        throw fail(options.tooLarge, `The gzip payload expands to more than ${mb(options.expandedLimit)}.`)
       }
-      throw badRequest('INVALID_BODY', `The gzip payload cannot be decompressed (${(error as Error).message}).`)
+      throw fail(ERRORS.invalidBody, `The gzip payload cannot be decompressed (${(error as Error).message}).`)
     }
     try {
       return parseJson(expanded.toString('utf8'))
     } catch (error) {
-      throw error instanceof JsonTooDeepError ? badRequest('INVALID_BODY', error.message) : badRequest('INVALID_BODY', 'The gzip payload does not hold JSON.')
+      throw error instanceof JsonTooDeepError ? fail(ERRORS.invalidBody, error.message) : fail(ERRORS.invalidBody, 'The gzip payload does not hold JSON.')
     }
   })
-  if (!isPlainObject(value)) throw badRequest('INVALID_BODY', 'The gzip payload must hold a JSON object.')
+  if (!isPlainObject(value)) throw fail(ERRORS.invalidBody, 'The gzip payload must hold a JSON object.')
   delete value._gz
   delete value._d
   return value

@@ -1,4 +1,5 @@
 import { type H3Event, HTTPError, HTTPResponse } from 'h3'
+import { ERRORS, type ErrorCase } from '../api/errors.js'
 import { CorruptDocumentError, InvalidFilePathError, VersionNotFoundError } from '../store/index.js'
 
 /** An error the client caused or may act on: answered as {error, message?} with its status. */
@@ -15,15 +16,20 @@ export class ApiError extends Error {
   readonly detail: string | undefined
 }
 
-export const notFound = (error = 'Project not found', message?: string) => new ApiError(404, error, message)
-export const badRequest = (error: string, message?: string) => new ApiError(400, error, message)
+/**
+ * One of the API's error cases (api/errors.ts) as the error to throw: `throw fail(ERRORS.x,
+ * 'what to do')`. Its status and `error` string come from the case, so they match what the
+ * contracts (and the OpenAPI document) declare.
+ */
+export const fail = (error: ErrorCase, message?: string, headers?: Record<string, string>) => new ApiError(error.status, error.error, message, headers)
 
-const STATUS_ERRORS: Record<number, string> = {
-  400: 'Bad request',
-  401: 'Unauthorized',
-  404: 'Not found',
-  405: 'Method not allowed',
-  413: 'Payload too large',
+/** h3's own errors (unmatched routes and the like), by status. */
+const STATUS_ERRORS: Record<number, ErrorCase> = {
+  400: ERRORS.badRequest,
+  401: ERRORS.unauthorized,
+  404: ERRORS.notFound,
+  405: ERRORS.methodNotAllowed,
+  413: ERRORS.payloadTooLarge,
 }
 
 export function jsonError(status: number, body: { error: string; message?: string }, headers: Record<string, string> = {}): HTTPResponse {
@@ -35,8 +41,8 @@ export function jsonError(status: number, body: { error: string; message?: strin
 
 /** Store errors that are the client's doing become 4xx answers. */
 function translate(error: Error): Error {
-  if (error instanceof VersionNotFoundError) return badRequest('VERSION_NOT_FOUND', error.message)
-  if (error instanceof InvalidFilePathError) return badRequest('INVALID_BODY', error.message)
+  if (error instanceof VersionNotFoundError) return fail(ERRORS.versionNotFound, error.message)
+  if (error instanceof InvalidFilePathError) return fail(ERRORS.invalidBody, error.message)
   return error
 }
 
@@ -54,12 +60,12 @@ export function createErrorHandler(log: (message: string, error: unknown) => voi
     }
     if (HTTPError.isError(error) && !error.unhandled && error.status < 500) {
       const message = error.status === 404 ? `No route for ${event.req.method} ${new URL(event.req.url).pathname}` : error.message
-      return jsonError(error.status, { error: STATUS_ERRORS[error.status] ?? 'Bad request', message })
+      return jsonError(error.status, { error: (STATUS_ERRORS[error.status] ?? ERRORS.badRequest).error, message })
     }
     log(`Unhandled error on ${event.req.method} ${event.req.url}`, error.cause ?? error)
     if (original instanceof CorruptDocumentError) {
-      return jsonError(500, { error: 'Internal error', message: 'This folio’s stored data is damaged (the server log names the file). Restore it from a backup, or DELETE the folio.' })
+      return jsonError(500, { error: ERRORS.internalError.error, message: 'This folio’s stored data is damaged (the server log names the file). Restore it from a backup, or DELETE the folio.' })
     }
-    return jsonError(500, { error: 'Internal error', message: 'The server failed to handle this request; it has been logged.' })
+    return jsonError(500, { error: ERRORS.internalError.error, message: 'The server failed to handle this request; it has been logged.' })
   }
 }

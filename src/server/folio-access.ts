@@ -1,19 +1,20 @@
+import { ERRORS, type ErrorCase } from '../api/errors.js'
 import { isFolioId } from '../domain/ids.js'
 import type { FolioMeta } from '../domain/model.js'
 import type { H3Event } from 'h3'
 import type { Principal } from './auth.js'
 import type { ServerContext } from './context.js'
-import { ApiError, notFound } from './errors.js'
+import { fail } from './errors.js'
 import { grantOf, type Grant } from './viewer-access.js'
 
 /**
  * The folio a request names, if the caller may see it. An id that cannot be a folio id, an
  * unknown folio and another workspace's folio all get the same 404, so ids cannot be probed.
  */
-export async function requireFolio(ctx: ServerContext, id: string, principal: Principal | undefined, error = 'Project not found'): Promise<FolioMeta> {
-  if (!isFolioId(id)) throw notFound(error)
+export async function requireFolio(ctx: ServerContext, id: string, principal: Principal | undefined, error: ErrorCase = ERRORS.projectNotFound): Promise<FolioMeta> {
+  if (!isFolioId(id)) throw fail(error)
   const meta = await ctx.store.folios.get(id)
-  if (!meta || !visibleTo(meta, principal)) throw notFound(error)
+  if (!meta || !visibleTo(meta, principal)) throw fail(error)
   return meta
 }
 
@@ -36,13 +37,13 @@ export function authorOf(ctx: ServerContext, principal: Principal | undefined): 
  * For the public (viewer) endpoints: the folio, if this viewer may see it. A draft or private
  * folio needs a grant (the owner's key, or the access cookie a proved key earns): 403 otherwise.
  */
-export async function requireViewable(ctx: ServerContext, event: H3Event, id: string, error = 'Project not found'): Promise<{ meta: FolioMeta; grant: Grant | undefined }> {
-  if (!isFolioId(id)) throw notFound(error)
+export async function requireViewable(ctx: ServerContext, event: H3Event, id: string, error: ErrorCase = ERRORS.projectNotFound): Promise<{ meta: FolioMeta; grant: Grant | undefined }> {
+  if (!isFolioId(id)) throw fail(error)
   const meta = await ctx.store.folios.get(id)
-  if (!meta) throw notFound(error)
+  if (!meta) throw fail(error)
   const grant = await grantOf(ctx, event, id)
   if (!(await ctx.viewerAccess.canView(meta, grant))) {
-    throw new ApiError(403, 'Access key required', meta.status === 'draft' ? 'This folio is not published yet.' : 'This folio is private: prove its access key with POST /api/files/{id}/public first.')
+    throw fail(ERRORS.accessKeyRequired, meta.status === 'draft' ? 'This folio is not published yet.' : 'This folio is private: prove its access key with POST /api/files/{id}/public first.')
   }
   return { meta, grant }
 }

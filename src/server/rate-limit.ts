@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache'
 import type { RateLimitBucket } from '../api/contract.js'
-import { ApiError } from './errors.js'
+import { ERRORS } from '../api/errors.js'
+import { type ApiError, fail } from './errors.js'
 import { REMOTE_CLIENT } from './remote.js'
 
 export type RateLimits = Record<RateLimitBucket, number>
@@ -74,5 +75,5 @@ export function rateLimitHeaders(state: RateLimitState): Record<string, string> 
 
 export function tooManyRequests(state: RateLimitState, now = Date.now()): ApiError {
   const retryAfter = Math.max(1, state.reset - Math.floor(now / 1000))
-  return new ApiError(429, 'Too many requests', `Slow down: try again in ${retryAfter} s.`, { ...rateLimitHeaders(state), 'retry-after': String(retryAfter) })
+  return fail(ERRORS.tooManyRequests, `Slow down: try again in ${retryAfter} s.`, { ...rateLimitHeaders(state), 'retry-after': String(retryAfter) })
 }

@@ -2,11 +2,12 @@ import type { H3, H3Event } from 'h3'
 import { FastResponse } from 'srvx'
 import type { z } from 'zod'
 import type { BodyOf, Contract, ParamsOf, QueryOf, RateLimitBucket } from '../api/contract.js'
+import { ERRORS } from '../api/errors.js'
 import { rateLimitHeaders, tooManyRequests } from './rate-limit.js'
 import { clientOf, nodeRequest } from './remote.js'
 import type { Principal } from './auth.js'
 import type { ServerContext } from './context.js'
-import { ApiError, badRequest } from './errors.js'
+import { type ApiError, fail } from './errors.js'
 import { readJsonObject } from './body.js'
 
 export interface RouteInput<C extends Contract> {
@@ -19,17 +20,18 @@ export interface RouteInput<C extends Contract> {
 
 export type RouteHandler<C extends Contract> = (input: RouteInput<C>) => unknown
 
-/** Error strings of the spec that a schema may carry as its message: they become `error` as is. */
-const SPEC_VALIDATION_ERRORS = new Set(['Title is required', 'Missing comment parameters', 'Invalid reactions format.'])
+/** Errors of the spec whose string a schema carries as its message: answered as that error. */
+const SPEC_VALIDATION_ERRORS = [ERRORS.titleRequired, ERRORS.missingCommentParameters, ERRORS.invalidReactions]
 
 export function validationError(where: 'body' | 'query', error: z.ZodError): ApiError {
   const first = error.issues[0]
-  if (first && SPEC_VALIDATION_ERRORS.has(first.message)) return badRequest(first.message)
+  const specError = first && SPEC_VALIDATION_ERRORS.find((e) => e.error === first.message)
+  if (specError) return fail(specError)
   const described = error.issues.slice(0, 3).map((issue) => {
     const path = formatPath(issue.path)
     return path ? `${path}: ${issue.message}` : issue.message
   })
-  return badRequest(where === 'body' ? 'INVALID_BODY' : 'INVALID_QUERY', described.join('; '))
+  return fail(where === 'body' ? ERRORS.invalidBody : ERRORS.invalidQuery, described.join('; '))
 }
 
 /** Counts the request against its client's bucket: 429 past the limit, the X-RateLimit-* headers always. */
@@ -82,7 +84,7 @@ export function mountRoute<C extends Contract>(app: H3, ctx: ServerContext, cont
     return readJsonObject(event, {
       limit: ctx.config.limits.jsonBodyBytes,
       expandedLimit: ctx.config.limits.gzipExpandedBytes,
-      tooLargeError: 'FOLIO_TOO_LARGE',
+      tooLarge: ERRORS.folioTooLarge,
       shapeError: contract.bodyShapeError,
     }).then((raw) => {
       const parsed = contract.body!.safeParse(raw)

@@ -1,4 +1,5 @@
 import type { Command } from 'commander'
+import { ERRORS } from '../../api/errors.js'
 import { listFolios } from '../../api/files.js'
 import { getKey } from '../../api/keys.js'
 import { ApiClientError, createClient } from '../../client/index.js'
@@ -35,7 +36,7 @@ async function verify(target: Target): Promise<void> {
     if (apiKey !== target.key) throw refused("it is not the server's current key")
   } catch (error) {
     if (error instanceof ApiClientError && error.status === 401) throw refused("it is not the server's current key (rotated or revoked?)")
-    if (error instanceof ApiClientError && error.status === 404 && error.error === 'No API key') throw refused('the server has no API key at all (make one there with folio keys rotate, or log in without --key)')
+    if (error instanceof ApiClientError && error.status === ERRORS.noApiKey.status && error.error === ERRORS.noApiKey.error) throw refused('the server has no API key at all (make one there with folio keys rotate, or log in without --key)')
     // Forbidden: the key got in, only its role may not read keys. That is a working key.
     if (error instanceof ApiClientError && error.status === 403) return
     explain(error, target)

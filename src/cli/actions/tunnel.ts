@@ -1,4 +1,5 @@
 import type { Command } from 'commander'
+import { ERRORS } from '../../api/errors.js'
 import { controlTunnel, getTunnel } from '../../api/tunnel.js'
 import { ApiClientError } from '../../client/index.js'
 import { withContext } from '../context.js'
@@ -12,7 +13,7 @@ export default (action: 'start' | 'stop' | 'status', _options: unknown, command:
   withContext(command, async (ctx) => {
     const tunnelFailed = (error: unknown): never => {
       if (error instanceof ApiClientError && error.status === 403) throw new CliError(`${ctx.server} runs in Cloud mode: it has no tunnel (it is public already).`)
-      if (error instanceof ApiClientError && error.error === 'Tunnel failed') throw new CliError(`The tunnel failed: ${error.detail ?? 'no reason given'}. ${NEXT_STEPS}`)
+      if (error instanceof ApiClientError && error.error === ERRORS.tunnelFailed.error) throw new CliError(`The tunnel failed: ${error.detail ?? 'no reason given'}. ${NEXT_STEPS}`)
       throw error
     }
     if (action === 'start') {

@@ -1,9 +1,10 @@
 import type { H3 } from 'h3'
+import { ERRORS } from '../../api/errors.js'
 import { getBrief } from '../../api/files.js'
 import { buildBrief } from '../../domain/brief.js'
 import { versionId } from '../../domain/ids.js'
 import type { ServerContext } from '../context.js'
-import { notFound } from '../errors.js'
+import { fail } from '../errors.js'
 import { requireFolio } from '../folio-access.js'
 import { mountRoute } from '../route.js'
 
@@ -12,7 +13,7 @@ export function registerBriefRoute(app: H3, ctx: ServerContext): void {
   mountRoute(app, ctx, getBrief, async ({ params, principal }) => {
     const meta = await requireFolio(ctx, params.id, principal)
     const [head, comments] = await Promise.all([ctx.store.folios.manifest(meta.id, meta.head), ctx.store.engagement.comments(meta.id)])
-    if (!head) throw notFound()
+    if (!head) throw fail(ERRORS.projectNotFound)
     const { brief, openComments } = buildBrief({
       title: meta.title,
       description: meta.description,

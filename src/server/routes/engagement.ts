@@ -9,17 +9,18 @@ import {
   resolveComment,
   setReactions,
 } from '../../api/engagement.js'
+import { ERRORS } from '../../api/errors.js'
 import { parseBeacon } from '../../domain/analytics.js'
 import { versionNumber } from '../../domain/ids.js'
 import { CommentNotFoundError } from '../../store/index.js'
 import { readBodyBytes } from '../body.js'
 import type { ServerContext } from '../context.js'
-import { ApiError, badRequest, notFound } from '../errors.js'
+import { fail } from '../errors.js'
 import { requireViewable } from '../folio-access.js'
 import { mountRoute } from '../route.js'
 
 const commentNotFound = (error: unknown): never => {
-  if (error instanceof CommentNotFoundError) throw new ApiError(404, 'Comment not found', error.message)
+  if (error instanceof CommentNotFoundError) throw fail(ERRORS.commentNotFound, error.message)
   throw error
 }
 
@@ -34,31 +35,31 @@ export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
 
   mountRoute(app, ctx, createComment, async ({ event, params, body, principal }) => {
     const { meta } = await requireViewable(ctx, event, params.id)
-    if (!meta.allowComments) throw new ApiError(403, 'Comments are disabled for this folio.')
+    if (!meta.allowComments) throw fail(ERRORS.commentsDisabled)
     const n = versionNumber(body.versionId)
     const version = n !== undefined && n <= meta.head ? await folios.manifest(meta.id, n) : undefined
-    if (!version) throw badRequest('INVALID_BODY', `versionId: ${body.versionId} is not a version of this folio (latest is v${meta.head}).`)
-    if (!Object.hasOwn(version.files, body.filename)) throw badRequest('INVALID_BODY', `filename: ${body.filename} is not a file of ${body.versionId}.`)
+    if (!version) throw fail(ERRORS.invalidBody, `versionId: ${body.versionId} is not a version of this folio (latest is v${meta.head}).`)
+    if (!Object.hasOwn(version.files, body.filename)) throw fail(ERRORS.invalidBody, `filename: ${body.filename} is not a file of ${body.versionId}.`)
     const comment = await engagement.addComment(meta.id, {
       ...body,
       author: body.author || principal?.email || 'Guest',
     })
-    if (!comment) throw notFound()
+    if (!comment) throw fail(ERRORS.projectNotFound)
     return { success: true, comment }
   })
 
   mountRoute(app, ctx, resolveComment, async ({ event, params, body }) => {
     await requireViewable(ctx, event, params.id)
     const comment = await engagement.setCommentResolved(params.id, body.commentId, body.resolved).catch(commentNotFound)
-    if (!comment) throw notFound()
+    if (!comment) throw fail(ERRORS.projectNotFound)
     return { success: true, comment }
   })
 
   mountRoute(app, ctx, deleteComment, async ({ event, params, query }) => {
-    if (!query.commentId) throw badRequest('Missing commentId param', 'Pass the comment to remove as ?commentId=c_…')
+    if (!query.commentId) throw fail(ERRORS.missingCommentId, 'Pass the comment to remove as ?commentId=c_…')
     await requireViewable(ctx, event, params.id)
     const done = await engagement.deleteComment(params.id, query.commentId).catch(commentNotFound)
-    if (!done) throw notFound()
+    if (!done) throw fail(ERRORS.projectNotFound)
     return { success: true }
   })
 
@@ -69,11 +70,11 @@ export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
 
   for (const contract of [react, setReactions]) {
     mountRoute(app, ctx, contract, async ({ event, params, body }) => {
-      if (!body.reactions && !body.increments) throw badRequest('Invalid reactions format.', 'Send {"reactions": {"👍": 3}} to set counts or {"increments": {"👍": 1}} to add.')
+      if (!body.reactions && !body.increments) throw fail(ERRORS.invalidReactions, 'Send {"reactions": {"👍": 3}} to set counts or {"increments": {"👍": 1}} to add.')
       await requireViewable(ctx, event, params.id)
       let reactions = body.reactions ? await engagement.mergeReactions(params.id, body.reactions) : undefined
       if (body.increments) reactions = await engagement.incrementReactions(params.id, body.increments)
-      if (!reactions) throw notFound()
+      if (!reactions) throw fail(ERRORS.projectNotFound)
       return { success: true, reactions }
     })
   }
@@ -83,11 +84,11 @@ export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
     // Spec: an empty or malformed body still answers success (as an empty beacon).
     let body: unknown
     try {
-      body = JSON.parse((await readBodyBytes(event, 64 * 1024, () => badRequest('INVALID_BODY'))).toString('utf8'))
+      body = JSON.parse((await readBodyBytes(event, 64 * 1024, () => fail(ERRORS.invalidBody))).toString('utf8'))
     } catch {
       body = undefined
     }
-    if (!(await engagement.recordBeacon(params.id, parseBeacon(body)))) throw notFound()
+    if (!(await engagement.recordBeacon(params.id, parseBeacon(body)))) throw fail(ERRORS.projectNotFound)
     return { success: true }
   })
 }

@@ -1,9 +1,10 @@
 import type { H3 } from 'h3'
+import { ERRORS } from '../../api/errors.js'
 import { createFolio, deleteFolio, getFolio, listFolios, updateFolio } from '../../api/files.js'
 import { isFolioId } from '../../domain/ids.js'
 import { LOCAL_WORKSPACE } from '../auth.js'
 import type { ServerContext } from '../context.js'
-import { badRequest, notFound } from '../errors.js'
+import { fail } from '../errors.js'
 import { authorOf, cachedFolio, requireFolio } from '../folio-access.js'
 import { JSON_CONTENT_TYPE, jsonText, mountRoute, requestTarget } from '../route.js'
 
@@ -65,9 +66,9 @@ export function registerFileRoutes(app: H3, ctx: ServerContext): void {
       return jsonText(cached)
     }
     return (async () => {
-      await requireFolio(ctx, params.id, principal, 'Project not found.')
+      await requireFolio(ctx, params.id, principal, ERRORS.projectNotFoundFullStop)
       const json = await views.full(params.id, query.files)
-      if (json === undefined) throw notFound('Project not found.')
+      if (json === undefined) throw fail(ERRORS.projectNotFoundFullStop)
       return jsonText(json)
     })()
   })
@@ -76,7 +77,7 @@ export function registerFileRoutes(app: H3, ctx: ServerContext): void {
     await requireFolio(ctx, params.id, principal)
     const files = body.files ?? body.updated_files
     if (files && body.restoreVersionId !== undefined) {
-      throw badRequest('INVALID_BODY', 'Send either files (a new version) or restoreVersionId (a restore), not both.')
+      throw fail(ERRORS.invalidBody, 'Send either files (a new version) or restoreVersionId (a restore), not both.')
     }
     const { title, description, isPrivate, accessKey, allowComments, presentationModeOnly, projectMode, designPreferences, status, collaborators, publicTunnelEnabled, referenceFiles } = body
     const result = await folios.update(params.id, {
@@ -86,14 +87,14 @@ export function registerFileRoutes(app: H3, ctx: ServerContext): void {
       commitMessage: body.commitMessage ?? body.change_message,
       author: authorOf(ctx, principal),
     })
-    if (!result) throw notFound()
+    if (!result) throw fail(ERRORS.projectNotFound)
     if (body.reactions) await engagement.mergeReactions(params.id, body.reactions)
     return { success: true, project: await views.withHead(result.meta, result.head) }
   })
 
   mountRoute(app, ctx, deleteFolio, async ({ params, principal }) => {
     // The repository checks the workspace itself: a folio with damaged metadata can still go.
-    if (!isFolioId(params.id) || !(await folios.delete(params.id, principal?.workspaceId ?? LOCAL_WORKSPACE))) throw notFound()
+    if (!isFolioId(params.id) || !(await folios.delete(params.id, principal?.workspaceId ?? LOCAL_WORKSPACE))) throw fail(ERRORS.projectNotFound)
     return { success: true }
   })
 }

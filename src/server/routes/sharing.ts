@@ -1,4 +1,5 @@
 import { EventStream, type H3 } from 'h3'
+import { ERRORS } from '../../api/errors.js'
 import { folioEvents, getPublicFolio, verifyAccessKey } from '../../api/sharing.js'
 import { openCommentsOf } from '../../domain/comments.js'
 import { compareFilePaths } from '../../domain/file-paths.js'
@@ -7,7 +8,7 @@ import type { FolioMeta } from '../../domain/model.js'
 import { secretsEqual } from '../auth.js'
 import { readBodyBytes } from '../body.js'
 import type { ServerContext } from '../context.js'
-import { badRequest, notFound } from '../errors.js'
+import { fail } from '../errors.js'
 import { requireViewable } from '../folio-access.js'
 import { JSON_CONTENT_TYPE, jsonText, mountRoute, requestTarget } from '../route.js'
 import { accessCookie, grantOf } from '../viewer-access.js'
@@ -39,7 +40,7 @@ export function registerSharingRoutes(app: H3, ctx: ServerContext): void {
   mountRoute(app, ctx, getPublicFolio, async ({ event, params }) => {
     const generation = isFolioId(params.id) ? ctx.hot.generation(params.id) : 0
     const meta = isFolioId(params.id) ? await folios.get(params.id) : undefined
-    if (!meta) throw notFound()
+    if (!meta) throw fail(ERRORS.projectNotFound)
     const grant = await grantOf(ctx, event, meta.id)
     const visible = await ctx.viewerAccess.canView(meta, grant)
     const json = JSON.stringify(await publicView(meta, visible))
@@ -55,7 +56,7 @@ export function registerSharingRoutes(app: H3, ctx: ServerContext): void {
     const meta = isFolioId(params.id) ? await folios.get(params.id) : undefined
     let given: unknown
     try {
-      given = JSON.parse((await readBodyBytes(event, 16 * 1024, () => badRequest('INVALID_BODY'))).toString('utf8'))?.accessKey
+      given = JSON.parse((await readBodyBytes(event, 16 * 1024, () => fail(ERRORS.invalidBody))).toString('utf8'))?.accessKey
     } catch {
       given = undefined
     }

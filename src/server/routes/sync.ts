@@ -1,10 +1,11 @@
 import type { H3 } from 'h3'
+import { ERRORS } from '../../api/errors.js'
 import { getSyncManifest, syncFiles } from '../../api/sync.js'
 import { versionId } from '../../domain/ids.js'
 import { mimeForPath, sniffImage } from '../../domain/image-sniff.js'
 import { VersionConflictError } from '../../store/index.js'
 import type { ServerContext } from '../context.js'
-import { ApiError, badRequest, notFound } from '../errors.js'
+import { fail } from '../errors.js'
 import { authorOf, requireFolio } from '../folio-access.js'
 import { mountRoute } from '../route.js'
 
@@ -15,7 +16,7 @@ function decode(path: string, content: SyncContent): { path: string; bytes: Buff
   if (content === null) return { path, bytes: null }
   if (typeof content === 'string') return { path, bytes: Buffer.from(content, 'utf8') }
   const base64 = content.base64.replace(/\s+/g, '')
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64)) throw badRequest('INVALID_BODY', `files["${path}"].base64 is not base64.`)
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64)) throw fail(ERRORS.invalidBody, `files["${path}"].base64 is not base64.`)
   const bytes = Buffer.from(base64, 'base64')
   const byName = mimeForPath(path)
   return { path, bytes, mime: sniffImage(bytes) ?? (byName.startsWith('text/') ? 'application/octet-stream' : byName.split(';')[0]!) }
@@ -26,7 +27,7 @@ export function registerSyncRoutes(app: H3, ctx: ServerContext): void {
   mountRoute(app, ctx, getSyncManifest, async ({ params, principal }) => {
     const meta = await requireFolio(ctx, params.id, principal)
     const head = await ctx.store.folios.manifest(meta.id, meta.head)
-    if (!head) throw notFound()
+    if (!head) throw fail(ERRORS.projectNotFound)
     const files: Record<string, { sha256: string; size: number }> = {}
     for (const [path, ref] of Object.entries(head.files)) files[path] = { sha256: ref.h, size: ref.s }
     return { versionId: head.versionId, files }
@@ -37,7 +38,7 @@ export function registerSyncRoutes(app: H3, ctx: ServerContext): void {
     let entries: Array<[string, SyncContent]>
     if (body.files) entries = Object.entries(body.files)
     else if (body.filename !== undefined && body.content !== undefined) entries = [[body.filename, body.content]]
-    else throw badRequest('INVALID_BODY', 'Send {files: {path: content | null}} or {filename, content}.')
+    else throw fail(ERRORS.invalidBody, 'Send {files: {path: content | null}} or {filename, content}.')
     let result
     try {
       result = await ctx.store.folios.applyPatch(params.id, {
@@ -47,10 +48,10 @@ export function registerSyncRoutes(app: H3, ctx: ServerContext): void {
         baseVersionId: body.baseVersionId,
       })
     } catch (error) {
-      if (error instanceof VersionConflictError) throw new ApiError(409, 'VERSION_CONFLICT', `${error.message}: fetch GET /api/files/${params.id}/sync and diff again.`)
+      if (error instanceof VersionConflictError) throw fail(ERRORS.versionConflict, `${error.message}: fetch GET /api/files/${params.id}/sync and diff again.`)
       throw error
     }
-    if (!result) throw notFound()
+    if (!result) throw fail(ERRORS.projectNotFound)
     return { success: true, versionId: versionId(result.meta.head), changed: result.changed, files: result.counts }
   })
 }

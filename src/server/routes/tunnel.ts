@@ -1,7 +1,8 @@
 import type { H3 } from 'h3'
+import { ERRORS } from '../../api/errors.js'
 import { controlTunnel, getTunnel } from '../../api/tunnel.js'
 import type { ServerContext } from '../context.js'
-import { ApiError, badRequest } from '../errors.js'
+import { fail } from '../errors.js'
 import { mountRoute } from '../route.js'
 
 interface TunnelSettings {
@@ -11,11 +12,11 @@ interface TunnelSettings {
 /** GET/POST /api/tunnel (OSS only): the serve process's one public tunnel. */
 export function registerTunnelRoutes(app: H3, ctx: ServerContext): void {
   const ossOnly = () => {
-    if (ctx.config.mode !== 'oss') throw new ApiError(403, 'Tunnel API only available in OSS mode')
+    if (ctx.config.mode !== 'oss') throw fail(ERRORS.tunnelOssOnly)
   }
   const customUrl = async () => (await ctx.store.settings.get<TunnelSettings>('tunnel'))?.customTunnelUrl ?? ''
   const manager = () => {
-    if (!ctx.tunnel) throw new ApiError(500, 'Tunnel failed', 'This server was started without tunnel support.')
+    if (!ctx.tunnel) throw fail(ERRORS.tunnelFailed, 'This server was started without tunnel support.')
     return ctx.tunnel
   }
 
@@ -33,7 +34,7 @@ export function registerTunnelRoutes(app: H3, ctx: ServerContext): void {
         try {
           started = await manager().start()
         } catch (error) {
-          throw new ApiError(500, 'Tunnel failed', (error as Error).message)
+          throw fail(ERRORS.tunnelFailed, (error as Error).message)
         }
         return started.alreadyRunning ? { success: true, url: started.url, message: 'A tunnel is already running.' } : { success: true, url: started.url }
       }
@@ -41,17 +42,17 @@ export function registerTunnelRoutes(app: H3, ctx: ServerContext): void {
         try {
           await manager().stop()
         } catch (error) {
-          throw new ApiError(500, 'Tunnel failed', (error as Error).message)
+          throw fail(ERRORS.tunnelFailed, (error as Error).message)
         }
         return { success: true }
       case 'save_custom': {
         const customTunnelUrl = typeof body.customTunnelUrl === 'string' ? body.customTunnelUrl.trim() : ''
-        if (customTunnelUrl && !/^https?:\/\/\S+$/.test(customTunnelUrl)) throw badRequest('INVALID_BODY', 'customTunnelUrl must be an http(s) URL, or empty to clear it.')
+        if (customTunnelUrl && !/^https?:\/\/\S+$/.test(customTunnelUrl)) throw fail(ERRORS.invalidBody, 'customTunnelUrl must be an http(s) URL, or empty to clear it.')
         await ctx.store.settings.set('tunnel', { customTunnelUrl } satisfies TunnelSettings)
         return { success: true, customTunnelUrl }
       }
       default:
-        throw badRequest('Invalid action', 'action is one of start, stop, save_custom.')
+        throw fail(ERRORS.invalidTunnelAction, 'action is one of start, stop, save_custom.')
     }
   })
 }

@@ -1,12 +1,13 @@
 import { once } from 'node:events'
 import busboy from 'busboy'
 import type { H3, H3Event } from 'h3'
+import { ERRORS } from '../../api/errors.js'
 import { uploadBatch, uploadFile } from '../../api/uploads.js'
 import { checkFilePath } from '../../domain/file-paths.js'
 import { mimeForPath, sniffImage } from '../../domain/image-sniff.js'
 import { discardRest, readBodyBytes } from '../body.js'
 import type { ServerContext } from '../context.js'
-import { ApiError, badRequest, notFound } from '../errors.js'
+import { fail } from '../errors.js'
 import { requireFolio } from '../folio-access.js'
 import { mountRoute } from '../route.js'
 
@@ -27,7 +28,7 @@ function folioPath(raw: string, { percentEncoded }: { percentEncoded: boolean })
     }
   }
   const checked = checkFilePath(path)
-  if (!checked.ok) throw badRequest('Invalid file path', `The path ${JSON.stringify(path.slice(0, 80))} ${checked.reason}.`)
+  if (!checked.ok) throw fail(ERRORS.invalidFilePath, `The path ${JSON.stringify(path.slice(0, 80))} ${checked.reason}.`)
   return checked.path
 }
 
@@ -41,7 +42,7 @@ function namesNonImage(path: string): string | undefined {
   return byName !== 'application/octet-stream' && !byName.startsWith('image/') ? byName.split(';')[0] : undefined
 }
 
-const fileTooLarge = (limit: number) => new ApiError(413, 'FILE_TOO_LARGE', `A file is over ${Math.round(limit / 1024 / 1024)} MB.`)
+const fileTooLarge = (limit: number) => fail(ERRORS.fileTooLarge, `A file is over ${Math.round(limit / 1024 / 1024)} MB.`)
 
 /** POST /api/files/{id}/upload and /upload-batch: images into the latest version, no new version. */
 export function registerUploadRoutes(app: H3, ctx: ServerContext): void {
@@ -49,28 +50,28 @@ export function registerUploadRoutes(app: H3, ctx: ServerContext): void {
 
   mountRoute(app, ctx, uploadFile, async ({ event, params, principal }) => {
     const raw = event.req.headers.get('x-file-path')
-    if (!raw) throw badRequest('Missing x-file-path header', 'Name the target path, e.g. x-file-path: img/logo.png')
+    if (!raw) throw fail(ERRORS.missingFilePath, 'Name the target path, e.g. x-file-path: img/logo.png')
     const type = event.req.headers.get('content-type') ?? ''
     if (!type.toLowerCase().startsWith('application/octet-stream')) {
-      throw badRequest('Content-Type must be application/octet-stream', 'Send the raw bytes with Content-Type: application/octet-stream.')
+      throw fail(ERRORS.octetStreamRequired, 'Send the raw bytes with Content-Type: application/octet-stream.')
     }
     const path = folioPath(raw, { percentEncoded: true })
     const otherType = namesNonImage(path)
-    if (otherType) throw badRequest('Unsupported file type', `${path} names a ${otherType} file; uploads carry ${FORMATS} images. Change pages with PUT /api/files/{id} or folio sync.`)
-    await requireFolio(ctx, params.id, principal, 'Not found')
+    if (otherType) throw fail(ERRORS.unsupportedFileType, `${path} names a ${otherType} file; uploads carry ${FORMATS} images. Change pages with PUT /api/files/{id} or folio sync.`)
+    await requireFolio(ctx, params.id, principal, ERRORS.notFound)
     const bytes = await readBodyBytes(event, limit, () => fileTooLarge(limit))
     const mime = sniffImage(bytes)
-    if (!mime) throw badRequest('Unsupported file type', `${path} is not a ${FORMATS} image (judged by its bytes, not its name).`)
-    if (!(await ctx.store.folios.mergeIntoHead(params.id, [{ path, bytes, mime }]))) throw notFound('Not found')
+    if (!mime) throw fail(ERRORS.unsupportedFileType, `${path} is not a ${FORMATS} image (judged by its bytes, not its name).`)
+    if (!(await ctx.store.folios.mergeIntoHead(params.id, [{ path, bytes, mime }]))) throw fail(ERRORS.notFound)
     return { success: true, path }
   })
 
   mountRoute(app, ctx, uploadBatch, async ({ event, params, principal }) => {
     const type = event.req.headers.get('content-type') ?? ''
     if (!type.toLowerCase().startsWith('multipart/form-data')) {
-      throw badRequest('Content-Type must be multipart/form-data', 'Send the files as multipart/form-data parts; each part’s filename is its path.')
+      throw fail(ERRORS.multipartRequired, 'Send the files as multipart/form-data parts; each part’s filename is its path.')
     }
-    await requireFolio(ctx, params.id, principal, 'Not found')
+    await requireFolio(ctx, params.id, principal, ERRORS.notFound)
     const parts = await readParts(event, type, limit, ctx.config.limits.batchUploadBytes)
     const images: Array<{ path: string; bytes: Buffer; mime: string }> = []
     const skipped: string[] = []
@@ -79,9 +80,9 @@ export function registerUploadRoutes(app: H3, ctx: ServerContext): void {
       if (mime) images.push({ ...part, mime })
       else skipped.push(part.path)
     }
-    if (images.length === 0) throw badRequest('No image files in form data', `No part is a ${FORMATS} image${skipped.length ? ` (skipped: ${skipped.slice(0, 5).join(', ')})` : ''}.`)
+    if (images.length === 0) throw fail(ERRORS.noImageFiles, `No part is a ${FORMATS} image${skipped.length ? ` (skipped: ${skipped.slice(0, 5).join(', ')})` : ''}.`)
     // One write for the whole batch: every image lands, or none does.
-    if (!(await ctx.store.folios.mergeIntoHead(params.id, images))) throw notFound('Not found')
+    if (!(await ctx.store.folios.mergeIntoHead(params.id, images))) throw fail(ERRORS.notFound)
     return { success: true, count: images.length, paths: images.map((i) => i.path), skipped }
   })
 }
@@ -98,14 +99,14 @@ async function readParts(event: H3Event, contentType: string, fileLimit: number,
     try {
       parser = busboy({ headers: { 'content-type': contentType }, preservePath: true, defParamCharset: 'utf8', limits: { fileSize: fileLimit, files: 10_000, fields: 1000, parts: 11_000 } })
     } catch {
-      reject(badRequest('INVALID_BODY', 'The multipart body has no boundary.'))
+      reject(fail(ERRORS.invalidBody, 'The multipart body has no boundary.'))
       return
     }
     const parts: Array<{ path: string; bytes: Buffer }> = []
     let total = 0
     let failed = false
     const reader = body.getReader()
-    const fail = (error: Error) => {
+    const failOnce = (error: Error) => {
       if (failed) return
       failed = true
       reject(error)
@@ -116,23 +117,23 @@ async function readParts(event: H3Event, contentType: string, fileLimit: number,
         path = folioPath(info.filename ?? '', { percentEncoded: false })
       } catch (error) {
         file.resume()
-        return fail(error as Error)
+        return failOnce(error as Error)
       }
       const chunks: Buffer[] = []
       // A body that ends inside a part fails the part's stream too; unheard, that error would
       // bring the whole process down.
-      file.on('error', () => fail(badRequest('INVALID_BODY', 'The multipart body ends inside a part.')))
+      file.on('error', () => failOnce(fail(ERRORS.invalidBody, 'The multipart body ends inside a part.')))
       file.on('data', (chunk: Buffer) => {
         total += chunk.length
-        if (total > totalLimit) fail(new ApiError(413, 'FILE_TOO_LARGE', `The batch is over ${Math.round(totalLimit / 1024 / 1024)} MB; send it in parts.`))
+        if (total > totalLimit) failOnce(fail(ERRORS.fileTooLarge, `The batch is over ${Math.round(totalLimit / 1024 / 1024)} MB; send it in parts.`))
         else chunks.push(chunk)
       })
-      file.on('limit', () => fail(fileTooLarge(fileLimit)))
+      file.on('limit', () => failOnce(fileTooLarge(fileLimit)))
       file.on('end', () => {
         if (!failed) parts.push({ path, bytes: Buffer.concat(chunks) })
       })
     })
-    parser.on('error', () => fail(badRequest('INVALID_BODY', 'The multipart body is malformed.')))
+    parser.on('error', () => failOnce(fail(ERRORS.invalidBody, 'The multipart body is malformed.')))
     parser.on('close', () => {
       if (!failed) resolve(parts)
     })
@@ -146,7 +147,7 @@ async function readParts(event: H3Event, contentType: string, fileLimit: number,
         }
         if (!failed) parser.end()
       } catch {
-        fail(badRequest('INVALID_BODY', 'The request body was cut off before its end.'))
+        failOnce(fail(ERRORS.invalidBody, 'The request body was cut off before its end.'))
       }
     })()
   })

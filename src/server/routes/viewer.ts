@@ -1,5 +1,6 @@
 import type { H3 } from 'h3'
 import { FastResponse } from 'srvx'
+import { ERRORS } from '../../api/errors.js'
 import { dashboardPage, rawFile, sharePage, viewerAsset } from '../../api/viewer.js'
 import { openCommentsOf } from '../../domain/comments.js'
 import { compareFilePaths } from '../../domain/file-paths.js'
@@ -10,7 +11,7 @@ import { mimeForPath } from '../../domain/image-sniff.js'
 import type { FolioMeta } from '../../domain/model.js'
 import { DENIED, requestHeaders } from '../auth.js'
 import type { ServerContext } from '../context.js'
-import { notFound } from '../errors.js'
+import { fail } from '../errors.js'
 import { mountRoute, requestTarget } from '../route.js'
 import { accessCookie, type Grant, grantOf } from '../viewer-access.js'
 import { noneMatchHits } from '../conditional.js'
@@ -39,13 +40,13 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
 
   mountRoute(app, ctx, dashboardPage, async () => {
     const page = await ctx.templates.asset('index.html')
-    if (!page) throw notFound('Not found')
+    if (!page) throw fail(ERRORS.notFound)
     return new FastResponse(asBody(page.body), { headers: { ...PAGE_HEADERS, 'cache-control': 'no-cache' } })
   })
 
   mountRoute(app, ctx, viewerAsset, async ({ event, params }) => {
     const asset = await ctx.templates.asset(params.asset)
-    if (!asset || params.asset === 'index.html' || params.asset === 'share.html') throw notFound('Not found')
+    if (!asset || params.asset === 'index.html' || params.asset === 'share.html') throw fail(ERRORS.notFound)
     const headers = { 'content-type': asset.type, etag: asset.etag, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' }
     if (noneMatchHits(event.req.headers.get('if-none-match'), asset.etag)) return new FastResponse(null, { status: 304, headers })
     return new FastResponse(asBody(asset.body), { headers })
@@ -71,15 +72,15 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
   mountRoute(app, ctx, rawFile, async ({ event, params }) => {
     const generation = isFolioId(params.id) ? ctx.hot.generation(params.id) : 0
     const meta = isFolioId(params.id) ? await folios.get(params.id) : undefined
-    if (!meta) throw notFound('Not found')
+    if (!meta) throw fail(ERRORS.notFound)
     const grant = params.access === '-' ? undefined : await ctx.viewerAccess.verify(params.access, meta.id)
     if ((params.access !== '-' && !grant) || !(await ctx.viewerAccess.canView(meta, grant))) {
-      throw notFound('Not found', 'This link has expired or the folio is not public: open its share page again.')
+      throw fail(ERRORS.notFound, 'This link has expired or the folio is not public: open its share page again.')
     }
     const head = await folios.manifest(meta.id, meta.head)
     const path = filePath(params.path)
     const ref = path !== undefined ? head?.files[path] : undefined
-    if (!ref || path === undefined) throw notFound('Not found', `This folio has no file ${JSON.stringify(path ?? params.path)}.`)
+    if (!ref || path === undefined) throw fail(ERRORS.notFound, `This folio has no file ${JSON.stringify(path ?? params.path)}.`)
     const type = mimeForPath(path, ref.m)
     const isHtml = type.startsWith('text/html')
     const bridge = isHtml ? await ctx.templates.asset('bridge.js') : undefined
@@ -128,7 +129,7 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
 
 async function renderShare(ctx: ServerContext, boot: { id: string; title: string; view: string } & Record<string, unknown>, status = 200) {
   const template = await ctx.templates.asset('share.html')
-  if (!template) throw notFound('Not found')
+  if (!template) throw fail(ERRORS.notFound)
   // One pass with a function: text written by owners or viewers (a title, a comment) can neither
   // be taken for another placeholder nor expand as a replacement pattern ($', $&).
   const values: Record<string, string> = { title: escapeHtml(boot.title), boot: jsonForScript({ api: `/api/files/${boot.id}`, ...boot }) }

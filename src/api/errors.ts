@@ -1,0 +1,68 @@
+/**
+ * Every error the API answers with, each declared once: its status, the spec's exact `error`
+ * string (programs match on it; tests assert it) and when it happens. Contracts list these in
+ * their `errors` (the OpenAPI document is built from them); the server throws them with
+ * `fail(ERRORS.x, message)` (server/errors.ts), the message saying what to do about it; zod
+ * schemas whose failure is one of these carry its string. So `grep -rn ERRORS.` finds every
+ * place an error is declared, described or thrown.
+ */
+export interface ErrorCase {
+  status: number
+  /** The exact `error` string the server answers with. */
+  error: string
+  when: string
+}
+
+const errorCase = (status: number, error: string, when: string): ErrorCase => ({ status, error, when })
+
+export const ERRORS = {
+  // 400: the request is wrong
+  badRequest: errorCase(400, 'Bad request', 'The request is malformed in a way no endpoint describes'),
+  invalidJson: errorCase(400, 'INVALID_JSON', 'The body is not JSON'),
+  invalidBody: errorCase(400, 'INVALID_BODY', 'A field has the wrong type, or the gzip payload cannot be decompressed'),
+  invalidQuery: errorCase(400, 'INVALID_QUERY', 'A query parameter has a value the endpoint does not take'),
+  titleRequired: errorCase(400, 'Title is required', 'title is missing or blank'),
+  versionNotFound: errorCase(400, 'VERSION_NOT_FOUND', 'restoreVersionId names no version of this folio'),
+  missingCommentParameters: errorCase(400, 'Missing comment parameters', 'text, versionId or filename is missing or blank'),
+  missingCommentId: errorCase(400, 'Missing commentId param', 'commentId is missing'),
+  invalidReactions: errorCase(400, 'Invalid reactions format.', 'Neither reactions nor increments is an object'),
+  missingFilePath: errorCase(400, 'Missing x-file-path header', 'No x-file-path header'),
+  invalidFilePath: errorCase(400, 'Invalid file path', 'A path is empty, absolute, contains .., a backslash or NUL'),
+  unsupportedFileType: errorCase(400, 'Unsupported file type', 'The bytes are not an image format uploads take'),
+  octetStreamRequired: errorCase(400, 'Content-Type must be application/octet-stream', 'Another content type was sent'),
+  multipartRequired: errorCase(400, 'Content-Type must be multipart/form-data', 'Another content type was sent'),
+  noImageFiles: errorCase(400, 'No image files in form data', 'No part is a valid image'),
+  invalidTunnelAction: errorCase(400, 'Invalid action', 'action is not start, stop or save_custom'),
+
+  // 401, 403: who is asking
+  unauthorized: errorCase(401, 'Unauthorized', 'Missing or invalid credential'),
+  forbidden: errorCase(403, 'Forbidden', 'The caller is not the Owner or an Admin'),
+  accessKeyRequired: errorCase(403, 'Access key required', 'The folio is private (or a draft) and this viewer has not proved its access key'),
+  commentsDisabled: errorCase(403, 'Comments are disabled for this folio.', 'allowComments is false'),
+  tunnelOssOnly: errorCase(403, 'Tunnel API only available in OSS mode', 'The server runs in Cloud mode'),
+
+  // 404, 405: what is asked for
+  projectNotFound: errorCase(404, 'Project not found', 'No folio has this id'),
+  /** GET /api/files/{id} says it with a full stop (spec). */
+  projectNotFoundFullStop: errorCase(404, 'Project not found.', 'No folio has this id'),
+  /** Pages, files and assets, unknown routes, and (spec) uploads into an unknown folio. */
+  notFound: errorCase(404, 'Not found', 'No such page, file or route'),
+  commentNotFound: errorCase(404, 'Comment not found', 'No comment of this folio has that id'),
+  noApiKey: errorCase(404, 'No API key', 'No key is active: create one with POST /api/keys'),
+  methodNotAllowed: errorCase(405, 'Method not allowed', 'The path exists, but not for this method'),
+
+  // 409, 413, 429: the state of things
+  versionConflict: errorCase(409, 'VERSION_CONFLICT', 'baseVersionId is not the latest version any more: fetch the manifest and diff again'),
+  keyFromEnvironment: errorCase(409, 'KEY_FROM_ENVIRONMENT', 'The key comes from FOLIO_API_KEY: change the environment instead'),
+  folioTooLarge: errorCase(413, 'FOLIO_TOO_LARGE', 'The body (or its decompressed gzip payload) is over the limit'),
+  fileTooLarge: errorCase(413, 'FILE_TOO_LARGE', 'The body is over 25 MB'),
+  payloadTooLarge: errorCase(413, 'Payload too large', 'The body is over the limit of an endpoint that names none'),
+  tooManyRequests: errorCase(429, 'Too many requests', 'The client passed the rate limit; retry after Retry-After seconds'),
+
+  // 500: ours
+  tunnelFailed: errorCase(500, 'Tunnel failed', 'The tunnel could not start or stop (the message says why)'),
+  internalError: errorCase(500, 'Internal error', 'The server failed (it logged why), or the folio’s stored data is damaged'),
+} as const satisfies Record<string, ErrorCase>
+
+/** The same error, where a contract can say more precisely when it happens. */
+export const when = (error: ErrorCase, when: string): ErrorCase => ({ ...error, when })
