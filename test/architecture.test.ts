@@ -23,6 +23,9 @@ const MAY_IMPORT: Record<string, string[]> = {
 /** What `folio --help` loads must stay light: these are reached from the CLI's entry only through import(). */
 const LAZY_FROM_CLI_ENTRY = ['src/server/', 'src/tui/', 'src/cli/actions/']
 
+/** Files with one job stay readable: past this, split by job. */
+const MAX_LINES = 400
+
 const root = resolve(import.meta.dirname, '..')
 const filesUnder = (dir: string) =>
   readdirSync(join(root, dir), { recursive: true, withFileTypes: true })
@@ -133,6 +136,13 @@ describe('architecture', () => {
     walk('src/cli/index.ts')
     expect(reached.size).toBeGreaterThan(5)
     expect([...reached].filter((f) => LAZY_FROM_CLI_ENTRY.some((dir) => f.startsWith(dir)))).toEqual([])
+  })
+
+  it(`no file in src/ or templates/ is over ${MAX_LINES} lines`, () => {
+    const long = [...filesUnder('src'), ...filesUnder('templates')]
+      .map((file) => ({ file, lines: readFileSync(join(root, file), 'utf8').split('\n').length - 1 }))
+      .filter(({ lines }) => lines > MAX_LINES)
+    expect(long).toEqual([])
   })
 
   it('declares every API error once, in api/errors.ts, and throws them only through fail()', async () => {
