@@ -8,5 +8,7 @@ export default defineConfig({
     // Each test file starts its own server on a random port with its own data dir,
     // so files may run in parallel; the machine has two cores.
     maxWorkers: 2,
+    // Chooses (and if need be unpacks) the Chromium of the browser tests once per run.
+    globalSetup: ['test/helpers/chromium-setup.ts'],
   },
 })

@@ -1,22 +1,28 @@
-import { existsSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { type Browser, chromium } from 'playwright-core'
-
-/** Debian's chromium (installed by .ci/run); CHROMIUM_PATH points elsewhere if needed. */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+import { inject } from 'vitest'
+import type { ChromiumLaunch } from './chromium-setup.js'
 
 /** Screenshots and other things a person may want to look at after a run. */
 export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url))
 
+const WHICH =
+  'The browser tests use CHROMIUM_PATH if set, else /usr/bin/chromium if there is one (Debian: apt-get install chromium), else the Chromium inside the @sparticuz/chromium devDependency (npm install).'
+
+/** Launches the Chromium that vitest's globalSetup (chromium-setup.ts) chose for this run. */
 export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`)
+  const found: ChromiumLaunch | undefined = inject('chromium')
+  if (!found) throw new Error(`No Chromium was chosen for this run: vitest.config.ts's globalSetup (test/helpers/chromium-setup.ts) did not run. ${WHICH}`)
+  if (!found.executablePath) throw new Error(`No Chromium: ${found.error}. ${WHICH}`)
   await mkdir(ARTIFACTS, { recursive: true })
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    // Quiet and offline: this machine's closed network refuses Chromium's background calls.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  })
+  try {
+    return await chromium.launch({ executablePath: found.executablePath, args: found.args })
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    const hint = /shared librar/.test(message) ? ' A system library is missing (the npm-shipped Chromium needs libnss3, libnspr4 and libexpat1).' : ''
+    throw new Error(`Chromium from ${found.source} (${found.executablePath}) did not start.${hint} ${WHICH}\n${message}`)
+  }
 }
 
 /** Polls until `check` returns a truthy value (the API catching up with what the page did). */

@@ -1,0 +1,60 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { BIN, killHard, type ServerProcess, spawnServer } from './helpers/cli-process.js'
+import { client } from './helpers/http.js'
+import { makeDataDir } from './helpers/server.js'
+import { startTerminal, type Terminal, terminalBackend, waitForExit, waitForScreen } from './helpers/terminal.js'
+
+/**
+ * One real run of the live view in a real terminal: the built CLI (`npm test` builds it first)
+ * in a pseudo-terminal (tmux, or util-linux's script when there is no tmux; see helpers/terminal.ts),
+ * read back as the screen a person would see.
+ */
+describe(`folio status in a real terminal (${await terminalBackend()})`, () => {
+  let server: ServerProcess | undefined
+  let terminal: Terminal | undefined
+  let dataDir: string
+  let scratch: string
+
+  beforeAll(async () => {
+    dataDir = await makeDataDir()
+    scratch = await mkdtemp(join(tmpdir(), 'folio-terminal-'))
+    server = await spawnServer(dataDir)
+  })
+
+  afterAll(async () => {
+    await terminal?.stop()
+    if (server) await killHard(server.child)
+    await rm(dataDir, { recursive: true, force: true })
+    await rm(scratch, { recursive: true, force: true })
+  })
+
+  it('shows a folio with its views, then quits on q with exit code 0', async () => {
+    const api = client(server!.url)
+    const title = 'Terminal status deck'
+    const folioId = await api.create(title, undefined, { status: 'published' })
+    for (let i = 0; i < 3; i++) expect((await api.post(`/api/files/${folioId}/analytics`, { isInitial: true, device: i === 0 ? 'mobile' : 'desktop', sessionSeconds: 20 })).status).toBe(200)
+    expect((await api.post(`/api/files/${folioId}/reactions`, { increments: { '🔥': 1 } })).status).toBe(200)
+
+    // No profile or key of the user's: FOLIO_CONFIG_DIR points at an empty folder.
+    terminal = await startTerminal([process.execPath, BIN, 'status', '--server', server!.url], {
+      cols: 120,
+      rows: 40,
+      env: { FOLIO_CONFIG_DIR: scratch, FOLIO_API_KEY: '', SERVICE_API_KEY: '' },
+    })
+
+    const row = new RegExp(`${title}\\s+published\\s+v1\\s+3\\s+20s\\s+1/2\\s`)
+    const screen = await waitForScreen(terminal, row, 'the folio row')
+    expect(screen).toContain('folio status')
+    expect(screen).toContain(server!.url)
+    expect(screen).toContain('Tunnel stopped')
+    expect(screen).toContain('🔥 1')
+    expect(screen).toContain(`Comments on “${title}”`)
+    expect(screen).toContain('q quit')
+
+    await terminal.send('q')
+    expect(await waitForExit(terminal)).toBe(0)
+  })
+})
