@@ -30,15 +30,18 @@ const freshConfig = () => ({ FOLIO_CONFIG_DIR: join(work, `config-${++configs}`)
 const profileOf = async (env: { FOLIO_CONFIG_DIR: string }) => JSON.parse(await readFile(join(env.FOLIO_CONFIG_DIR, 'profile.json'), 'utf8'))
 
 describe('folio keys', () => {
-  it('says how to make a key on a fresh server, then shows, rotates and revokes it', async () => {
+  it('shows the key a fresh server made, rotates and revokes it, then says how to make one', async () => {
     const env = freshConfig()
-    const fresh = await runCli(['--server', open.url, 'keys'], env)
-    expect(fresh.code).toBe(1)
-    expect(fresh.stderr).toBe(`folio: ${open.url} has no API key yet: make one with folio keys rotate.\n`)
+    const made = (await runCli(['--server', open.url, 'keys'], env)).stdout.trim()
+    expect(made).toMatch(/^folio_live_[0-9a-f]{48}$/)
     const rotated = (await runCli(['--server', open.url, 'keys', 'rotate', '--json'], env)).json().apiKey
     expect(rotated).toMatch(/^folio_live_[0-9a-f]{48}$/)
+    expect(rotated).not.toBe(made)
     expect((await runCli(['--server', open.url, 'keys'], env)).stdout.trim()).toBe(rotated)
     expect((await runCli(['--server', open.url, 'keys', 'revoke', '--json'], env)).json()).toMatchObject({ success: true })
+    const none = await runCli(['--server', open.url, 'keys'], env)
+    expect(none.code).toBe(1)
+    expect(none.stderr).toBe(`folio: ${open.url} has no API key yet: make one with folio keys rotate.\n`)
   })
 
   it('puts the new key in the login profile of that server after a rotation, and takes it out on revoke', async () => {

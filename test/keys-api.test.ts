@@ -15,12 +15,15 @@ describe('/api/keys in OSS', () => {
     const remote = client(ts.server.tunnelTarget)
     const asRemote = (key?: string) => remote.get('/api/files', key ? { authorization: `Bearer ${key}` } : {})
 
-    const none = await api.get('/api/keys')
-    expect(none.status).toBe(404)
-    expect(none.body.error).toBe('No API key')
+    // The server made its key on first start: remote callers can be given one at once.
+    const made = (await api.get('/api/keys')).body.apiKey
+    expect(made).toMatch(/^folio_live_[0-9a-f]{48}$/)
     expect((await asRemote()).status).toBe(401)
+    expect((await asRemote(made)).status).toBe(200)
 
     const first = (await api.post('/api/keys')).body.apiKey
+    expect(first).not.toBe(made)
+    expect((await asRemote(made)).status).toBe(401)
     expect(first).toMatch(/^folio_live_[0-9a-f]{48}$/)
     expect((await api.get('/api/keys')).body).toEqual({ apiKey: first })
     expect((await asRemote(first)).status).toBe(200)
@@ -32,7 +35,16 @@ describe('/api/keys in OSS', () => {
 
     expect((await api.delete('/api/keys')).body).toEqual({ success: true })
     expect((await asRemote(second)).status).toBe(401)
-    expect((await api.get('/api/keys')).status).toBe(404)
+    const none = await api.get('/api/keys')
+    expect(none.status).toBe(404)
+    expect(none.body.error).toBe('No API key')
+  })
+
+  it('stays revoked across a restart: only the first start makes a key', async () => {
+    const dataDir = ts.dataDir
+    await ts.stop()
+    ts = await startTestServer({ dataDir })
+    expect((await client(ts.url).get('/api/keys')).status).toBe(404)
   })
 
   it('keeps the key across a restart', async () => {

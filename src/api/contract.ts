@@ -16,6 +16,9 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
  */
 export type Access = 'public' | 'required' | 'sync'
 
+/** OSS: self-hosted, open to this machine. Cloud: workspaces, keys, plans (spec: two modes). */
+export type Mode = 'oss' | 'cloud'
+
 export type RateLimitBucket = 'comments' | 'reactions' | 'analytics' | 'public' | 'events'
 
 export interface Contract {
@@ -27,6 +30,8 @@ export interface Contract {
   summary: string
   description?: string
   access: Access
+  /** The endpoint exists in one mode only; in the other every call gets this error. */
+  onlyIn?: { mode: Mode; error: ErrorCase }
   params?: z.ZodObject
   query?: z.ZodObject
   /** A JSON body, validated before the handler runs. */

@@ -33,6 +33,12 @@ export const ERRORS = {
   multipartRequired: errorCase(400, 'Content-Type must be multipart/form-data', 'Another content type was sent'),
   noImageFiles: errorCase(400, 'No image files in form data', 'No part is a valid image'),
   invalidTunnelAction: errorCase(400, 'Invalid action', 'action is not start, stop or save_custom'),
+  promptRequired: errorCase(400, 'A non-empty prompt is required.', 'prompt is missing or blank'),
+  noAiModel: errorCase(400, 'No AI model configured.', 'No AI provider is configured on the server nor named by the request'),
+
+  // 402: the plan
+  storageExceeded: errorCase(402, 'STORAGE_EXCEEDED', 'The write would take the workspace over its storage quota (Cloud)'),
+  quotaExceeded: errorCase(402, 'QUOTA_EXCEEDED', 'The workspace has used its monthly AI messages (Cloud)'),
 
   // 401, 403: who is asking
   unauthorized: errorCase(401, 'Unauthorized', 'Missing or invalid credential'),
@@ -40,6 +46,7 @@ export const ERRORS = {
   accessKeyRequired: errorCase(403, 'Access key required', 'The folio is private (or a draft) and this viewer has not proved its access key'),
   commentsDisabled: errorCase(403, 'Comments are disabled for this folio.', 'allowComments is false'),
   tunnelOssOnly: errorCase(403, 'Tunnel API only available in OSS mode', 'The server runs in Cloud mode'),
+  cloudOnly: errorCase(403, 'Endpoint not available in OSS', 'The server runs in OSS mode; this endpoint exists in Cloud mode only'),
 
   // 404, 405: what is asked for
   projectNotFound: errorCase(404, 'Project not found', 'No folio has this id'),
@@ -61,6 +68,8 @@ export const ERRORS = {
 
   // 500: ours
   tunnelFailed: errorCase(500, 'Tunnel failed', 'The tunnel could not start or stop (the message says why)'),
+  aiFailed: errorCase(500, 'AI failed to generate HTML content.', 'The model answered without a usable HTML document'),
+  aiNotConfigured: errorCase(500, 'AI is not configured for this workspace.', 'The workspace has no AI provider keys (Cloud)'),
   internalError: errorCase(500, 'Internal error', 'The server failed (it logged why), or the folio’s stored data is damaged'),
 } as const satisfies Record<string, ErrorCase>
 

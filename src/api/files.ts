@@ -28,7 +28,7 @@ export const listFolios = defineContract({
   path: '/api/files',
   tag: 'Folios',
   summary: 'List folios, most recently updated first',
-  description: 'List items leave out history, file contents and comments; GET /api/files/{id} has them.',
+  description: 'Each item is a Folio whose versions leave out their file contents (versionId, commitMessage, createdAt, author); GET /api/files/{id} has the files.',
   access: 'required',
   response: {
     status: 200,

@@ -1,3 +1,4 @@
+import { aiCreate } from './ai.js'
 import type { Contract } from './contract.js'
 import { getOpenApi, listDesignSystems } from './design-systems.js'
 import { createComment, deleteComment, getReactions, listComments, react, recordAnalytics, resolveComment, setReactions } from './engagement.js'
@@ -11,6 +12,7 @@ import { dashboardPage, rawFile, sharePage, viewerAsset } from './viewer.js'
 
 export * from './contract.js'
 export * as files from './files.js'
+export * as ai from './ai.js'
 export * as designSystems from './design-systems.js'
 export * as engagement from './engagement.js'
 export * as sharing from './sharing.js'
@@ -24,6 +26,7 @@ export * from './schemas.js'
 export const contracts = [
   listFolios,
   createFolio,
+  aiCreate,
   getFolio,
   updateFolio,
   deleteFolio,

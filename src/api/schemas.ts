@@ -142,9 +142,22 @@ export const Folio = named(
     .describe('GET /api/files/{id} lists every version, oldest first. Write responses (POST, PUT) list only the new latest version.'),
 )
 
+export const VersionSummary = named(
+  'VersionSummary',
+  z
+    .object({ versionId: z.string().describe('v1, v2, …'), commitMessage: z.string(), createdAt: z.string(), author: z.string() })
+    .describe('A version as lists show it: without its files (GET /api/files/{id} has them)'),
+)
+
 export const FolioListItem = named(
   'FolioListItem',
-  z.object(folioFields).describe('A folio in a list: everything but its history and comments (fetch GET /api/files/{id} for those)'),
+  z
+    .object({
+      ...folioFields,
+      versions: z.array(VersionSummary).describe('Every version, oldest first, without file contents'),
+      comments: z.array(Comment).describe('Every comment of the folio'),
+    })
+    .describe('A folio in a list: the Folio of GET /api/files/{id} with versions that leave out their files'),
 )
 
 export const FolioIdParams = z.object({ id: z.string().describe('Folio id') })

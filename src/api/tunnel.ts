@@ -32,6 +32,7 @@ export const getTunnel = defineContract({
   tag: 'Tunnel',
   summary: 'Whether a public tunnel to this server runs, and its URL',
   access: 'required',
+  onlyIn: { mode: 'oss', error: ossOnly },
   response: { status: 200, description: 'Tunnel status', schema: TunnelStatus },
   errors: [ossOnly, unauthorized],
 })
@@ -45,6 +46,7 @@ export const controlTunnel = defineContract({
   description:
     'start: {success, url} (plus message when one already runs); stop: {success}; save_custom: {success, customTunnelUrl}. Requests that arrive through the tunnel are remote: protected endpoints need the API key for them.',
   access: 'required',
+  onlyIn: { mode: 'oss', error: ossOnly },
   body: TunnelAction,
   response: {
     status: 200,

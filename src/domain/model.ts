@@ -27,6 +27,9 @@ export interface VersionManifest {
   files: Record<string, BlobRef>
 }
 
+/** A version without its files: what lists show of a folio's history. */
+export type VersionSummary = Omit<VersionManifest, 'files'>
+
 /** Everything about a folio that is not history, comments or engagement: one small key. */
 export interface FolioMeta {
   id: string
@@ -49,6 +52,13 @@ export interface FolioMeta {
   head: number
   /** Bytes of the distinct contents this folio's history holds. */
   storageBytes: number
+  /**
+   * Summaries of versions v<logStart> … v<head>, oldest first (store/version-log.ts): lists show
+   * every version without reading history. Older summaries sit in closed log chunks; this tail
+   * stays small (a few KB), so a metadata write does not grow with history.
+   */
+  log: VersionSummary[]
+  logStart: number
 }
 
 export interface Comment {

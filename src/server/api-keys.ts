@@ -27,8 +27,15 @@ export class ApiKeys {
     this.#environmentKey = environmentKey || undefined
   }
 
+  /**
+   * Reads the stored key. On a data dir's first start (no key was ever made) the server makes
+   * one, so that whoever needs a key (the tunnel, other machines) can always be given one; a
+   * key revoked on purpose stays revoked across restarts.
+   */
   async load(): Promise<this> {
-    this.#stored = (await this.#settings?.get<StoredKey>('api-key'))?.key ?? null
+    const stored = await this.#settings?.get<StoredKey>('api-key')
+    if (stored) this.#stored = stored.key
+    else if (this.#settings && !this.#environmentKey) await this.#save(newApiKey())
     return this
   }
 

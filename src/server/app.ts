@@ -13,6 +13,7 @@ import { LiveUpdates } from './live.js'
 import { RateLimiter } from './rate-limit.js'
 import { createViewerAccess } from './viewer-access.js'
 import { toRouterPath } from './route.js'
+import { registerAiRoutes } from './routes/ai.js'
 import { registerBriefRoute } from './routes/brief.js'
 import { registerCatalogueRoutes } from './routes/catalogue.js'
 import { registerEngagementRoutes } from './routes/engagement.js'
@@ -58,6 +59,7 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
 /** The whole HTTP surface: the same app runs in `folio serve` and in the tests. */
 export function createApp(ctx: ServerContext): H3 {
   const app = new H3({ silent: true, onError: createErrorHandler(ctx.log) })
+  registerAiRoutes(app, ctx)
   registerFileRoutes(app, ctx)
   registerBriefRoute(app, ctx)
   registerUploadRoutes(app, ctx)

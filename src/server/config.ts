@@ -2,7 +2,8 @@ import { userInfo } from 'node:os'
 import { allowedHostsFromEnv } from './host-check.js'
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limit.js'
 
-export type Mode = 'oss' | 'cloud'
+export type { Mode } from '../api/contract.js'
+import type { Mode } from '../api/contract.js'
 
 export interface ServerConfig {
   mode: Mode

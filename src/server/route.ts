@@ -21,7 +21,7 @@ export interface RouteInput<C extends Contract> {
 export type RouteHandler<C extends Contract> = (input: RouteInput<C>) => unknown
 
 /** Errors of the spec whose string a schema carries as its message: answered as that error. */
-const SPEC_VALIDATION_ERRORS = [ERRORS.titleRequired, ERRORS.missingCommentParameters, ERRORS.invalidReactions]
+const SPEC_VALIDATION_ERRORS = [ERRORS.titleRequired, ERRORS.missingCommentParameters, ERRORS.invalidReactions, ERRORS.promptRequired]
 
 export function validationError(where: 'body' | 'query', error: z.ZodError): ApiError {
   const first = error.issues[0]
@@ -70,6 +70,7 @@ export function mountRoute<C extends Contract>(app: H3, ctx: ServerContext, cont
   // Parsed once: most requests carry no query string, and their query is the defaults.
   const defaultQuery = contract.query?.safeParse({})
   const route = (event: H3Event) => {
+    if (contract.onlyIn && ctx.config.mode !== contract.onlyIn.mode) throw fail(contract.onlyIn.error)
     const principal = ctx.auth.authorize(event, contract.access)
     if (contract.rateLimit) applyRateLimit(ctx, event, contract.rateLimit)
     const params = (event.context.params ?? {}) as ParamsOf<C>

@@ -67,14 +67,15 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions) => {
   const init = () =>
     (ready ??= (async () => {
       await rm(tmpRoot, { recursive: true, force: true })
-      await mkdir(tmpRoot, { recursive: true })
+      await mkdir(tmpRoot, { recursive: true, mode: 0o700 })
     })())
 
   const writeDurable = async (key: string, data: string | Uint8Array) => {
     await init()
     const target = pathOf(key)
     const tmp = join(tmpRoot, `${process.pid}-${++tmpCounter}`)
-    const handle = await open(tmp, 'w')
+    // Folio data holds access keys and the server's secrets: readable by its owner only.
+    const handle = await open(tmp, 'w', 0o600)
     try {
       await handle.writeFile(data)
       await handle.sync()
@@ -89,7 +90,7 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions) => {
         if (!isCode(error, 'ENOENT') || attempt === 5) throw error
         // The parent folder does not exist yet (or was just removed as empty): create it, make
         // its entry durable in its own parent, and try again.
-        const created = await mkdir(dirname(target), { recursive: true })
+        const created = await mkdir(dirname(target), { recursive: true, mode: 0o700 })
         if (created) await syncDir(dirname(created))
       }
     }

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache'
 import type { Storage } from 'unstorage'
 import { checkFilePath } from '../domain/file-paths.js'
 import { newFolioId, versionId, versionNumber } from '../domain/ids.js'
-import type { BlobRef, FileMap, FolioMeta, MetaPatch, VersionManifest } from '../domain/model.js'
+import type { BlobRef, FileMap, FolioMeta, MetaPatch, VersionManifest, VersionSummary } from '../domain/model.js'
 import { type BlobStore, hashBytes } from './blob-store.js'
 import { FolioContents } from './folio-contents.js'
 import { HistoryPacker } from './history-packer.js'
@@ -14,6 +14,7 @@ import { folioLock, folioLocks } from './lock-keys.js'
 import { mapLimit } from './map-limit.js'
 import { InvalidFilePathError, VersionConflictError, VersionNotFoundError } from './store-errors.js'
 import { Trash } from './trash.js'
+import { appendSummary, buildLog, summaryOf, VersionLog } from './version-log.js'
 
 export interface PatchInput {
   /** bytes null deletes the file; mime marks binary content. */
@@ -28,7 +29,7 @@ export interface PatchResult extends FolioWithHead {
   counts: { added: number; updated: number; deleted: number }
 }
 
-export type NewFolioMeta = Omit<FolioMeta, 'id' | 'createdAt' | 'updatedAt' | 'head' | 'storageBytes'>
+export type NewFolioMeta = Omit<FolioMeta, 'id' | 'createdAt' | 'updatedAt' | 'head' | 'storageBytes' | 'log' | 'logStart'>
 
 export interface CreateFolioInput {
   meta: NewFolioMeta
@@ -65,8 +66,10 @@ export class FolioRepository {
   readonly #storage: Storage
   readonly #locks: KeyedMutex
   readonly #warn: (message: string) => void
-  readonly #metas = new LRUCache<string, FolioMeta>({ max: 20_000 })
+  /** Weighed by size: metadata carries the version log's tail and the design preferences. */
+  readonly #metas = new LRUCache<string, FolioMeta>({ max: 50_000, maxSize: 64 * 1024 * 1024, sizeCalculation: (m) => JSON.stringify(m).length })
   readonly #history: HistorySegments
+  readonly #log: VersionLog
   readonly #contents: FolioContents
   readonly #packer: HistoryPacker
   readonly #trash: Trash
@@ -77,6 +80,7 @@ export class FolioRepository {
     this.#locks = locks
     this.#warn = options.warn ?? ((m) => console.warn(m))
     this.#history = new HistorySegments(storage)
+    this.#log = new VersionLog(storage)
     this.#contents = new FolioContents(storage, blobs, this.#history)
     this.#packer = new HistoryPacker({ storage, blobs, history: this.#history, locks, meta: (id) => this.get(id), warn: this.#warn })
     this.#trash = new Trash(storage, blobs)
@@ -116,6 +120,11 @@ export class FolioRepository {
     const numbers = Array.from({ length: meta.head }, (_, i) => i + 1)
     const manifests = await mapLimit(numbers, 16, (n) => this.manifest(meta.id, n))
     return manifests.filter((m): m is VersionManifest => m !== undefined)
+  }
+
+  /** Every version without its files, oldest first, from the version log (no history read). */
+  async versionSummaries(meta: FolioMeta): Promise<VersionSummary[]> {
+    return this.#log.all(meta)
   }
 
   async readFiles(id: string, manifest: VersionManifest): Promise<FileMap> {
@@ -158,7 +167,7 @@ export class FolioRepository {
       const head: VersionManifest = { versionId: versionId(1), commitMessage: input.commitMessage, createdAt: now, author: input.author, files: stored.refs }
       await this.#history.append(id, 1, head)
       await this.#storage.setItemRaw(keys.workspaceFolio(input.meta.workspaceId, id), Buffer.alloc(0))
-      const meta: FolioMeta = { ...input.meta, id, createdAt: now, updatedAt: now, head: 1, storageBytes: stored.added }
+      const meta: FolioMeta = { ...input.meta, id, createdAt: now, updatedAt: now, head: 1, storageBytes: stored.added, log: [summaryOf(head)], logStart: 1 }
       // The metadata key is the commit point: until it exists the folio does not.
       await writeJson(this.#storage, keys.meta(id), meta)
       this.#metas.set(id, meta)
@@ -171,11 +180,12 @@ export class FolioRepository {
    * Writes a folio whose id, timestamps and history come from elsewhere (a migration). Safe to
    * repeat: a folio whose metadata exists was imported completely and is left alone.
    */
-  async importFolio(meta: Omit<FolioMeta, 'head' | 'storageBytes'>, versions: Array<Omit<VersionManifest, 'versionId' | 'files'> & { files: FileMap }>): Promise<boolean> {
+  async importFolio(meta: Omit<FolioMeta, 'head' | 'storageBytes' | 'log' | 'logStart'>, versions: Array<Omit<VersionManifest, 'versionId' | 'files'> & { files: FileMap }>): Promise<boolean> {
     return this.#locks.run(folioLock(meta.id), async () => {
       if (await this.#storage.hasItem(keys.meta(meta.id))) return false
       let previous: Record<string, BlobRef> = {}
       let storageBytes = 0
+      const summaries: VersionSummary[] = []
       for (const [i, version] of versions.entries()) {
         const stored = await this.#contents.storeFiles(meta.id, version.files, previous)
         const manifest: VersionManifest = { ...version, versionId: versionId(i + 1), files: stored.refs }
@@ -183,9 +193,30 @@ export class FolioRepository {
         await this.#packer.tidy(meta.id, i + 1, manifest, stored.compactions, false, true)
         storageBytes += stored.added
         previous = stored.refs
+        summaries.push(summaryOf(manifest))
       }
+      const { log, logStart, closed } = buildLog(summaries)
+      for (const chunk of closed) await this.#log.close(meta.id, chunk)
       await this.#storage.setItemRaw(keys.workspaceFolio(meta.workspaceId, meta.id), Buffer.alloc(0))
-      await writeJson(this.#storage, keys.meta(meta.id), { ...meta, head: versions.length, storageBytes })
+      await writeJson(this.#storage, keys.meta(meta.id), { ...meta, head: versions.length, storageBytes, log, logStart } satisfies FolioMeta)
+      return true
+    })
+  }
+
+  /**
+   * Gives a folio written before version logs (format < 3) its log, from its history. Safe to
+   * repeat: a folio that has a log is left alone.
+   */
+  async addVersionLog(id: string): Promise<boolean> {
+    return this.#locks.run(folioLock(id), async () => {
+      const meta = await readJson<FolioMeta>(this.#storage, keys.meta(id))
+      if (!meta || Array.isArray(meta.log)) return false
+      const history = await this.history({ ...meta, log: [], logStart: 1 })
+      const { log, logStart, closed } = buildLog(history.map(summaryOf))
+      for (const chunk of closed) await this.#log.close(id, chunk)
+      const next: FolioMeta = { ...meta, log, logStart }
+      await writeJson(this.#storage, keys.meta(id), next)
+      this.#metas.delete(id)
       return true
     })
   }
@@ -260,9 +291,12 @@ export class FolioRepository {
    * reader that sees head n always finds v<n>. Call with the folio lock held.
    */
   async #commitVersion(next: FolioMeta, files: Record<string, BlobRef>, message: string, author: string, compactions: Array<[string, string]>, restored: boolean): Promise<FolioWithHead> {
-    const head: VersionManifest = { versionId: versionId(next.head + 1), commitMessage: message, createdAt: next.updatedAt, author, files }
-    await this.#history.append(next.id, next.head + 1, head)
-    const meta: FolioMeta = { ...next, head: next.head + 1 }
+    const n = next.head + 1
+    const head: VersionManifest = { versionId: versionId(n), commitMessage: message, createdAt: next.updatedAt, author, files }
+    await this.#history.append(next.id, n, head)
+    const { log, logStart, closed } = appendSummary(next, n, summaryOf(head))
+    if (closed) await this.#log.close(next.id, closed)
+    const meta: FolioMeta = { ...next, head: n, log, logStart }
     await writeJson(this.#storage, keys.meta(next.id), meta)
     this.#metas.set(next.id, meta)
     this.#packer.tidyLater(next.id, meta.head, head, compactions, restored)

@@ -26,6 +26,8 @@ export class FolioViews {
     sizeCalculation: (s) => Math.max(1, s.length),
     maxEntrySize: STREAM_ABOVE_BYTES,
   })
+  /** List items as JSON, per folio (dropped on any change of it). */
+  readonly #items = new LRUCache<string, string>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (s) => Math.max(1, s.length), maxEntrySize: 4 * 1024 * 1024 })
   /** Bumped on every change, so a response built during a write is never cached as current. */
   readonly #generation = new Map<string, number>()
 
@@ -39,6 +41,7 @@ export class FolioViews {
   #invalidate(id: string): void {
     this.#generation.set(id, (this.#generation.get(id) ?? 0) + 1)
     for (const mode of ['all', 'latest', 'none']) this.#json.delete(`${id}:${mode}`)
+    this.#items.delete(id)
   }
 
   /** The folio's JSON if it is cached; never touches storage. */
@@ -116,16 +119,29 @@ export class FolioViews {
     const PAGE = 256
     if (metas.length === 0) yield '['
     for (let start = 0; start < metas.length; start += PAGE) {
-      const items = await mapLimit(metas.slice(start, start + PAGE), 32, (meta) => this.listItem(meta))
-      yield (start === 0 ? '[' : ',') + items.map((item) => JSON.stringify(item)).join(',')
+      const items = await mapLimit(metas.slice(start, start + PAGE), 32, (meta) => this.#listItemJson(meta))
+      yield (start === 0 ? '[' : ',') + items.join(',')
     }
     yield ']'
   }
 
-  /** A list item: metadata, engagement and storage size, without history or file contents. */
-  async listItem(meta: FolioMeta): Promise<object> {
-    const [reactions, analytics] = await Promise.all([this.#engagement.reactions(meta.id), this.#engagement.analytics(meta.id)])
-    return { ...metaFields(meta), reactions, analytics, ...storageFields(meta) }
+  /**
+   * A list item as JSON: metadata, every version's summary (from the version log: no history
+   * read), comments, engagement and storage size; no file contents. Kept until the folio changes.
+   */
+  async #listItemJson(meta: FolioMeta): Promise<string> {
+    const cached = this.#items.get(meta.id)
+    if (cached !== undefined) return cached
+    const generation = this.#generation.get(meta.id) ?? 0
+    const [versions, comments, reactions, analytics] = await Promise.all([
+      this.#folios.versionSummaries(meta),
+      this.#engagement.comments(meta.id),
+      this.#engagement.reactions(meta.id),
+      this.#engagement.analytics(meta.id),
+    ])
+    const json = JSON.stringify({ ...metaFields(meta), versions, comments, reactions, analytics, ...storageFields(meta) })
+    if ((this.#generation.get(meta.id) ?? 0) === generation) this.#items.set(meta.id, json)
+    return json
   }
 }
 

@@ -10,6 +10,8 @@
  *                                          v<first> (path → blob reference) and the old contents
  *                                          those versions replaced, packed (history-segments.ts)
  *   folios:<id>:versions:v<n>.json         a version manifest of a folio written before segments
+ *   folios:<id>:log:l<first>.json          closed chunk of version summaries from v<first> (the
+ *                                          open tail lives in meta.json: version-log.ts)
  *   folios:<id>:comments.json | reactions.json | analytics.json
  *   folios:<id>:blobs:<sha256>             which blobs this folio refers to (so deletion needs no scan)
  *   blobs:<hh>:<sha256>                    file content, full or as a delta against a newer blob
@@ -26,6 +28,7 @@ export const keys = {
   meta: (id: string) => `folios:${id}:meta.json`,
   version: (id: string, n: number) => `folios:${id}:versions:v${n}.json`,
   historyDir: (id: string) => `folios:${id}:history`,
+  logChunk: (id: string, first: number) => `folios:${id}:log:l${first}.json`,
   historySegment: (id: string, first: number) => `folios:${id}:history:s${first}.json`,
   comments: (id: string) => `folios:${id}:comments.json`,
   reactions: (id: string) => `folios:${id}:reactions.json`,

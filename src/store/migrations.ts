@@ -17,8 +17,10 @@ import { type Analytics, type Comment, EMPTY_ANALYTICS, FOLIO_STATUSES, type Fil
  * version; format 2 keeps new versions in history segments with their replaced contents packed
  * (store/history-segments.ts). Format 2 still reads format 1's manifests where they are, so that
  * step converts nothing: the stamp only keeps an older folio from misreading a newer dir.
+ * Format 3 gives every folio a version log (store/version-log.ts) so lists show versions
+ * without reading history.
  */
-export const CURRENT_FORMAT = 2
+export const CURRENT_FORMAT = 3
 
 interface FormatStamp {
   format: number
@@ -43,6 +45,7 @@ interface MigrationContext {
 const MIGRATIONS: Record<number, (ctx: MigrationContext) => Promise<void>> = {
   0: importLegacyDatabase,
   1: async () => {},
+  2: addVersionLogs,
 }
 
 export async function migrate(ctx: MigrationContext): Promise<{ from: number; to: number }> {
@@ -131,4 +134,13 @@ async function importLegacyDatabase(ctx: MigrationContext): Promise<void> {
   await ctx.storage.setItemRaw('database.imported.json', original)
   await ctx.storage.removeItem(keys.legacyDatabase)
   ctx.log(`Imported ${imported} folio(s) from database.json (kept as database.imported.json).`)
+}
+
+/** Format 2 → 3: every folio gets its version log, built once from its history. */
+async function addVersionLogs(ctx: MigrationContext): Promise<void> {
+  const markers = await ctx.storage.getKeys('workspaces')
+  const ids = new Set(markers.filter((k) => /:folios:[^:]+$/.test(k)).map((k) => k.slice(k.lastIndexOf(':') + 1)))
+  let done = 0
+  for (const id of ids) if (await ctx.folios.addVersionLog(id)) done++
+  if (done) ctx.log(`Added a version log to ${done} folio(s) (data format 3).`)
 }

@@ -11,9 +11,6 @@ interface TunnelSettings {
 
 /** GET/POST /api/tunnel (OSS only): the serve process's one public tunnel. */
 export function registerTunnelRoutes(app: H3, ctx: ServerContext): void {
-  const ossOnly = () => {
-    if (ctx.config.mode !== 'oss') throw fail(ERRORS.tunnelOssOnly)
-  }
   const customUrl = async () => (await ctx.store.settings.get<TunnelSettings>('tunnel'))?.customTunnelUrl ?? ''
   const manager = () => {
     if (!ctx.tunnel) throw fail(ERRORS.tunnelFailed, 'This server was started without tunnel support.')
@@ -21,13 +18,11 @@ export function registerTunnelRoutes(app: H3, ctx: ServerContext): void {
   }
 
   mountRoute(app, ctx, getTunnel, async () => {
-    ossOnly()
     const state = ctx.tunnel?.status() ?? { state: 'stopped' as const, url: null, lastError: null }
     return { active: state.state === 'connected', url: state.url, customTunnelUrl: await customUrl(), state: state.state, lastError: state.lastError }
   })
 
   mountRoute(app, ctx, controlTunnel, async ({ body }) => {
-    ossOnly()
     switch (body.action) {
       case 'start': {
         let started: { url: string; alreadyRunning: boolean }
