@@ -1,6 +1,7 @@
 import { render } from 'ink'
 import { createElement } from 'react'
 import { controlTunnel } from '../api/tunnel.js'
+import { logger } from '../cli/logger.js'
 import { openUrl } from '../cli/open-url.js'
 import type { FolioClient } from '../client/index.js'
 import { LiveStatus } from './LiveStatus.js'
@@ -69,5 +70,5 @@ export async function runStatus(options: RunStatusOptions): Promise<void> {
     leave()
     process.off('exit', leave)
   }
-  if (tunnelRequest) process.stderr.write('folio: waiting for the tunnel request to finish (Ctrl+C stops waiting)…\n')
+  if (tunnelRequest) logger().info('Waiting for the tunnel request to finish (Ctrl+C stops waiting)…')
 }
