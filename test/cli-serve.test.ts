@@ -3,11 +3,10 @@ import { once } from 'node:events'
 import { existsSync } from 'node:fs'
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
-import { networkInterfaces } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
-import { BIN, killHard, type ServeRun, spawnServer, type ServerProcess, startServe } from './helpers/cli-process.js'
+import { BIN, killHard, lanAddresses, type ServeRun, spawnServer, type ServerProcess, startServe } from './helpers/cli-process.js'
 import { client } from './helpers/http.js'
 import { makeDataDir } from './helpers/server.js'
 
@@ -132,14 +131,6 @@ async function serve(args: string[], env: Record<string, string> = {}) {
   runs.push(run)
   return { run, dataDir, port: Number(new URL(run.url).port) }
 }
-
-/** What listhen lists for 0.0.0.0: this machine's IPv4 addresses other than loopback and link-local. */
-const lanAddresses = () =>
-  Object.values(networkInterfaces())
-    .flat()
-    .filter((a) => a && !a.internal && a.family === 'IPv4' && a.mac !== '00:00:00:00:00:00' && !a.address.startsWith('169.254.'))
-    .map((a) => a!.address)
-    .sort()
 
 describe('folio serve: the banner', () => {
   it('on loopback: the address, where the data is, the next step; no warning', async () => {

@@ -68,7 +68,8 @@ export async function listenMain(handle: (req: IncomingMessage, res: ServerRespo
       isProd: false,
     })
   } catch (error) {
-    // get-port-please found the port taken (GetPortError), or node did on listen.
+    // get-port-please found the port taken (GetPortError); EADDRINUSE, should listhen ever pass
+    // node's listen error on instead of leaving it unheard (see above).
     if ((error as Error).name === 'GetPortError' || (error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new PortInUseError(port)
     throw error
   }

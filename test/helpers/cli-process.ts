@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { networkInterfaces } from 'node:os'
 import { fileURLToPath } from 'node:url'
 
 export const BIN = fileURLToPath(new URL('../../bin/folio.mjs', import.meta.url))
@@ -86,3 +87,11 @@ export async function startServe(args: string[], env: Record<string, string> = {
     },
   }
 }
+
+/** What folio serve (listhen) lists for 0.0.0.0: this machine's IPv4 addresses but loopback and link-local. */
+export const lanAddresses = () =>
+  Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a && !a.internal && a.family === 'IPv4' && a.mac !== '00:00:00:00:00:00' && !a.address.startsWith('169.254.'))
+    .map((a) => a!.address)
+    .sort()
