@@ -219,6 +219,15 @@ describe('folio serve: the port', () => {
     }
   })
 
+  it('says when the host is the problem, not the port', async () => {
+    const dataDir = await makeDataDir()
+    dirs.push(dataDir)
+    // TEST-NET-3: an address no interface of this machine has.
+    const { code, stderr } = await folio(['serve', '--data', dataDir, '--host', '203.0.113.7'])
+    expect(code).toBe(1)
+    expect(stderr).toBe('folio: Cannot listen on 203.0.113.7: no network interface of this machine has that address.\n')
+  })
+
   it('refuses a taken port that PORT names, as it does --port', async () => {
     const blocker = createServer().listen(0, '127.0.0.1')
     await once(blocker, 'listening')

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { isIP } from 'node:net'
+import { createServer, isIP } from 'node:net'
 import { listen, type Listener } from 'listhen'
 
 export class PortInUseError extends Error {
@@ -44,6 +44,7 @@ export async function listenMain(handle: (req: IncomingMessage, res: ServerRespo
   if (!LISTHEN_HOST.test(options.host)) {
     throw new Error(`Cannot listen on ${JSON.stringify(options.host)}: give an IP address or a host name (letters, digits, dots and dashes).`)
   }
+  await checkHost(options.host)
   const { port } = options
   try {
     return await listen(handle, {
@@ -72,6 +73,28 @@ export async function listenMain(handle: (req: IncomingMessage, res: ServerRespo
     // node's listen error on instead of leaving it unheard (see above).
     if ((error as Error).name === 'GetPortError' || (error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new PortInUseError(port)
     throw error
+  }
+}
+
+/**
+ * Whether this machine can listen on `host` at all. get-port-please reports any failure to bind
+ * as "no free port": a name that does not resolve or an address this machine does not have
+ * would read as a taken port.
+ */
+async function checkHost(host: string): Promise<void> {
+  const probe = createServer()
+  try {
+    await new Promise<void>((resolve, reject) => {
+      probe.once('error', reject)
+      probe.listen(0, host, () => probe.close(() => resolve()))
+    })
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const why =
+      code === 'EADDRNOTAVAIL' ? 'no network interface of this machine has that address'
+      : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'the name does not resolve'
+      : (error as Error).message
+    throw new Error(`Cannot listen on ${host}: ${why}.`)
   }
 }
 
