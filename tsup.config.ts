@@ -21,6 +21,29 @@ const stubReactDevtools: Plugin = {
 }
 
 /**
+ * listhen's features folio never turns on bring dependencies of their own: the WebSocket adapter,
+ * the tunnel, the clipboard, the dev server and its file watcher (loaded lazily: chunks that
+ * would ship unused) and the self-signed HTTPS certificates (node-forge, imported eagerly: ~0.7 MB
+ * parsed at every `folio serve` start). The bundle gets stand-ins that fail loudly if one of
+ * those features is ever turned on (server/listener.ts keeps them off).
+ */
+const UNUSED_BY_FOLIO = /^(node-forge|jiti|untun|tinyclip|crossws\/adapters\/node|@parcel\/watcher(-wasm)?)$/
+const stubListhenExtras: Plugin = {
+  name: 'stub-listhen-extras',
+  setup(build) {
+    build.onResolve({ filter: UNUSED_BY_FOLIO }, (args) =>
+      /[\\/]listhen[\\/]/.test(args.importer) ? { path: args.path, namespace: 'folio-unused' } : undefined,
+    )
+    build.onLoad({ filter: /.*/, namespace: 'folio-unused' }, (args) => ({
+      contents: `const unused = () => { throw new Error(${JSON.stringify(`${args.path} is not in folio's bundle: this listhen feature is off`)}) }
+export default new Proxy({}, { get: unused })
+export { unused as createJiti, unused as startTunnel, unused as writeText, unused as subscribe }`,
+      loader: 'js',
+    }))
+  },
+}
+
+/**
  * The CLI, dependencies included, is one ESM entry file: dist/cli.mjs (commander and the
  * commands). The heavy parts the commands import with dynamic import() — the server, the Ink
  * TUI — are split into chunks beside it and loaded only when a command needs them: in one
@@ -42,6 +65,6 @@ export default defineConfig({
   dts: false,
   outExtension: () => ({ js: '.mjs' }),
   define: { 'process.env.NODE_ENV': '"production"' },
-  esbuildPlugins: [stubReactDevtools],
+  esbuildPlugins: [stubReactDevtools, stubListhenExtras],
   banner: { js: "import { createRequire as __folioCreateRequire } from 'node:module'; const require = __folioCreateRequire(import.meta.url);" },
 })

@@ -1,12 +1,12 @@
 import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync } from 'node:fs'
-import { rm } from 'node:fs/promises'
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
-import { BIN, killHard, spawnServer, type ServerProcess } from './helpers/cli-process.js'
+import { BIN, killHard, lanAddresses, type ServeRun, spawnServer, type ServerProcess, startServe } from './helpers/cli-process.js'
 import { client } from './helpers/http.js'
 import { makeDataDir } from './helpers/server.js'
 
@@ -18,9 +18,11 @@ const folio = (args: string[], env: Record<string, string> = {}) =>
   )
 
 const children: ServerProcess[] = []
+const runs: ServeRun[] = []
 const dirs: string[] = []
 afterAll(async () => {
   for (const c of children) await killHard(c.child)
+  for (const r of runs) await killHard(r.child)
   for (const d of dirs) await rm(d, { recursive: true, force: true })
 })
 
@@ -76,7 +78,9 @@ describe('folio serve', () => {
     const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, PORT: String(port), FOLIO_DATA: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] })
     children.push({ url: '', child, output: () => '' })
     let out = ''
+    let err = ''
     child.stdout.on('data', (d) => (out += d))
+    child.stderr.on('data', (d) => (err += d))
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', () => out.includes('Press Ctrl+C') && resolve())
       child.once('exit', () => reject(new Error(out)))
@@ -88,7 +92,8 @@ describe('folio serve', () => {
     const exited = once(child, 'exit')
     child.kill('SIGINT')
     expect((await exited)[0]).toBe(0)
-    expect(out).toContain('Stopped.')
+    // The banner is the result (stdout); notes go to stderr.
+    expect(err).toBe('SIGINT: finishing in-flight requests…\nStopped.\n')
   })
 
   it('finishes in-flight writes on SIGTERM, exits 0 and releases the data dir', async () => {
@@ -115,5 +120,124 @@ describe('folio serve', () => {
     const full = (await client(again.url).get(`/api/files/${id}?files=none`)).body
     for (const reply of acked) expect(full.versions.map((v: any) => v.versionId)).toContain(reply.body.project.latestVersionId)
     await killHard(again.child)
+  })
+})
+
+/** `folio serve <args>` on a fresh data dir (its own port unless args say otherwise). */
+async function serve(args: string[], env: Record<string, string> = {}) {
+  const dataDir = await makeDataDir()
+  dirs.push(dataDir)
+  const run = await startServe(['--data', dataDir, ...args], env)
+  runs.push(run)
+  return { run, dataDir, port: Number(new URL(run.url).port) }
+}
+
+describe('folio serve: the banner', () => {
+  it('on loopback: the address, where the data is, the next step; no warning', async () => {
+    const { run, dataDir } = await serve(['--port', '0'])
+    const { url } = run
+    expect(run.stdout()).toBe(
+      [
+        `folio is serving ${url}`,
+        '',
+        `  ➜ Local:    ${url}`,
+        '  ➜ Network:  this machine only; --host 0.0.0.0 opens it to your network',
+        `  ➜ API:      ${url}/api/openapi`,
+        `  ➜ Data:     ${dataDir} (oss mode)`,
+        '',
+        // Not the CLI's default server (3000): the next step names it.
+        `Next: folio create --dir . --publish --server ${url}`,
+        'Press Ctrl+C to stop.',
+        '',
+      ].join('\n'),
+    )
+    expect(run.stderr()).toBe('')
+    expect(await run.stop()).toBe(0)
+  })
+
+  it('beyond loopback: network addresses that need the key, and a warning on stderr', async () => {
+    const { run, port } = await serve(['--port', '0', '--host', '0.0.0.0'])
+    const addresses = lanAddresses()
+    expect(addresses.length).toBeGreaterThan(0)
+    const stdout = run.stdout()
+    expect(stdout).toContain(`folio is serving http://localhost:${port}\n`)
+    for (const address of addresses) expect(stdout).toContain(`  ➜ Network:  http://${address}:${port}\n`)
+    expect(stdout).toContain('network addresses need the API key: folio keys show prints it')
+    // No QR code without a terminal (test/serve-terminal.test.ts shows one in tmux).
+    expect(stdout).not.toMatch(/[▀▄█]/)
+    expect(run.stderr()).toBe('folio: listening on 0.0.0.0: other machines can reach this server. Network addresses need the API key (folio keys show prints it).\n')
+    expect((await client(`http://${addresses[0]}:${port}`).get('/api/files')).status).toBe(200)
+    expect(await run.stop()).toBe(0)
+  })
+
+  it('with --json: one JSON line with the network addresses; the warning still on stderr', async () => {
+    const { run, port } = await serve(['--port', '0', '--host', '0.0.0.0', '--json'])
+    const lines = run.stdout().trimEnd().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(JSON.parse(lines[0]!)).toMatchObject({ url: `http://localhost:${port}`, mode: 'oss', networkUrls: lanAddresses().map((a) => `http://${a}:${port}`) })
+    expect(run.stderr()).toMatch(/^folio: listening on 0\.0\.0\.0: .*\n$/)
+    expect(await run.stop()).toBe(0)
+  })
+
+  it('--open opens the dashboard with $BROWSER, and says so when no browser opens', async () => {
+    const scratch = await makeDataDir()
+    dirs.push(scratch)
+    const browser = join(scratch, 'browser.sh')
+    await writeFile(browser, `#!/bin/sh\necho "$1" > ${JSON.stringify(join(scratch, 'opened'))}\n`)
+    await chmod(browser, 0o755)
+    const { run } = await serve(['--port', '0', '--open'], { BROWSER: browser })
+    const until = Date.now() + 10_000
+    while (!existsSync(join(scratch, 'opened')) && Date.now() < until) await new Promise((r) => setTimeout(r, 50))
+    expect(await readFile(join(scratch, 'opened'), 'utf8')).toBe(`${run.url}\n`)
+    expect(await run.stop()).toBe(0)
+    expect(run.stderr()).not.toContain('no browser')
+
+    const missing = await serve(['--port', '0', '--open'], { BROWSER: join(scratch, 'no-such-browser') })
+    const until2 = Date.now() + 10_000
+    while (!missing.run.stderr().includes('no browser') && Date.now() < until2) await new Promise((r) => setTimeout(r, 50))
+    expect(missing.run.stderr()).toBe(`folio: no browser could be opened (set BROWSER to choose one); the dashboard is at ${missing.run.url}\n`)
+    expect(await missing.run.stop()).toBe(0)
+  })
+})
+
+describe('folio serve: the port', () => {
+  it('takes a free one when nobody chose it and 3000 is taken, and says so', async () => {
+    const blocker = createServer()
+    // Ours, or someone else's already: taken either way.
+    await new Promise<void>((resolve) => {
+      blocker.once('error', () => resolve())
+      blocker.listen(3000, '127.0.0.1', () => resolve())
+    })
+    try {
+      const { run, port } = await serve(['--json'], { PORT: '' })
+      expect(port).not.toBe(3000)
+      expect(run.stderr()).toBe(`folio: port 3000 is in use, so this server listens on ${port} (choose one with --port).\n`)
+      expect((await client(run.url).get('/api/files')).status).toBe(200)
+      expect(await run.stop()).toBe(0)
+    } finally {
+      blocker.close()
+    }
+  })
+
+  it('says when the host is the problem, not the port', async () => {
+    const dataDir = await makeDataDir()
+    dirs.push(dataDir)
+    // TEST-NET-3: an address no interface of this machine has.
+    const { code, stderr } = await folio(['serve', '--data', dataDir, '--host', '203.0.113.7'])
+    expect(code).toBe(1)
+    expect(stderr).toBe('folio: Cannot listen on 203.0.113.7: no network interface of this machine has that address.\n')
+  })
+
+  it('refuses a taken port that PORT names, as it does --port', async () => {
+    const blocker = createServer().listen(0, '127.0.0.1')
+    await once(blocker, 'listening')
+    const port = (blocker.address() as { port: number }).port
+    const dataDir = await makeDataDir()
+    dirs.push(dataDir)
+    const { code, stdout, stderr } = await folio(['serve', '--data', dataDir], { PORT: String(port) })
+    blocker.close()
+    expect(code).toBe(1)
+    expect(stdout).toBe('')
+    expect(stderr).toBe(`folio: Port ${port} is already in use. Stop the other server or start this one with --port ${port + 1}.\n`)
   })
 })

@@ -1,6 +1,7 @@
 import type { Command } from 'commander'
 import { createClient, type FolioClient } from '../client/index.js'
 import { explain, toCliError } from './explain.js'
+import { logger, printResult } from './logger.js'
 import { readProfile } from './profile.js'
 import { resolveTarget, type Target } from './target.js'
 
@@ -8,6 +9,8 @@ export interface GlobalOptions {
   server?: string
   key?: string
   json?: boolean
+  quiet?: boolean
+  verbose?: boolean
 }
 
 export interface CliContext {
@@ -16,11 +19,11 @@ export interface CliContext {
   /** Which server and key, and where each came from (for messages). */
   target: Target
   json: boolean
-  /** Prints a result: JSON for scripts with --json, else the human text. */
+  /** Prints a result on stdout: JSON for scripts with --json, else the human text. Never filtered by the log level. */
   print(data: unknown, human: () => string): void
-  /** Progress and notes for people; silent with --json (stdout stays parseable). */
+  /** Progress and notes for people (stderr, consola info); silent with --json, --quiet or a quieter FOLIO_LOG_LEVEL. */
   note(message: string): void
-  /** Something the user should know even in a script (a skipped file): always on stderr. */
+  /** Something the user should know even in a script (a skipped file): a consola warning, on stderr even with --json or --quiet. */
   warn(message: string): void
   /** A client error as one line with a next step: names the server, the key's source, the folio. */
   explain(error: unknown): never
@@ -47,13 +50,13 @@ export async function cliContext(command: Command): Promise<CliContext> {
     target,
     json,
     print(data, human) {
-      process.stdout.write(json ? `${JSON.stringify(data)}\n` : `${human()}\n`)
+      printResult(json ? JSON.stringify(data) : human())
     },
     note(message) {
-      if (!json) process.stderr.write(`${message}\n`)
+      if (!json) logger().info(message)
     },
     warn(message) {
-      process.stderr.write(`folio: ${message}\n`)
+      logger().warn(message)
     },
     explain: (error) => explain(error, about),
     describe: (error) => (toCliError(error, about) as Error).message ?? String(error),

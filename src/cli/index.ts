@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander'
+import { Command, CommanderError, Option } from 'commander'
 import { packageVersion } from '../version.js'
 import { registerCreate } from './commands/create.js'
 import { registerKeys } from './commands/keys.js'
@@ -10,6 +10,7 @@ import { registerSync } from './commands/sync.js'
 import { registerTunnel } from './commands/tunnel.js'
 import { registerUpload } from './commands/upload.js'
 import { CliError } from './errors.js'
+import { configureLogging, logger } from './logger.js'
 
 /** Builds the program. Each command lives in its own file and loads its heavy parts lazily. */
 export function buildProgram(): Command {
@@ -23,6 +24,11 @@ export function buildProgram(): Command {
     .option('--server <url>', 'the folio server to talk to (default: $FOLIO_URL, the login profile, else http://127.0.0.1:3000)')
     .option('--key <key>', 'API key sent as a Bearer token (default: $FOLIO_API_KEY, else the login profile)')
     .option('--json', 'print machine-readable JSON instead of text (for scripts)')
+    .addOption(new Option('-q, --quiet', 'print only results, warnings and errors').conflicts('verbose'))
+    .option('--verbose', 'print debug lines too (folio serve: one line per request)')
+    // Commander's own complaints (unknown option, missing argument) read like ours: folio: …
+    .configureOutput({ outputError: (text) => logger().error(text.replace(/^error: /, '').trimEnd()) })
+    .hook('preAction', (_program, command) => configureLogging(command.optsWithGlobals()))
     .addHelpText(
       'after',
       `
@@ -44,6 +50,7 @@ Environment:
   PORT               default port of folio serve
   FOLIO_DATA         default data folder of folio serve
   FOLIO_RATE_LIMITS  per-client limits of the public endpoints, e.g. "public=600,analytics=600"
+  FOLIO_LOG_LEVEL    silent, error, warn, info (default), debug or trace; --quiet and --verbose win
 
 The saved login key is sent only to the login's own server: with --server or FOLIO_URL
 pointing elsewhere, pass that server's key with --key or FOLIO_API_KEY.`,
@@ -98,15 +105,16 @@ export async function runMain(argv: string[]): Promise<number> {
       // Commander printed what was wrong; say where the right form is.
       if (error.exitCode !== 0 && !NOT_A_MISTAKE.has(error.code)) {
         const command = error.code === 'commander.unknownCommand' ? undefined : commandOf(program, argv)
-        process.stderr.write(`See folio ${command ? `${command.name()} ` : ''}--help.\n`)
+        logger().info(`See folio ${command ? `${command.name()} ` : ''}--help.`)
       }
       return error.exitCode
     }
+    // The last line of a failed command: `folio: <message>` (the reporter adds the prefix), no stack.
     if (error instanceof CliError) {
-      process.stderr.write(`folio: ${error.message}\n`)
+      logger().error(error.message)
       return error.exitCode
     }
-    process.stderr.write(`folio: ${(error as Error).message ?? String(error)}\n`)
+    logger().error((error as Error).message ?? String(error))
     return 1
   }
 }

@@ -1,10 +1,14 @@
 import { bytes } from '../terminal/format.js'
+import { showsNotes } from './logger.js'
 
 /**
  * A one-line progress bar on stderr, drawn only for people at a terminal (and only for work big
- * enough to be worth watching); scripts and logs get the final line alone.
+ * enough to be worth watching); scripts and logs get the final line alone. It redraws one line
+ * in place (\r), which log lines cannot: it writes to the terminal itself, and is a note like
+ * others: --quiet hides it.
  */
-export function progressBar(label: string, total: number, enabled = Boolean(process.stderr.isTTY)) {
+export function progressBar(label: string, total: number, wanted = Boolean(process.stderr.isTTY)) {
+  const enabled = wanted && showsNotes()
   let done = 0
   let lastDraw = 0
   const draw = (force = false) => {

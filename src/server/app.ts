@@ -1,6 +1,7 @@
 import { H3 } from 'h3'
 import { ERRORS } from '../api/errors.js'
 import { contracts } from '../api/index.js'
+import { createLogger, type Logger } from '../log/logger.js'
 import type { FolioStore } from '../store/index.js'
 import type { TunnelManager } from '../tunnel/tunnel-manager.js'
 import { ApiKeys } from './api-keys.js'
@@ -39,7 +40,7 @@ export interface CreateAppOptions {
 export function createServerContext(options: CreateAppOptions): ServerContext {
   const keys = options.keys ?? new ApiKeys(undefined, options.config.apiKey)
   const auth = createAuth(options.config, keys)
-  const log = options.log ?? ((message: string, error?: unknown) => console.error(message, error ?? ''))
+  const log = options.log ?? logProblemsTo(createLogger())
   const limiter = new RateLimiter(options.config.rateLimits)
   return {
     store: options.store,
@@ -54,6 +55,11 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
     templates: options.templates ?? createTemplates(),
     log,
   }
+}
+
+/** ctx.log as consola lines: with an error it is one (stack included), without a warning. */
+export function logProblemsTo(logger: Logger): ServerContext['log'] {
+  return (message, error) => (error === undefined ? logger.warn(message) : logger.error(message, error))
 }
 
 /** The whole HTTP surface: the same app runs in `folio serve` and in the tests. */

@@ -1,6 +1,7 @@
 import { type H3Event, HTTPError, HTTPResponse } from 'h3'
 import { ERRORS, type ErrorCase } from '../api/errors.js'
 import { CorruptDocumentError, InvalidFilePathError, VersionNotFoundError } from '../store/index.js'
+import { redactPath } from './request-log.js'
 
 /** An error the client caused or may act on: answered as {error, message?} with its status. */
 export class ApiError extends Error {
@@ -62,7 +63,8 @@ export function createErrorHandler(log: (message: string, error: unknown) => voi
       const message = error.status === 404 ? `No route for ${event.req.method} ${new URL(event.req.url).pathname}` : error.message
       return jsonError(error.status, { error: (STATUS_ERRORS[error.status] ?? ERRORS.badRequest).error, message })
     }
-    log(`Unhandled error on ${event.req.method} ${event.req.url}`, error.cause ?? error)
+    // The path only: the query string and a viewer frame's grant are secrets (request-log.ts).
+    log(`Unhandled error on ${event.req.method} ${redactPath(event.req.url)}`, error.cause ?? error)
     if (original instanceof CorruptDocumentError) {
       return jsonError(500, { error: ERRORS.internalError.error, message: 'This folio’s stored data is damaged (the server log names the file). Restore it from a backup, or DELETE the folio.' })
     }

@@ -1,25 +1,36 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { type AddressInfo, isIP } from 'node:net'
 import { toNodeHandler } from 'h3/node'
+import { createLogger, type Logger } from '../log/logger.js'
 import { openStore, type FolioStore } from '../store/index.js'
 import { createTunnelManager, type TunnelManager } from '../tunnel/tunnel-manager.js'
 import { ApiKeys } from './api-keys.js'
-import { createApp, createServerContext } from './app.js'
+import { createApp, createServerContext, logProblemsTo } from './app.js'
 import { defaultConfig, type Mode, type ServerConfig } from './config.js'
+import { listenMain, networkUrls } from './listener.js'
 import { markRemote } from './remote.js'
+import { onRequestEnd } from './request-end.js'
+import { logRequests } from './request-log.js'
+
+export { PortInUseError } from './listener.js'
 
 export interface ServeOptions {
   port: number
+  /** `port` is only the default: when it is taken, serve on a free one (folio serve without --port/PORT). */
+  fallbackPort?: boolean
   host: string
   dataDir: string
   mode: Mode
   config?: Partial<ServerConfig>
-  log?: (message: string, error?: unknown) => void
+  /** Warnings and errors always; one line per request at debug level. Default: stderr at info. */
+  logger?: Logger
 }
 
 export interface RunningServer {
   url: string
   port: number
+  /** The same server on this machine's network addresses (listening on 0.0.0.0, ::, or a LAN address); [] on loopback. */
+  networkUrls: string[]
   store: FolioStore
   tunnel: TunnelManager
   /** The loopback address the tunnel forwards to: everything arriving there counts as remote. */
@@ -28,23 +39,21 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
-export class PortInUseError extends Error {
-  constructor(readonly port: number) {
-    super(`Port ${port} is already in use. Stop the other server or start this one with --port ${port + 1}.`)
-  }
-}
-
 /**
- * Plain node:http with h3's node handler. (listhen's http-shutdown crashes the process when a
- * connection is torn down early, e.g. a body refused for its size; node:http does not.)
+ * The main listener comes from listhen (listener.ts: port finding, network addresses, graceful
+ * close); h3's node handler answers. test/listhen-hostile.test.ts runs the hostile-body cases
+ * (hang-ups mid-body, early 413s, cut pipelines, slowloris resets, sockets destroyed while
+ * closing) through it: the http-shutdown crash once seen there does not happen.
  *
- * Two listeners share one app: the one people and programs on this machine use, and a private
- * loopback one that only the tunnel client forwards to. Everything arriving on the second is
+ * Two listeners share one app: the one people and programs use, and a private plain node:http
+ * one on loopback that only the tunnel client forwards to. Everything arriving on the second is
  * remote: protected endpoints need the API key there, even in OSS.
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
-  const log = options.log ?? ((message: string, error?: unknown) => console.error(message, error ?? ''))
-  const store = await openStore({ dataDir: options.dataDir, log: (m) => log(m) })
+  const logger = options.logger ?? createLogger()
+  const log = logProblemsTo(logger)
+  const storeLog = logger.withTag('store')
+  const store = await openStore({ dataDir: options.dataDir, log: (m) => storeLog.warn(m) })
   const config = defaultConfig({ ...options.config, mode: options.mode })
   // Listening on a name (serve --host folio.lan) makes that name one of the server's own.
   if (options.host && isIP(options.host) === 0) config.allowedHosts.push(options.host.toLowerCase())
@@ -57,30 +66,37 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     if (!ctx.hot.serve(req, res)) void routed(req, res)
   }
-  const server = createServer(handle)
-  const tunnelListener = createServer((req, res) => {
-    markRemote(req)
-    handle(req, res)
+  const inFlight = new InFlight()
+  const http = logger.withTag('http')
+  const tunnelListener = createServer(
+    inFlight.track(
+      logRequests(http, (req, res) => {
+        markRemote(req)
+        handle(req, res)
+      }, 'tunnel'),
+    ),
+  )
+  const main = await listenMain(inFlight.track(logRequests(http, handle)), options).catch(async (error: unknown) => {
+    await store.close()
+    throw error
   })
-  const inFlight = trackInFlight(server, tunnelListener)
-
   try {
-    await listen(server, options.port, options.host)
     await listen(tunnelListener, 0, '127.0.0.1')
   } catch (error) {
-    server.close()
+    await main.close()
     await store.close()
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new PortInUseError(options.port)
     throw error
   }
+  const server = main.server as Server
+  const tunnelLog = logger.withTag('tunnel')
   const tunnel = createTunnelManager({
     localPort: (tunnelListener.address() as AddressInfo).port,
     host: config.tunnel.host,
     startTimeoutMs: config.tunnel.startTimeoutMs,
-    log: (m) => log(m),
+    log: (m, level) => (level === 'info' ? tunnelLog.info(m) : tunnelLog.warn(m)),
   })
   ctx.tunnel = tunnel
-  const { port } = server.address() as AddressInfo
+  const { port } = main.address
   const shownHost = options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`
 
@@ -88,14 +104,15 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   return {
     url,
     port,
+    networkUrls: await networkUrls(main),
     store,
     tunnel,
     tunnelTarget: `http://127.0.0.1:${(tunnelListener.address() as AddressInfo).port}`,
     close: () =>
       (closing ??= (async () => {
         await tunnel.stop().catch(() => {})
-        const stopped = Promise.all([server, tunnelListener].map((s) => new Promise<void>((resolve) => s.close(() => resolve()))))
-        server.closeIdleConnections()
+        // listhen's close: no new connections; idle ones close now, busy ones after their answer.
+        const stopped = Promise.all([main.close(), new Promise<void>((resolve) => tunnelListener.close(() => resolve()))])
         tunnelListener.closeIdleConnections()
         await Promise.race([inFlight.drained(), sleep(15_000)])
         server.closeAllConnections()
@@ -107,20 +124,22 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 }
 
 /** Counts requests in progress on the listeners, so shutdown can wait for them. */
-function trackInFlight(...servers: Server[]) {
-  let count = 0
-  let waiting: (() => void) | undefined
-  for (const s of servers) {
-    s.on('request', (_req, res: ServerResponse) => {
-      count++
-      res.once('close', () => {
-        count--
-        if (count === 0) waiting?.()
+class InFlight {
+  #count = 0
+  #waiting: (() => void) | undefined
+
+  track(handle: (req: IncomingMessage, res: ServerResponse) => void) {
+    return (req: IncomingMessage, res: ServerResponse) => {
+      this.#count++
+      onRequestEnd(req, res, () => {
+        if (--this.#count === 0) this.#waiting?.()
       })
-    })
+      handle(req, res)
+    }
   }
-  return {
-    drained: () => (count === 0 ? Promise.resolve() : new Promise<void>((resolve) => (waiting = resolve))),
+
+  drained(): Promise<void> {
+    return this.#count === 0 ? Promise.resolve() : new Promise<void>((resolve) => (this.#waiting = resolve))
   }
 }
 

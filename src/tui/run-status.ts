@@ -13,6 +13,8 @@ export interface RunStatusOptions {
   intervalMs?: number
   stdout?: NodeJS.WriteStream
   stdin?: NodeJS.ReadStream
+  /** A line for the person after the screen closes (the CLI's logger). */
+  note?: (message: string) => void
 }
 
 const ENTER_ALT_SCREEN = '\x1b[?1049h\x1b[H'
@@ -69,5 +71,5 @@ export async function runStatus(options: RunStatusOptions): Promise<void> {
     leave()
     process.off('exit', leave)
   }
-  if (tunnelRequest) process.stderr.write('folio: waiting for the tunnel request to finish (Ctrl+C stops waiting)…\n')
+  if (tunnelRequest) options.note?.('Waiting for the tunnel request to finish (Ctrl+C stops waiting)…')
 }

@@ -17,7 +17,8 @@ export interface TunnelManagerOptions {
   /** Back-off between reconnect attempts after the tunnel drops: first delay, doubling, capped (defaults 1_000 and 30_000). */
   retryDelayMs?: number
   maxRetryDelayMs?: number
-  log?: (message: string) => void
+  /** Problems (warn, the default) and news (info: connected). */
+  log?: (message: string, level?: 'info' | 'warn') => void
 }
 export interface TunnelManager {
   /** Starts the tunnel (or returns the URL of the running one). Rejects with a clear Error on timeout/failure and then stays 'stopped'. Concurrent calls share one attempt. */
@@ -146,7 +147,7 @@ export function createTunnelManager(options: TunnelManagerOptions): TunnelManage
       else empty = true
     }, startTimeoutMs / 2)
     live.watchdog.unref()
-    log(`Tunnel connected: ${live.url}`)
+    log(`Tunnel connected: ${live.url}`, 'info')
     set({ state: 'connected', url: live.url, lastError: null })
   }
 

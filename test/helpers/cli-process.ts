@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { networkInterfaces } from 'node:os'
 import { fileURLToPath } from 'node:url'
 
 export const BIN = fileURLToPath(new URL('../../bin/folio.mjs', import.meta.url))
@@ -42,3 +43,55 @@ export async function killHard(child: ChildProcess): Promise<void> {
   child.kill('SIGKILL')
   await exited
 }
+
+export interface ServeRun {
+  child: ChildProcess
+  /** The server's URL, from the banner's first line or the --json line. */
+  url: string
+  stdout: () => string
+  stderr: () => string
+  /** Sends the signal (SIGINT by default) and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>
+}
+
+/** `folio serve <args>` with stdout and stderr kept apart; resolves once it says where it serves. */
+export async function startServe(args: string[], env: Record<string, string> = {}): Promise<ServeRun> {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (d) => (stdout += d))
+  child.stderr!.on('data', (d) => (stderr += d))
+  const exited = once(child, 'exit').then(([code]) => code as number | null)
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`folio serve did not start:\n${stdout}\n${stderr}`)), 15_000)
+    child.stdout!.on('data', () => {
+      const found = /^folio is serving (\S+)\n/m.exec(stdout)?.[1] ?? (stdout.startsWith('{') && stdout.includes('\n') ? JSON.parse(stdout.split('\n')[0]!).url : undefined)
+      if (found) {
+        clearTimeout(timer)
+        resolve(found)
+      }
+    })
+    void exited.then((code) => {
+      clearTimeout(timer)
+      reject(new Error(`folio serve exited with ${code}:\n${stdout}\n${stderr}`))
+    })
+  })
+  return {
+    child,
+    url,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    async stop(signal = 'SIGINT') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+      return exited
+    },
+  }
+}
+
+/** What folio serve (listhen) lists for 0.0.0.0: this machine's IPv4 addresses but loopback and link-local. */
+export const lanAddresses = () =>
+  Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a && !a.internal && a.family === 'IPv4' && a.mac !== '00:00:00:00:00:00' && !a.address.startsWith('169.254.'))
+    .map((a) => a!.address)
+    .sort()

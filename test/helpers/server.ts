@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createLogger, formatLine, type LogLevel, LogLevels } from '../../src/log/logger.js'
 import type { ServerConfig } from '../../src/server/config.js'
 import { type RunningServer, startServer } from '../../src/server/serve.js'
 
@@ -8,7 +9,10 @@ export interface TestServer {
   url: string
   dataDir: string
   server: RunningServer
-  /** Everything the server logged; tests assert that nothing unexpected (a 500, a crash) was. */
+  /**
+   * The server's log lines (as folio serve prints them, without colours) at `logLevel`, by default
+   * warnings and errors: tests assert that nothing unexpected (a 500, a crash) was logged.
+   */
   logs: string[]
   /** Stops the server (keeping the data dir, so it can be restarted on it). */
   stop(): Promise<void>
@@ -21,7 +25,9 @@ export async function makeDataDir(): Promise<string> {
 }
 
 /** The real server (same createApp as `folio serve`) on a random port with a temp data dir. */
-export async function startTestServer(options: { dataDir?: string; mode?: 'oss' | 'cloud'; config?: Partial<ServerConfig> } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { dataDir?: string; mode?: 'oss' | 'cloud'; config?: Partial<ServerConfig>; logLevel?: LogLevel } = {},
+): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await makeDataDir())
   const logs: string[] = []
   const server = await startServer({
@@ -30,7 +36,7 @@ export async function startTestServer(options: { dataDir?: string; mode?: 'oss' 
     dataDir,
     mode: options.mode ?? 'oss',
     config: { apiKey: undefined, ...options.config },
-    log: (message, error) => logs.push(`${message} ${error instanceof Error ? error.stack : (error ?? '')}`),
+    logger: createLogger({ level: options.logLevel ?? LogLevels.warn, reporters: [{ log: (line) => logs.push(formatLine(line, false)) }] }),
   })
   let stopped = false
   const stop = async () => {

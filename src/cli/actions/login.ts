@@ -6,6 +6,7 @@ import { ApiClientError, createClient } from '../../client/index.js'
 import type { GlobalOptions } from '../context.js'
 import { CliError } from '../errors.js'
 import { explain } from '../explain.js'
+import { printResult } from '../logger.js'
 import { writeProfile } from '../profile.js'
 import { resolveTarget, type Target } from '../target.js'
 
@@ -16,7 +17,7 @@ export default async (options: { verify: boolean }, command: Command) => {
   const { server, key } = target
   if (options.verify) await verify(target)
   const path = await writeProfile({ server, key })
-  process.stdout.write(globals.json ? `${JSON.stringify({ server, keySaved: Boolean(key), path })}\n` : `Saved ${server}${key ? ' and its key' : ''} to ${path}\n`)
+  printResult(globals.json ? JSON.stringify({ server, keySaved: Boolean(key), path }) : `Saved ${server}${key ? ' and its key' : ''} to ${path}`)
 }
 
 /**

@@ -16,7 +16,7 @@ export default (options: { interval: number; once?: boolean }, command: Command)
       return
     }
     const { runStatus } = await importInkForTerminal()
-    await runStatus({ client: ctx.client, server: ctx.server, intervalMs: options.interval * 1000 })
+    await runStatus({ client: ctx.client, server: ctx.server, intervalMs: options.interval * 1000, note: ctx.note })
   })
 
 /**

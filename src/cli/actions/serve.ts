@@ -1,0 +1,95 @@
+import { resolve } from 'node:path'
+import type { Command } from 'commander'
+import { wantsColors } from '../../log/logger.js'
+import { isAnyHost, isLoopbackHost } from '../../server/listener.js'
+import { type RunningServer, startServer } from '../../server/serve.js'
+import type { GlobalOptions } from '../context.js'
+import { CliError } from '../errors.js'
+import { logger, printResult } from '../logger.js'
+import { openUrl } from '../../terminal/open-url.js'
+import { DEFAULT_PORT, parsePort } from '../port.js'
+import { serveBanner } from '../serve-banner.js'
+
+interface ServeFlags {
+  port?: number
+  host: string
+  data?: string
+  mode: 'oss' | 'cloud'
+  tunnel?: boolean
+  tunnelHost?: string
+  open?: boolean
+}
+
+export default async (options: ServeFlags, command: Command) => {
+  // --json is global: with it, one line {url, publicUrl, dataDir, mode, pid, networkUrls} when ready.
+  const json = Boolean(command.optsWithGlobals<GlobalOptions>().json)
+  const log = logger()
+  const note = (message: string) => {
+    if (!json) log.info(message)
+  }
+  const chosenPort = options.port ?? (process.env.PORT ? parsePort(process.env.PORT) : undefined)
+  const dataDir = resolve(options.data ?? process.env.FOLIO_DATA ?? '.folio')
+  // Listening for signals before anything says "ready": until a listener exists, a SIGINT kills
+  // node on the spot, and a script may send one as soon as it reads the ready line.
+  const stopSignal = firstStopSignal()
+  let server: RunningServer
+  try {
+    server = await startServer({
+      port: chosenPort ?? DEFAULT_PORT,
+      fallbackPort: chosenPort === undefined,
+      host: options.host,
+      dataDir,
+      mode: options.mode,
+      config: options.tunnelHost ? { tunnel: { host: options.tunnelHost, startTimeoutMs: 15_000 } } : {},
+      logger: log,
+    })
+  } catch (error) {
+    stopSignal.dispose()
+    throw new CliError((error as Error).message)
+  }
+  if (chosenPort === undefined && server.port !== DEFAULT_PORT) log.warn(`port ${DEFAULT_PORT} is in use, so this server listens on ${server.port} (choose one with --port).`)
+  const loopback = isLoopbackHost(options.host)
+  if (!loopback) {
+    log.warn(`listening on ${options.host}: other machines can reach this server. Network addresses need the API key (folio keys show prints it).`)
+  }
+  let publicUrl: string | undefined
+  if (options.tunnel) {
+    try {
+      publicUrl = (await server.tunnel.start()).url
+    } catch (error) {
+      log.warn(`the tunnel did not start (${(error as Error).message}); the server runs locally. Retry with folio tunnel start.`)
+    }
+  }
+  const { url, networkUrls } = server
+  if (json) {
+    printResult(JSON.stringify({ url, publicUrl, dataDir, mode: options.mode, pid: process.pid, networkUrls }))
+  } else {
+    // The CLI's commands talk to http://127.0.0.1:$PORT (or 3000) unless told otherwise.
+    const onDefaultServer = server.port === Number(process.env.PORT || DEFAULT_PORT) && (options.host === '127.0.0.1' || isAnyHost(options.host))
+    const nextStep = `folio create --dir . --publish${onDefaultServer ? '' : ` --server ${url}`}`
+    const interactive = Boolean(process.stdout.isTTY)
+    printResult(serveBanner({ url, networkUrls, loopback, publicUrl, dataDir, mode: options.mode, nextStep }, { colors: wantsColors(process.stdout), qr: interactive }))
+  }
+  if (options.open && !(await openUrl(url))) log.warn(`no browser could be opened (set BROWSER to choose one); the dashboard is at ${url}`)
+  note(`${await stopSignal.received}: finishing in-flight requests…`)
+  await server.close().catch((error: unknown) => log.error(`error while stopping: ${(error as Error).message}`))
+  note('Stopped.')
+}
+
+/** The first SIGINT or SIGTERM, as a promise; a second one ends the process the usual way. */
+function firstStopSignal() {
+  let stop: (signal: string) => void = () => {}
+  const dispose = () => {
+    process.off('SIGINT', stop)
+    process.off('SIGTERM', stop)
+  }
+  const received = new Promise<string>((resolve) => {
+    stop = (signal) => {
+      dispose()
+      resolve(signal)
+    }
+  })
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
+  return { received, dispose }
+}
