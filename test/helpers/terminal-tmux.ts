@@ -25,17 +25,39 @@ export async function startTmuxTerminal(argv: string[], options: TerminalOptions
   const start = ['new-session', '-d', '-s', session, '-x', String(options.cols), '-y', String(options.rows)]
   if (options.cwd) start.push('-c', options.cwd)
   await tmux(...start, ...argv)
-  const pid = Number((await tmux('display-message', '-p', '-t', session, '#{pane_pid}')).trim())
+  const [pid, serverPid] = (await tmux('display-message', '-p', '-t', session, '#{pane_pid} #{pid}')).trim().split(' ').map(Number) as [number, number]
   let ended: number | null = null
   let stopped = false
 
   async function exitCode(): Promise<number | null> {
     if (ended !== null || stopped) return ended
     const [dead, status, signal] = (await tmux('display-message', '-p', '-t', session, '#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}')).trim().split(':')
+    if (dead !== '1') return null
     // The pane is dead as soon as the pty closes; the status follows when tmux reaps the process.
-    if (dead !== '1' || (!status && !signal)) return null
+    if (!status && !signal) {
+      remindServerToReap()
+      return null
+    }
     ended = signal ? 128 + Number(signal) : Number(status)
     return ended
+  }
+
+  /**
+   * tmux before 3.6 built with libutempter (Debian's and Ubuntu's are) sets SIGCHLD to SIG_DFL
+   * while it runs utempter's helper, which it does as soon as a pane's pty closes. A command
+   * whose end reaches tmux a little after its pty closed (a node program's often comes a
+   * millisecond later) ends inside that window, the kernel drops its SIGCHLD, and tmux never
+   * reaps it: the pane stays dead with no exit status, the command a zombie, until some other
+   * child of the server ends (tmux issues 311 and 4559; 3.6 fixed it by sending itself SIGCHLD).
+   * Sending it from here does the same: the server's handler reaps every ended child and notes
+   * its status. When nothing was lost, the handler finds nothing to reap.
+   */
+  function remindServerToReap() {
+    try {
+      process.kill(serverPid, 'SIGCHLD')
+    } catch {
+      // The server has gone; the next display-message says so.
+    }
   }
 
   return {
