@@ -8,12 +8,14 @@ import { processRunning, startTerminal, type Terminal, terminalBackend, waitForE
  */
 const PROGRAM = `
 const say = (line) => process.stdout.write(line + '\\r\\n')
+const red = (line) => process.stdout.write('\\x1b[31m' + line + '\\x1b[0m\\r\\n')
 const size = () => process.stdout.columns + 'x' + process.stdout.rows
 process.stdin.setRawMode(true)
 say('size ' + size())
 process.stdout.on('resize', () => say('resized ' + size()))
 process.stdin.on('data', (chunk) => {
   if (chunk.toString() === 'x') process.exit(7)
+  if (chunk.toString() === 'r') return red('in red')
   say('read ' + chunk.length + ' bytes: ' + JSON.stringify(chunk.toString()))
 })
 `
@@ -28,6 +30,10 @@ describe(`the test terminal (${await terminalBackend()})`, () => {
   it('gives the program its size, resizes it, delivers bytes sent together in one read, and reports its exit code', async () => {
     terminal = await startTerminal([process.execPath, '-e', PROGRAM], { cols: 50, rows: 10 })
     await waitForScreen(terminal, /^size 50x10$/m, 'the starting size')
+    expect(await terminal.styled()).toBe(false)
+    await terminal.send('r')
+    await waitForScreen(terminal, /^in red$/m, 'a line in red')
+    expect(await terminal.styled()).toBe(true)
 
     await terminal.resize(90, 12)
     await waitForScreen(terminal, /^resized 90x12$/m, 'the new size')

@@ -55,6 +55,20 @@ export async function startScriptTerminal(argv: string[], options: TerminalOptio
     return normalizeScreen(rows)
   }
 
+  const styled = async () => {
+    await new Promise<void>((resolve) => term.write('', resolve))
+    const buffer = term.buffer.active
+    const cell = buffer.getNullCell()
+    for (let y = 0; y < term.rows; y++) {
+      const line = buffer.getLine(buffer.baseY + y)
+      for (let x = 0; line && x < term.cols; x++) {
+        line.getCell(x, cell)
+        if (!cell.isFgDefault() || !cell.isBgDefault() || cell.isBold() || cell.isInverse() || cell.isDim()) return true
+      }
+    }
+    return false
+  }
+
   const [pty, pid] = await readInfo()
   return {
     backend: 'script',
@@ -64,6 +78,7 @@ export async function startScriptTerminal(argv: string[], options: TerminalOptio
       await new Promise<void>((resolve, reject) => child.stdin.write(bytes, (error) => (error ? reject(error) : resolve())))
     },
     screen,
+    styled,
     async resize(cols, rows) {
       // The screen first, so what the program draws for the new size lands on a screen of that size.
       term.resize(cols, rows)

@@ -72,6 +72,11 @@ export async function startTmuxTerminal(argv: string[], options: TerminalOptions
     async screen() {
       return normalizeScreen((await tmux('capture-pane', '-p', '-t', session)).split('\n'))
     },
+    async styled() {
+      // -e keeps each cell's style as escape sequences; only a reset (or nothing) means plain text.
+      const styledScreen = await tmux('capture-pane', '-p', '-e', '-t', session)
+      return [...styledScreen.matchAll(/\x1b\[([\d;]*)m/g)].some((m) => m[1] !== '' && m[1] !== '0')
+    },
     async resize(cols, rows) {
       await tmux('resize-window', '-t', session, '-x', String(cols), '-y', String(rows))
     },

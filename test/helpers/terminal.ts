@@ -28,6 +28,8 @@ export interface Terminal {
   send(bytes: string | Uint8Array): Promise<void>
   /** The screen as shown now: one line per row, blanks at the ends of lines and below the last text dropped. */
   screen(): Promise<string>
+  /** Whether any text on the screen is drawn in a colour or a style (bold, inverse, …). */
+  styled(): Promise<boolean>
   /** Changes the terminal's size; the kernel sends the program SIGWINCH, as when a window is resized. */
   resize(cols: number, rows: number): Promise<void>
   /** The command's exit code once it has ended (128 + n when signal n ended it), else null. */
