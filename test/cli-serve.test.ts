@@ -74,7 +74,7 @@ describe('folio serve', () => {
     const dataDir = await makeDataDir()
     dirs.push(dataDir)
     const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, PORT: String(port), FOLIO_DATA: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] })
-    children.push({ url: '', child, output: () => '' })
+    children.push({ url: '', child, output: () => '', stderr: () => '' })
     let out = ''
     child.stdout.on('data', (d) => (out += d))
     await new Promise<void>((resolve, reject) => {
