@@ -139,6 +139,7 @@ describe('GET /share/{id}', () => {
     const preview = await boot(id, { query: { preview: '1' } })
     expect(preview.boot).toMatchObject({ view: 'content', preview: true })
     expect(preview.boot.frameBase).toMatch(new RegExp(`^/v/${id}/[^-/][^/]+/$`))
+    // The frame link as the page got it (a rawFile URL with a signed access segment), followed as is.
     expect((await fetch(`${s.api.server}${preview.boot.frameBase}index.html`)).status).toBe(200)
   })
 
