@@ -1,30 +1,32 @@
 import { connect } from 'node:net'
 import { gzipSync } from 'node:zlib'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { client } from './helpers/http.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Contract } from '../src/api/contract.js'
+import { createFolio, deleteFolio, getBrief, getFolio, listFolios, updateFolio } from '../src/api/files.js'
+import { contractPath } from '../src/client/index.js'
+import { readReply } from './helpers/api.js'
+import { useServer } from './helpers/use-server.js'
 
-let ts: TestServer
-let api: ReturnType<typeof client>
+const s = useServer()
 let id: string
 let snapshot: unknown
 
 /** The folio every nasty request aims at must come out exactly as it went in. */
 async function expectUnchanged() {
-  const reply = await api.get(`/api/files/${id}`)
+  const reply = await s.api.send(getFolio, { params: { id } })
   expect(reply.status).toBe(200)
   expect(reply.body).toEqual(snapshot)
 }
 
+/** A request with an odd id put into the endpoint's path as it is: escaping it would defuse the test. */
+async function atOddId(contract: Contract, odd: string, body?: unknown) {
+  const json = body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }
+  return readReply(await fetch(s.api.server + contractPath(contract, { id: odd }, { verbatim: true }), { method: contract.method, ...json }))
+}
+
 beforeAll(async () => {
-  ts = await startTestServer()
-  api = client(ts.url)
-  id = await api.create('Target', { 'index.html': '<h1>Keep me</h1>', 'css/a.css': 'h1{color:red}' })
-  snapshot = (await api.get(`/api/files/${id}`)).body
-})
-afterAll(async () => {
-  expect(ts.logs).toEqual([])
-  await ts.close()
+  id = await s.api.create('Target', { 'index.html': '<h1>Keep me</h1>', 'css/a.css': 'h1{color:red}' })
+  snapshot = (await s.api.send(getFolio, { params: { id } })).body
 })
 
 describe('malformed bodies', () => {
@@ -38,7 +40,7 @@ describe('malformed bodies', () => {
     ['string', '"hello"', 'INVALID_BODY'],
     ['number', '42', 'INVALID_BODY'],
   ])('PUT with a %s body → 400 %s', async (_name, body, error) => {
-    const reply = await api.put(`/api/files/${id}`, body)
+    const reply = await s.api.send(updateFolio, { params: { id }, raw: body })
     expect(reply.status).toBe(400)
     expect(reply.body.error).toBe(error)
     await expectUnchanged()
@@ -46,26 +48,26 @@ describe('malformed bodies', () => {
 
   it('survives JSON nested a million levels deep', async () => {
     const deep = `{"title":${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}}`
-    const reply = await api.put(`/api/files/${id}`, deep)
+    const reply = await s.api.send(updateFolio, { params: { id }, raw: deep })
     expect(reply.status).toBe(400)
     await expectUnchanged()
   })
 
   it('refuses valid JSON nested deeper than 64 levels with a message, not a stack overflow', async () => {
     const nested = (depth: number) => `{"designPreferences":{"theme":${'['.repeat(depth)}${']'.repeat(depth)}}}`
-    const reply = await api.put(`/api/files/${id}`, nested(3000))
+    const reply = await s.api.send(updateFolio, { params: { id }, raw: nested(3000) })
     expect(reply.status).toBe(400)
     expect(reply.body).toEqual({ error: 'INVALID_BODY', message: 'The JSON is nested deeper than 64 levels.' })
     await expectUnchanged()
   })
 
   it('drops __proto__ keys instead of letting them reach an object', async () => {
-    const reply = await api.put(`/api/files/${id}`, '{"designPreferences": {"__proto__": {"polluted": true}, "theme": "x"}}')
+    const reply = await s.api.send(updateFolio, { params: { id }, raw: '{"designPreferences": {"__proto__": {"polluted": true}, "theme": "x"}}' })
     expect(reply.status).toBe(200)
     expect(reply.body.project.designPreferences).toEqual({ theme: 'x' })
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
-    await api.put(`/api/files/${id}`, { designPreferences: (snapshot as any).designPreferences })
-    snapshot = (await api.get(`/api/files/${id}`)).body
+    await s.api.send(updateFolio, { params: { id }, body: { designPreferences: (snapshot as any).designPreferences } })
+    snapshot = (await s.api.send(getFolio, { params: { id } })).body
   })
 })
 
@@ -101,7 +103,7 @@ describe('wrong types and values name the field', () => {
     [{ collaborators: Array.from({ length: 101 }, (_, i) => `p${i}@example.com`) }, 'collaborators'],
     [{ files: { 'index.html': 'A', './index.html': 'B' } }, 'name the same file'],
   ])('PUT %j → 400 naming %s', async (body, field) => {
-    const reply = await api.put(`/api/files/${id}`, body)
+    const reply = await s.api.send(updateFolio, { params: { id }, body })
     expect(reply.status).toBe(400)
     expect(`${reply.body.error} ${reply.body.message ?? ''}`).toContain(field)
     await expectUnchanged()
@@ -117,7 +119,7 @@ describe('gzip payloads', () => {
     ['gzip of non-JSON', { _gz: true, _d: gzipSync('not json').toString('base64') }],
     ['gzip of an array', { _gz: true, _d: gzipSync('[1,2]').toString('base64') }],
   ])('%s → 400 INVALID_BODY', async (_name, body) => {
-    const reply = await api.put(`/api/files/${id}`, body)
+    const reply = await s.api.send(updateFolio, { params: { id }, body })
     expect(reply.status).toBe(400)
     expect(reply.body.error).toBe('INVALID_BODY')
     await expectUnchanged()
@@ -127,7 +129,7 @@ describe('gzip payloads', () => {
     // 150 MB of zeros compress to ~150 KB; the cap on what a payload may expand to is 32 MB.
     const bomb = gzipSync(Buffer.alloc(150 * 1024 * 1024), { level: 9 }).toString('base64')
     expect(bomb.length).toBeLessThan(1024 * 1024)
-    const reply = await api.put(`/api/files/${id}`, { _gz: true, _d: bomb })
+    const reply = await s.api.send(updateFolio, { params: { id }, body: { _gz: true, _d: bomb } })
     expect(reply.status).toBe(413)
     expect(reply.body.error).toBe('FOLIO_TOO_LARGE')
     await expectUnchanged()
@@ -137,7 +139,7 @@ describe('gzip payloads', () => {
 describe('oversize bodies', () => {
   it('refuses a declared body over 20 MB with 413 FOLIO_TOO_LARGE', async () => {
     const body = JSON.stringify({ files: { 'index.html': 'x'.repeat(21 * 1024 * 1024) } })
-    const reply = await api.put(`/api/files/${id}`, body)
+    const reply = await s.api.send(updateFolio, { params: { id }, raw: body })
     expect(reply.status).toBe(413)
     expect(reply.body.error).toBe('FOLIO_TOO_LARGE')
     await expectUnchanged()
@@ -157,7 +159,7 @@ describe('oversize bodies', () => {
         else controller.enqueue(chunk)
       },
     })
-    const res = await fetch(`${ts.url}/api/files/${id}`, { method: 'PUT', body: stream, duplex: 'half' } as RequestInit)
+    const res = await s.api.request(updateFolio, { params: { id }, raw: stream })
     expect(res.status).toBe(413)
     expect((await res.json()).error).toBe('FOLIO_TOO_LARGE')
     expect(sent).toBeLessThan(100 * 1024 * 1024)
@@ -166,17 +168,17 @@ describe('oversize bodies', () => {
 
   it('refuses an oversize create too, and keeps answering', async () => {
     const body = JSON.stringify({ title: 'Huge', initialHtml: 'x'.repeat(21 * 1024 * 1024) })
-    const reply = await api.post('/api/files', body)
+    const reply = await s.api.send(createFolio, { raw: body })
     expect(reply.status).toBe(413)
     expect(reply.body.error).toBe('FOLIO_TOO_LARGE')
-    expect((await api.get('/api/files')).body.some((f: any) => f.title === 'Huge')).toBe(false)
+    expect((await s.api.send(listFolios)).body.some((f: any) => f.title === 'Huge')).toBe(false)
   })
 
   it('keeps answering after a client that hangs up mid-body', async () => {
     await new Promise<void>((resolve, reject) => {
-      const { port } = new URL(ts.url)
+      const { port } = new URL(s.api.server)
       const socket = connect(Number(port), '127.0.0.1', () => {
-        socket.write(`PUT /api/files/${id} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"files":{"index.html":"half`)
+        socket.write(`${updateFolio.method} ${contractPath(updateFolio, { id })} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"files":{"index.html":"half`)
         setTimeout(() => {
           socket.destroy()
           resolve()
@@ -206,10 +208,10 @@ describe('odd ids and paths', () => {
     'folio.lock',
   ])('GET/PUT/DELETE of an odd id (#%#) → 4xx, never a 500', async (odd) => {
     for (const reply of [
-      await api.get(`/api/files/${odd}`),
-      await api.put(`/api/files/${odd}`, { title: 'x' }),
-      await api.delete(`/api/files/${odd}`),
-      await api.get(`/api/files/${odd}/brief`),
+      await atOddId(getFolio, odd),
+      await atOddId(updateFolio, odd, { title: 'x' }),
+      await atOddId(deleteFolio, odd),
+      await atOddId(getBrief, odd),
     ]) {
       expect(reply.status).toBeGreaterThanOrEqual(400)
       expect(reply.status).toBeLessThan(500)
@@ -219,16 +221,17 @@ describe('odd ids and paths', () => {
   })
 
   it('answers a malformed percent-encoding with 400', async () => {
-    const reply = await api.get('/api/files/%E0%A4%A')
+    const reply = await atOddId(getFolio, '%E0%A4%A')
     expect(reply.status).toBeGreaterThanOrEqual(400)
     expect(reply.status).toBeLessThan(500)
   })
 
   it('answers unknown routes with 404 and wrong methods with 405 and Allow', async () => {
-    const unknown = await api.get('/api/nothing-here')
+    // No contract names this path: that is the point.
+    const unknown = await readReply(await fetch(`${s.api.server}/api/nothing-here`))
     expect(unknown.status).toBe(404)
     expect(unknown.body.error).toBe('Not found')
-    const wrong = await api.post(`/api/files/${id}`, { title: 'x' })
+    const wrong = await readReply(await fetch(s.api.url(updateFolio, { id }), { method: 'POST', body: JSON.stringify({ title: 'x' }), headers: { 'content-type': 'application/json' } }))
     expect(wrong.status).toBe(405)
     expect(wrong.headers.get('allow')).toContain('PUT')
     await expectUnchanged()

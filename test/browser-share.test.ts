@@ -1,27 +1,26 @@
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createComment, getReactions, listComments, react, recordAnalytics, resolveComment } from '../src/api/engagement.js'
+import { deleteFolio, getFolio, listFolios, updateFolio } from '../src/api/files.js'
+import { uploadFile } from '../src/api/uploads.js'
+import { dashboardPage, sharePage } from '../src/api/viewer.js'
 import { ARTIFACTS, eventually, launchBrowser } from './helpers/browser.js'
-import { client } from './helpers/http.js'
 import { tinyPng } from './helpers/images.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { useServer } from './helpers/use-server.js'
 
-let ts: TestServer
-let api: ReturnType<typeof client>
+const s = useServer()
 let browser: Browser
 /** Uncaught errors of the share pages' scripts: there must be none. */
 const pageErrors: string[] = []
 
 beforeAll(async () => {
-  ts = await startTestServer()
-  api = client(ts.url)
   browser = await launchBrowser()
 })
+// Runs before useServer's close and log check (after-hooks run last first).
 afterAll(async () => {
   await browser?.close()
   expect(pageErrors).toEqual([])
-  expect(ts.logs).toEqual([])
-  await ts.close()
 })
 
 const SITE = {
@@ -33,12 +32,8 @@ const SITE = {
 }
 
 async function publishedFolio(files: Record<string, string> = SITE, extra: object = {}): Promise<string> {
-  const id = await api.create('Browser deck', files, { status: 'published', ...extra })
-  const upload = await fetch(`${ts.url}/api/files/${id}/upload`, {
-    method: 'POST',
-    body: new Uint8Array(tinyPng([30, 90, 200])),
-    headers: { 'content-type': 'application/octet-stream', 'x-file-path': 'img/logo.png' },
-  })
+  const id = await s.api.create('Browser deck', files, { status: 'published', ...extra })
+  const upload = await s.api.send(uploadFile, { params: { id }, raw: new Uint8Array(tinyPng([30, 90, 200])), headers: { 'x-file-path': 'img/logo.png' } })
   expect(upload.status).toBe(200)
   return id
 }
@@ -46,7 +41,7 @@ async function publishedFolio(files: Record<string, string> = SITE, extra: objec
 async function openShare(id: string, page?: Page): Promise<Page> {
   const p = page ?? (await browser.newPage({ viewport: { width: 1280, height: 800 } }))
   p.on('pageerror', (error) => pageErrors.push(`${p.url()}: ${error.message}`))
-  await p.goto(`${ts.url}/share/${id}`)
+  await p.goto(s.api.url(sharePage, { id }))
   return p
 }
 
@@ -69,11 +64,11 @@ describe('the share page in a real browser', () => {
   it('counts a reaction click, and a view from the load beacon', async () => {
     const id = await publishedFolio()
     const page = await openShare(id)
-    await eventually(async () => (await api.get(`/api/files/${id}`)).body.analytics.views === 1, 'the view beacon')
-    const analytics = (await api.get(`/api/files/${id}`)).body.analytics
+    await eventually(async () => (await s.api.send(getFolio, { params: { id } })).body.analytics.views === 1, 'the view beacon')
+    const analytics = (await s.api.send(getFolio, { params: { id } })).body.analytics
     expect(analytics.desktopViews).toBe(1)
     await page.getByRole('button', { name: /React with 👍/ }).click()
-    await eventually(async () => (await api.get(`/api/files/${id}/reactions`)).body.reactions['👍'] === 1, 'the reaction')
+    await eventually(async () => (await s.api.send(getReactions, { params: { id } })).body.reactions['👍'] === 1, 'the reaction')
     await expect.poll(() => page.getByRole('button', { name: /React with 👍/ }).getAttribute('aria-label')).toContain('(1)')
     await page.close()
   })
@@ -89,7 +84,7 @@ describe('the share page in a real browser', () => {
     await page.locator('#comment-author').fill('Ann')
     await page.getByRole('button', { name: 'Post' }).click()
     const comments = await eventually(async () => {
-      const list = (await api.get(`/api/files/${id}/comments`)).body
+      const list = (await s.api.send(listComments, { params: { id } })).body
       return list.length === 1 && list
     }, 'the comment')
     const c = comments[0]
@@ -104,7 +99,7 @@ describe('the share page in a real browser', () => {
     await expect.poll(() => frame.locator('[data-pin-count]').getAttribute('data-pin-count')).toBe('1')
     await page.screenshot({ path: join(ARTIFACTS, 'share-page-pin.png') })
     // A resolved comment's pin disappears.
-    await api.put(`/api/files/${id}/comments`, { commentId: c.id, resolved: true })
+    await s.api.send(resolveComment, { params: { id }, body: { commentId: c.id, resolved: true } })
     await expect.poll(() => frame.locator('[data-pin-count]').getAttribute('data-pin-count')).toBe('0')
     await page.close()
   })
@@ -115,7 +110,7 @@ describe('the share page in a real browser', () => {
     const frame = frameOf(page)
     await expect.poll(() => frame.locator('#title').textContent()).toBe('Quarterly review')
     await page.evaluate(() => ((window as unknown as { stillSamePage: boolean }).stillSamePage = true))
-    await api.put(`/api/files/${id}`, { files: { ...SITE, 'index.html': SITE['index.html'].replace('Quarterly review', 'Annual review') } })
+    await s.api.send(updateFolio, { params: { id }, body: { files: { ...SITE, 'index.html': SITE['index.html'].replace('Quarterly review', 'Annual review') } } })
     await expect.poll(() => frame.locator('#title').textContent(), { timeout: 10_000 }).toBe('Annual review')
     expect(await page.evaluate(() => (window as unknown as { stillSamePage?: boolean }).stillSamePage)).toBe(true)
     await page.close()
@@ -127,7 +122,7 @@ describe('the share page in a real browser', () => {
     await frameOf(page).locator('#title').waitFor()
     const count = page.locator('button.count-button')
     await expect.poll(() => count.getAttribute('aria-label')).toBe('0 comments: show list')
-    await api.post(`/api/files/${id}/comments`, { text: 'Looks good', author: 'Bo', versionId: 'v1', filename: 'index.html', x: 10, y: 10 })
+    await s.api.send(createComment, { params: { id }, body: { text: 'Looks good', author: 'Bo', versionId: 'v1', filename: 'index.html', x: 10, y: 10 } })
     await expect.poll(() => count.getAttribute('aria-label')).toBe('1 comment: show list')
     await count.click()
     const item = page.locator('#comments-panel .comment')
@@ -136,12 +131,12 @@ describe('the share page in a real browser', () => {
     expect(await page.locator('#comments-panel').isVisible()).toBe(true)
     await page.keyboard.press('Escape')
     await expect.poll(() => page.locator('#comments-panel').isHidden()).toBe(true)
-    await api.post(`/api/files/${id}/reactions`, { increments: { '💡': 2 } })
+    await s.api.send(react, { params: { id }, body: { increments: { '💡': 2 } } })
     await expect.poll(() => page.getByRole('button', { name: /React with 💡/ }).getAttribute('aria-label')).toBe('React with 💡 (2)')
-    await api.put(`/api/files/${id}`, { title: 'Renamed deck' })
+    await s.api.send(updateFolio, { params: { id }, body: { title: 'Renamed deck' } })
     await expect.poll(() => page.locator('h1.bar-title').textContent()).toBe('Renamed deck')
     expect(await page.title()).toBe('Renamed deck')
-    await api.delete(`/api/files/${id}`)
+    await s.api.send(deleteFolio, { params: { id } })
     await expect.poll(() => page.locator('h1').first().textContent()).toBe('This folio does not exist (any more)')
     await page.close()
   })
@@ -151,7 +146,7 @@ describe('the share page in a real browser', () => {
     const page = await openShare(id)
     const frame = frameOf(page)
     await frame.locator('#title').waitFor()
-    await eventually(async () => (await api.get(`/api/files/${id}`)).body.analytics.views === 1, 'the view beacon')
+    await eventually(async () => (await s.api.send(getFolio, { params: { id } })).body.analytics.views === 1, 'the view beacon')
     const toggle = page.getByRole('button', { name: 'Comment', exact: true })
     await toggle.click()
     await expect.poll(() => page.locator('body').getAttribute('class')).toContain('commenting')
@@ -165,13 +160,13 @@ describe('the share page in a real browser', () => {
     expect(await page.getByRole('button', { name: 'Comment', exact: true }).getAttribute('aria-pressed')).toBe('false')
     await new Promise((r) => setTimeout(r, 1600))
     await page.goto('about:blank')
-    await eventually(async () => (await api.get(`/api/files/${id}`)).body.analytics.totalTimeSeconds >= 1, 'the leaving beacon')
+    await eventually(async () => (await s.api.send(getFolio, { params: { id } })).body.analytics.totalTimeSeconds >= 1, 'the leaving beacon')
     await page.close()
   })
 
   it('gates a private folio: a wrong key fails, the right key shows it', async () => {
     const id = await publishedFolio()
-    await api.put(`/api/files/${id}`, { isPrivate: true, accessKey: 'blue whale' })
+    await s.api.send(updateFolio, { params: { id }, body: { isPrivate: true, accessKey: 'blue whale' } })
     const page = await openShare(id)
     await page.locator('#access-key').fill('red whale')
     await page.getByRole('button', { name: 'Unlock' }).click()
@@ -189,7 +184,7 @@ describe('the share page in a real browser', () => {
   })
 
   it('keeps drafts from viewers', async () => {
-    const id = await api.create('Unfinished', SITE)
+    const id = await s.api.create('Unfinished', SITE)
     const page = await openShare(id)
     await expect.poll(() => page.locator('h1').first().textContent()).toBe('This folio is not published yet')
     expect(await page.locator('iframe').count()).toBe(0)
@@ -222,12 +217,12 @@ describe('the sandbox', () => {
   document.getElementById('out').textContent = JSON.stringify(out)
 })()
 </script></body></html>`
-    const id = await api.create('Probe', { 'index.html': probe }, { status: 'published' })
+    const id = await s.api.create('Probe', { 'index.html': probe }, { status: 'published' })
     const page = await browser.newPage()
     // The owner's own state on the share page's origin: what a folio must never reach.
-    await page.goto(`${ts.url}/`)
+    await page.goto(s.api.url(dashboardPage))
     await page.evaluate(() => localStorage.setItem('folio.secret', 'owner-only'))
-    await page.goto(`${ts.url}/share/${id}`)
+    await page.goto(s.api.url(sharePage, { id }))
     const out = frameOf(page).locator('#out')
     await expect.poll(() => out.textContent(), { timeout: 10_000 }).toMatch(/^\{/)
     const result = JSON.parse((await out.textContent())!)
@@ -237,7 +232,7 @@ describe('the sandbox', () => {
     expect(result.cookie).toMatch(/^blocked|^$/)
     expect(result.read).toMatch(/^blocked/)
     // Whatever the browser let out, the server refused it: nothing was created or deleted.
-    const folios = (await api.get('/api/files')).body
+    const folios = (await s.api.send(listFolios)).body
     expect(folios.some((f: { title: string }) => f.title === 'pwned')).toBe(false)
     expect(folios.some((f: { id: string }) => f.id === id)).toBe(true)
     await page.close()
@@ -247,12 +242,12 @@ describe('the sandbox', () => {
 describe('the local dashboard', () => {
   it('lists the folios with their share links, views and reactions', async () => {
     const id = await publishedFolio()
-    await api.put(`/api/files/${id}`, { title: 'Dashboard deck' })
-    await api.post(`/api/files/${id}/analytics`, { isInitial: true })
-    await api.post(`/api/files/${id}/analytics`, { isInitial: true, device: 'mobile' })
-    await api.post(`/api/files/${id}/reactions`, { reactions: { '🔥': 7 } })
+    await s.api.send(updateFolio, { params: { id }, body: { title: 'Dashboard deck' } })
+    await s.api.send(recordAnalytics, { params: { id }, body: { isInitial: true } })
+    await s.api.send(recordAnalytics, { params: { id }, body: { isInitial: true, device: 'mobile' } })
+    await s.api.send(react, { params: { id }, body: { reactions: { '🔥': 7 } } })
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
-    await page.goto(`${ts.url}/`)
+    await page.goto(s.api.url(dashboardPage))
     const card = page.locator(`article.card[data-id="${id}"]`)
     await card.waitFor()
     expect(await card.textContent()).toContain('Dashboard deck')

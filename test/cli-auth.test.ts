@@ -4,8 +4,9 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from './helpers/cli.js'
 import { recordingProxy } from './helpers/cli-proxy.js'
-import { client } from './helpers/http.js'
+import { testApi } from './helpers/api.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
+import { closeClean } from './helpers/use-server.js'
 
 /** Keys, login profiles and what the CLI says when a key is missing or wrong. */
 
@@ -20,9 +21,9 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'folio-cli-auth-'))
 })
 afterAll(async () => {
-  await open.close()
-  await guarded.close()
   await rm(work, { recursive: true, force: true })
+  await closeClean(open)
+  await closeClean(guarded)
 })
 
 let configs = 0
@@ -103,7 +104,7 @@ describe('folio login', () => {
       expect(result.code).toBe(1)
       expect(result.stderr).toContain('refused this key')
     } finally {
-      await fresh.close()
+      await closeClean(fresh)
     }
   })
 
@@ -126,7 +127,7 @@ describe('folio login', () => {
       await runCli(['--server', itself.url, 'list'], env)
       expect(itself.requests.at(-1)!.headers.authorization).toBeUndefined()
       // …and the profile's own origin, spelled with a trailing slash: sent.
-      const mine = await runCli(['--server', `${guarded.url}/`, 'sync', await client(guarded.url).create('Mine'), await emptyishFolder()], env)
+      const mine = await runCli(['--server', `${guarded.url}/`, 'sync', await testApi(guarded.url).create('Mine'), await emptyishFolder()], env)
       expect(mine.code).toBe(0)
     } finally {
       await elsewhere.close()
@@ -144,7 +145,7 @@ async function emptyishFolder(): Promise<string> {
 
 describe('a missing key and a wrong key', () => {
   it('are told apart, naming where the wrong key came from and which server refused it', async () => {
-    const id = await client(guarded.url).create('Guarded')
+    const id = await testApi(guarded.url).create('Guarded')
     const dir = await emptyishFolder()
     const missing = await runCli(['--server', guarded.url, 'sync', id, dir], freshConfig())
     expect(missing.code).toBe(1)

@@ -3,25 +3,25 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execFile } from 'node:child_process'
+import { getFolio, updateFolio } from '../src/api/files.js'
+import { getSyncManifest } from '../src/api/sync.js'
 import { cliEnv, runCli } from './helpers/cli.js'
 import { BIN } from './helpers/cli-process.js'
 import { recordingProxy } from './helpers/cli-proxy.js'
-import { client } from './helpers/http.js'
 import { tinyGif, tinyPng } from './helpers/images.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { startTestServer } from './helpers/server.js'
+import { closeClean, expectLogged, useServer } from './helpers/use-server.js'
 
-let ts: TestServer
+const s = useServer()
 let work: string
 let cli: (args: string[], env?: Record<string, string>) => ReturnType<typeof runCli>
 
 beforeAll(async () => {
-  ts = await startTestServer()
   work = await mkdtemp(join(tmpdir(), 'folio-cli-'))
   const configDir = join(work, 'config')
-  cli = (args, env = {}) => runCli(['--server', ts.url, ...args], { FOLIO_CONFIG_DIR: configDir, ...env })
+  cli = (args, env = {}) => runCli(['--server', s.ts.url, ...args], { FOLIO_CONFIG_DIR: configDir, ...env })
 })
 afterAll(async () => {
-  await ts.close()
   await rm(work, { recursive: true, force: true })
 })
 
@@ -50,10 +50,10 @@ describe('folio create, list, versions, restore, open', () => {
     const created = await cli(['create', 'Quarterly', '--dir', dir, '--publish', '--json'])
     expect(created.code).toBe(0)
     const { id, url, status, files } = created.json()
-    expect(url).toBe(`${ts.url}/share/${id}`)
+    expect(url).toBe(`${s.ts.url}/share/${id}`)
     expect(status).toBe('published')
     expect(files).toBe(3)
-    const folio = (await client(ts.url).get(`/api/files/${id}`)).body
+    const folio = (await s.api.send(getFolio, { params: { id } })).body
     expect(Object.keys(folio.versions[0].files).sort()).toEqual(['css/site.css', 'img/logo.png', 'index.html'])
     expect(folio.versions[0].files['img/logo.png']).toBe(`data:image/png;base64,${tinyPng().toString('base64')}`)
     const text = await cli(['create', 'Plain', '--html', join(dir, 'index.html')])
@@ -65,7 +65,7 @@ describe('folio create, list, versions, restore, open', () => {
     const secret = await cli(['create', 'Secret', '--publish', '--private', '--access-key', 'blue whale', '--json'])
     const { id, accessKey } = secret.json()
     expect(accessKey).toBe('blue whale')
-    const folio = (await client(ts.url).get(`/api/files/${id}`)).body
+    const folio = (await s.api.send(getFolio, { params: { id } })).body
     expect(folio).toMatchObject({ isPrivate: true, accessKey: 'blue whale', status: 'published' })
     expect(folio.versions[0].files['index.html']).toContain('Secret')
     const generated = (await cli(['create', 'Secret 2', '--private', '--json'])).json()
@@ -73,7 +73,7 @@ describe('folio create, list, versions, restore, open', () => {
   })
 
   it('never makes a --publish --private folio public, not even between two requests', async () => {
-    const proxy = await recordingProxy(ts.url)
+    const proxy = await recordingProxy(s.ts.url)
     try {
       const created = await runCli(['--server', proxy.url, 'create', 'Board pack', '--publish', '--private', '--json'])
       expect(created.code).toBe(0)
@@ -81,7 +81,7 @@ describe('folio create, list, versions, restore, open', () => {
       // The create call makes a draft; the one update makes it private and published together.
       expect(proxy.bodiesOf('POST', /^\/api\/files$/)).toEqual([expect.objectContaining({ status: 'draft' })])
       expect(proxy.bodiesOf('PUT', /^\/api\/files\//)).toEqual([expect.objectContaining({ isPrivate: true, status: 'published' })])
-      const folio = (await client(ts.url).get(`/api/files/${created.json().id}`)).body
+      const folio = (await s.api.send(getFolio, { params: { id: created.json().id } })).body
       expect(folio).toMatchObject({ isPrivate: true, status: 'published' })
     } finally {
       await proxy.close()
@@ -89,9 +89,9 @@ describe('folio create, list, versions, restore, open', () => {
   })
 
   it('lists, shows versions, restores, and opens', async () => {
-    const api = client(ts.url)
+    const { api } = s
     const id = await api.create('History', { 'index.html': 'one' })
-    await api.put(`/api/files/${id}`, { files: { 'index.html': 'two' }, commitMessage: 'second' })
+    await api.send(updateFolio, { params: { id }, body: { files: { 'index.html': 'two' }, commitMessage: 'second' } })
     const list = await cli(['list', '--json'])
     expect(list.json().find((f: any) => f.id === id).title).toBe('History')
     expect((await cli(['list'])).stdout).toMatch(/^ID\s+TITLE\s+STATUS/)
@@ -102,7 +102,7 @@ describe('folio create, list, versions, restore, open', () => {
     ])
     const restored = await cli(['restore', id, 'v1', '--json'])
     expect(restored.json()).toEqual({ id, restored: 'v1', versionId: 'v3' })
-    expect((await api.get(`/api/files/${id}`)).body.versions[2].files).toEqual({ 'index.html': 'one' })
+    expect((await api.send(getFolio, { params: { id } })).body.versions[2].files).toEqual({ 'index.html': 'one' })
     // open: a draft opens as the owner's preview; $BROWSER is the opener.
     const opened = join(work, 'opened.txt')
     const script = join(work, 'browser.sh')
@@ -111,19 +111,19 @@ describe('folio create, list, versions, restore, open', () => {
     expect(open.code).toBe(0)
     await expect.poll(async () => (await stat(opened).catch(() => undefined))?.size ?? 0).toBeGreaterThan(0)
     const { readFile } = await import('node:fs/promises')
-    expect((await readFile(opened, 'utf8')).trim()).toBe(`${ts.url}/share/${id}?preview=1`)
-    expect(open.stdout).toBe(`Opened ${ts.url}/share/${id}?preview=1\n`)
+    expect((await readFile(opened, 'utf8')).trim()).toBe(`${s.ts.url}/share/${id}?preview=1`)
+    expect(open.stdout).toBe(`Opened ${s.ts.url}/share/${id}?preview=1\n`)
   })
 
   it('open does not claim to have opened what the opener failed to open, and prints the URL', async () => {
-    const id = await client(ts.url).create('No browser')
+    const id = await s.api.create('No browser')
     const failing = join(work, 'no-browser.sh')
     await writeFile(failing, '#!/bin/sh\necho "no method available for opening" >&2\nexit 3\n', { mode: 0o755 })
     const open = await cli(['open', id], { BROWSER: failing })
     expect(open.code).toBe(0)
     expect(open.stdout).not.toContain('Opened')
     expect(open.stdout).toContain('No browser could be opened')
-    expect(open.stdout).toContain(`${ts.url}/share/${id}?preview=1`)
+    expect(open.stdout).toContain(`${s.ts.url}/share/${id}?preview=1`)
     const missing = await cli(['open', id], { BROWSER: join(work, 'does-not-exist') })
     expect(missing.stdout).toContain('No browser could be opened')
   })
@@ -131,13 +131,13 @@ describe('folio create, list, versions, restore, open', () => {
   it('fails with a clear message and a non-zero code', async () => {
     const unknown = await cli(['versions', 'nope1234'])
     expect(unknown.code).toBe(1)
-    expect(unknown.stderr).toBe(`folio: No folio nope1234 on ${ts.url}; folio list shows the folios there.\n`)
+    expect(unknown.stderr).toBe(`folio: No folio nope1234 on ${s.ts.url}; folio list shows the folios there.\n`)
     for (const command of [['open', 'nope1234'], ['restore', 'nope1234', 'v1'], ['sync', 'nope1234', work]]) {
       const result = await cli(command)
       expect(result.code).toBe(1)
-      expect(result.stderr).toContain(`No folio nope1234 on ${ts.url}; folio list shows the folios there.`)
+      expect(result.stderr).toContain(`No folio nope1234 on ${s.ts.url}; folio list shows the folios there.`)
     }
-    const badRestore = await cli(['restore', (await client(ts.url).create('R')), 'v9'])
+    const badRestore = await cli(['restore', (await s.api.create('R')), 'v9'])
     expect(badRestore.code).toBe(1)
     expect(badRestore.stderr).toContain('v9 does not exist')
     const away = await runCli(['list', '--server', 'http://127.0.0.1:9'])
@@ -171,10 +171,10 @@ describe('folio create, list, versions, restore, open', () => {
   })
 
   it('exits quietly when the reader of its output goes away (folio status --json | true)', async () => {
-    for (let i = 0; i < 5; i++) await client(ts.url).create(`Pipe ${i}`)
+    for (let i = 0; i < 5; i++) await s.api.create(`Pipe ${i}`)
     for (const args of ['status --json', 'list']) {
       const shell = await new Promise<{ stderr: string }>((resolve) =>
-        execFile('sh', ['-c', `"${process.execPath}" "${BIN}" ${args} --server ${ts.url} | true`], { env: cliEnv() }, (_error, _stdout, stderr) => resolve({ stderr })),
+        execFile('sh', ['-c', `"${process.execPath}" "${BIN}" ${args} --server ${s.ts.url} | true`], { env: cliEnv() }, (_error, _stdout, stderr) => resolve({ stderr })),
       )
       expect(shell.stderr).toBe('')
     }
@@ -183,7 +183,7 @@ describe('folio create, list, versions, restore, open', () => {
 
 describe('folio upload', () => {
   it('uploads one image, or a batch, into the latest version', async () => {
-    const api = client(ts.url)
+    const { api } = s
     const id = await api.create('Pics', { 'index.html': 'x' })
     const dir = await site('pics', { 'logo.png': tinyPng(), 'anim.gif': tinyGif(), 'notes.txt': 'text', 'more.txt': 'more' })
     const one = await cli(['upload', id, join(dir, 'logo.png'), '--to', 'img', '--json'])
@@ -199,7 +199,7 @@ describe('folio upload', () => {
     const nothing = await cli(['upload', id, join(dir, 'notes.txt'), join(dir, 'more.txt')])
     expect(nothing.code).toBe(1)
     expect(nothing.stderr).toContain('No image files')
-    const folio = (await api.get(`/api/files/${id}`)).body
+    const folio = (await api.send(getFolio, { params: { id } })).body
     expect(folio.versionCount).toBe(1)
     expect(Object.keys(folio.versions[0].files).sort()).toEqual(['anim.gif', 'img/logo.png', 'index.html', 'logo.png'])
     const refused = await cli(['upload', id, join(dir, 'notes.txt')])
@@ -208,7 +208,7 @@ describe('folio upload', () => {
   })
 
   it('refuses two files that would land at the same path, and sends a file named twice once', async () => {
-    const api = client(ts.url)
+    const { api } = s
     const id = await api.create('Same names', { 'index.html': 'x' })
     const a = await site('same-a', { 'shots/a.png': tinyPng() })
     const b = await site('same-b', { 'd2/a.png': tinyGif() })
@@ -216,27 +216,27 @@ describe('folio upload', () => {
     expect(clash.code).toBe(1)
     expect(clash.stderr).toContain(`${join(a, 'shots/a.png')} and ${join(b, 'd2/a.png')} would both be uploaded as img/a.png`)
     expect(clash.stderr).toContain('--to')
-    expect(Object.keys((await api.get(`/api/files/${id}`)).body.versions[0].files)).toEqual(['index.html'])
+    expect(Object.keys((await api.send(getFolio, { params: { id } })).body.versions[0].files)).toEqual(['index.html'])
     const twice = await cli(['upload', id, join(a, 'shots/a.png'), join(a, 'shots/a.png'), '--json'])
     expect(twice.code).toBe(0)
     expect(twice.json()).toMatchObject({ success: true, path: 'a.png' })
   })
 
   it('streams a large file with a size it announces', async () => {
-    const api = client(ts.url)
+    const { api } = s
     const id = await api.create('Big', { 'index.html': 'x' })
     const big = Buffer.concat([tinyPng(), Buffer.alloc(5 * 1024 * 1024, 7)])
     const dir = await site('big', { 'big.png': big })
     const result = await cli(['upload', id, join(dir, 'big.png'), '--json'])
     expect(result.json()).toMatchObject({ success: true, path: 'big.png', bytes: big.length })
-    const manifest = (await api.get(`/api/files/${id}/sync`)).body
+    const manifest = (await api.send(getSyncManifest, { params: { id } })).body
     expect(manifest.files['big.png'].size).toBe(big.length)
   })
 })
 
 describe('folio sync', () => {
   it('pushes only what changed, deletions included, and nothing at all the second time', async () => {
-    const api = client(ts.url)
+    const { api } = s
     const id = await api.create('Synced', { 'index.html': 'old', 'gone.css': 'x{}' })
     const dir = await site('synced', { 'index.html': 'new', 'a/b.css': 'b{}', 'logo.png': tinyPng(), '.gitignore': 'tmp/\n', 'tmp/cache.txt': 'junk' })
     // gone.css never came from this folder: a first sync keeps it (and says so); --mirror deletes it.
@@ -246,7 +246,7 @@ describe('folio sync', () => {
     expect(second).toMatchObject({ changed: false, versionId: 'v2', filesSent: 0, bytesSent: 0 })
     const mirrored = (await cli(['sync', id, dir, '--mirror', '--json'])).json()
     expect(mirrored).toMatchObject({ versionId: 'v3', deleted: 1, deletedPaths: ['gone.css'], filesSent: 0 })
-    const files = (await api.get(`/api/files/${id}`)).body.versions[2].files
+    const files = (await api.send(getFolio, { params: { id } })).body.versions[2].files
     expect(Object.keys(files).sort()).toEqual(['a/b.css', 'index.html', 'logo.png'])
     const human = await cli(['sync', id, dir])
     expect(human.stdout.trim()).toBe('Up to date (v3)')
@@ -263,8 +263,9 @@ describe('folio tunnel', () => {
       expect(started.stderr).toContain("Check this machine's network connection")
       expect(started.stderr).toContain('--tunnel-host')
       expect(started.stderr).toContain('FOLIO_TUNNEL_HOST')
+      expectLogged(unreachableTunnelHost, ['Tunnel failed to start: Could not reach the tunnel server http://127.0.0.1:9: connect ECONNREFUSED 127.0.0.1:9'])
     } finally {
-      await unreachableTunnelHost.close()
+      await closeClean(unreachableTunnelHost)
     }
   })
 })

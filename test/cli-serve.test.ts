@@ -7,7 +7,8 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
 import { BIN, killHard, lanAddresses, type ServeRun, spawnServer, type ServerProcess, startServe } from './helpers/cli-process.js'
-import { client } from './helpers/http.js'
+import { getFolio, listFolios, updateFolio } from '../src/api/files.js'
+import { testApi } from './helpers/api.js'
 import { makeDataDir } from './helpers/server.js'
 
 const run = promisify(execFile)
@@ -76,7 +77,7 @@ describe('folio serve', () => {
     const dataDir = await makeDataDir()
     dirs.push(dataDir)
     const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, PORT: String(port), FOLIO_DATA: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] })
-    children.push({ url: '', child, output: () => '' })
+    children.push({ url: '', child, output: () => '', stderr: () => '' })
     let out = ''
     let err = ''
     child.stdout.on('data', (d) => (out += d))
@@ -87,7 +88,7 @@ describe('folio serve', () => {
     })
     expect(out).toContain(`http://127.0.0.1:${port}`)
     expect(out).toContain(dataDir)
-    expect((await client(`http://127.0.0.1:${port}`).get('/api/files')).status).toBe(200)
+    expect((await testApi(`http://127.0.0.1:${port}`).send(listFolios)).status).toBe(200)
     expect(existsSync(join(dataDir, 'format.json'))).toBe(true)
     const exited = once(child, 'exit')
     child.kill('SIGINT')
@@ -101,15 +102,16 @@ describe('folio serve', () => {
     dirs.push(dataDir)
     const server = await spawnServer(dataDir)
     children.push(server)
-    const api = client(server.url)
+    const api = testApi(server.url)
     const id = await api.create('Shutdown')
     const big = (i: number) => ({ files: { 'index.html': `<h1>${i}</h1>${'<p>x</p>'.repeat(100_000)}` } })
-    const writes = Array.from({ length: 10 }, (_, i) => api.put(`/api/files/${id}`, big(i)).catch((e: Error) => e))
+    const writes = Array.from({ length: 10 }, (_, i) => api.send(updateFolio, { params: { id }, body: big(i) }).catch((e: Error) => e))
     await new Promise((r) => setTimeout(r, 30))
     const exited = once(server.child, 'exit')
     server.child.kill('SIGTERM')
     const [code] = await exited
     expect(code).toBe(0)
+    expect(server.stderr()).toBe('')
     const results = await Promise.all(writes)
     const acked = results.filter((r): r is Exclude<typeof r, Error> => !(r instanceof Error) && r.status === 200)
     expect(acked.length).toBeGreaterThan(0)
@@ -117,9 +119,10 @@ describe('folio serve', () => {
 
     const again = await spawnServer(dataDir)
     children.push(again)
-    const full = (await client(again.url).get(`/api/files/${id}?files=none`)).body
+    const full = (await testApi(again.url).send(getFolio, { params: { id }, query: { files: 'none' } })).body
     for (const reply of acked) expect(full.versions.map((v: any) => v.versionId)).toContain(reply.body.project.latestVersionId)
     await killHard(again.child)
+    expect(again.stderr()).toBe('')
   })
 })
 
@@ -166,7 +169,7 @@ describe('folio serve: the banner', () => {
     // No QR code without a terminal (test/serve-terminal.test.ts shows one in tmux).
     expect(stdout).not.toMatch(/[▀▄█]/)
     expect(run.stderr()).toBe('folio: listening on 0.0.0.0: other machines can reach this server. Network addresses need the API key (folio keys show prints it).\n')
-    expect((await client(`http://${addresses[0]}:${port}`).get('/api/files')).status).toBe(200)
+    expect((await testApi(`http://${addresses[0]}:${port}`).send(listFolios)).status).toBe(200)
     expect(await run.stop()).toBe(0)
   })
 
@@ -212,7 +215,7 @@ describe('folio serve: the port', () => {
       const { run, port } = await serve(['--json'], { PORT: '' })
       expect(port).not.toBe(3000)
       expect(run.stderr()).toBe(`folio: port 3000 is in use, so this server listens on ${port} (choose one with --port).\n`)
-      expect((await client(run.url).get('/api/files')).status).toBe(200)
+      expect((await testApi(run.url).send(listFolios)).status).toBe(200)
       expect(await run.stop()).toBe(0)
     } finally {
       blocker.close()

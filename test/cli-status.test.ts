@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { createComment } from '../src/api/engagement.js'
 import { runCli } from './helpers/cli.js'
 import { useServer } from './helpers/use-server.js'
 
@@ -12,7 +13,7 @@ describe('folio status (snapshot)', () => {
     const quiet = await api.create('Quiet deck', undefined, { status: 'published' })
     const older = await api.create('Older deck', undefined, { status: 'published' })
     const newer = await api.create('Newer deck', undefined, { status: 'published' })
-    const comment = (id: string, text: string) => api.post(`/api/files/${id}/comments`, { text, versionId: 'v1', filename: 'index.html', author: 'Ann' })
+    const comment = (id: string, text: string) => api.send(createComment, { params: { id }, body: { text, versionId: 'v1', filename: 'index.html', author: 'Ann' } })
     for (const text of ['o1', 'o2']) await comment(older, text)
     for (const text of ['n1', 'n2', 'n3', 'n4']) await comment(newer, text)
 

@@ -3,15 +3,26 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { getFolio } from '../src/api/files.js'
+import { testApi } from './helpers/api.js'
 import { spawnCli } from './helpers/cli.js'
-import { killHard, type ServerProcess, spawnServer } from './helpers/cli-process.js'
-import { client } from './helpers/http.js'
+import { killHard, type ServerProcess, spawnServer as spawnFolioServe } from './helpers/cli-process.js'
 import { startTestServer } from './helpers/server.js'
+import { closeClean, expectCleanLog } from './helpers/use-server.js'
 
 const cleanups: Array<() => Promise<unknown>> = []
+/** Every `folio serve` these tests started, killed or restarted: none may log anything. */
+const spawned: ServerProcess[] = []
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c().catch(() => {})
+  for (const server of spawned) expect(server.stderr(), `the log of the server at ${server.url}`).toBe('')
 })
+
+async function spawnServer(dataDir: string, args: string[]): Promise<ServerProcess> {
+  const server = await spawnFolioServe(dataDir, args)
+  spawned.push(server)
+  return server
+}
 
 async function freePort(): Promise<number> {
   const probe = createServer().listen(0, '127.0.0.1')
@@ -35,7 +46,7 @@ describe('folio sync --watch', () => {
     const port = await freePort()
     let server: ServerProcess = await spawnServer(dataDir, ['--port', String(port)])
     cleanups.push(() => killHard(server.child))
-    const api = client(server.url)
+    const api = testApi(server.url)
     const id = await api.create('Watched', { 'index.html': 'start' })
 
     const watch = spawnCli(['sync', id, dir, '--watch', '--json', '--debounce', '150', '--server', server.url])
@@ -70,7 +81,7 @@ describe('folio sync --watch', () => {
     server = await spawnServer(dataDir, ['--port', String(port)])
     const drained = parse(await watch.waitForLine(synced, 30_000, mark))
     expect(drained.changed).toBe(true)
-    const files = (await client(server.url).get(`/api/files/${id}`)).body.versions.at(-1).files
+    const files = (await testApi(server.url).send(getFolio, { params: { id } })).body.versions.at(-1).files
     expect(files['index.html']).toBe('<h1>while away</h1>')
     expect(files['late.css']).toBe('h1{}')
     expect(files['page-0.html']).toBeUndefined()
@@ -94,7 +105,7 @@ describe('folio sync --watch, starting and stopping', () => {
     const port = await freePort()
     let server: ServerProcess = await spawnServer(dataDir, ['--port', String(port)])
     cleanups.push(() => killHard(server.child))
-    const id = await client(server.url).create('Late', { 'index.html': 'start' })
+    const id = await testApi(server.url).create('Late', { 'index.html': 'start' })
     await killHard(server.child)
 
     const watch = spawnCli(['sync', id, dir, '--watch', '--json', '--debounce', '100', '--server', server.url])
@@ -105,7 +116,7 @@ describe('folio sync --watch, starting and stopping', () => {
     server = await spawnServer(dataDir, ['--port', String(port)])
     const pushed = parse(await watch.waitForLine(synced, 30_000))
     expect(pushed).toMatchObject({ versionId: 'v2', added: 1, updated: 1 })
-    const files = (await client(server.url).get(`/api/files/${id}`)).body.versions.at(-1).files
+    const files = (await testApi(server.url).send(getFolio, { params: { id } })).body.versions.at(-1).files
     expect(files).toEqual({ 'index.html': '<h1>written while the server was down</h1>', 'style.css': 'h1{color:teal}' })
     watch.child.kill('SIGINT')
     expect(await watch.exited).toBe(0)
@@ -130,7 +141,7 @@ describe('folio sync --watch, starting and stopping', () => {
     const dir = await mkdtemp(join(tmpdir(), 'folio-watch-stop-'))
     cleanups.push(() => rm(dir, { recursive: true, force: true }))
     await writeFile(join(dir, 'index.html'), '<h1>first</h1>')
-    const id = await client(ts.url).create('Stopped', { 'index.html': 'start' })
+    const id = await testApi(ts.url).create('Stopped', { 'index.html': 'start' })
     // A long debounce: only the push on Ctrl+C can carry the save.
     const watch = spawnCli(['sync', id, dir, '--watch', '--json', '--debounce', '10000', '--server', ts.url])
     cleanups.push(async () => watch.child.kill('SIGINT'))
@@ -139,7 +150,7 @@ describe('folio sync --watch, starting and stopping', () => {
     watch.child.kill('SIGINT')
     expect(await watch.exited).toBe(0)
     expect(watch.lines.map(parse).filter((e) => e.event === 'synced').at(-1)).toMatchObject({ versionId: 'v3', paths: ['index.html'] })
-    expect((await client(ts.url).get(`/api/files/${id}`)).body.versions.at(-1).files['index.html']).toBe('<h1>the last save</h1>')
+    expect((await testApi(ts.url).send(getFolio, { params: { id } })).body.versions.at(-1).files['index.html']).toBe('<h1>the last save</h1>')
 
     // The server goes away with a save queued: Ctrl+C names the file that was not pushed.
     const again = spawnCli(['sync', id, dir, '--watch', '--debounce', '100', '--server', ts.url])
@@ -151,6 +162,7 @@ describe('folio sync --watch, starting and stopping', () => {
     again.child.kill('SIGINT')
     expect(await again.exited).toBe(1)
     expect(again.stderr()).toMatch(/Stopped with changes not pushed: later\.html\. The server at .* is away \(ECONNREFUSED\)\. Push them with folio sync/)
+    expectCleanLog(ts)
   })
 
   it('reloads .gitignore and .folioignore when they change, and compares the whole folder again', async () => {
@@ -163,7 +175,7 @@ describe('folio sync --watch, starting and stopping', () => {
     await writeFile(join(dir, 'notes.txt'), 'private notes')
     await writeFile(join(dir, 'drafts', 'wip.html'), '<p>wip</p>')
     await writeFile(join(dir, '.folioignore'), 'notes.txt\ndrafts/\n')
-    const id = await client(ts.url).create('Rules', { 'index.html': 'start' })
+    const id = await testApi(ts.url).create('Rules', { 'index.html': 'start' })
     const watch = spawnCli(['sync', id, dir, '--watch', '--json', '--debounce', '100', '--server', ts.url])
     cleanups.push(async () => watch.child.kill('SIGKILL'))
     expect(parse(await watch.waitForLine(synced))).toMatchObject({ versionId: 'v2', paths: ['index.html'] })
@@ -184,9 +196,10 @@ describe('folio sync --watch, starting and stopping', () => {
     mark = watch.lines.length
     await writeFile(join(dir, '.gitignore'), 'notes.txt\n')
     expect(parse(await watch.waitForLine(synced, 15_000, mark))).toMatchObject({ versionId: 'v5', deleted: 1, deletedPaths: ['notes.txt'] })
-    const files = (await client(ts.url).get(`/api/files/${id}`)).body.versions.at(-1).files
+    const files = (await testApi(ts.url).send(getFolio, { params: { id } })).body.versions.at(-1).files
     expect(Object.keys(files).sort()).toEqual(['drafts/wip.html', 'index.html'])
     watch.child.kill('SIGINT')
     expect(await watch.exited).toBe(0)
+    await closeClean(ts)
   })
 })

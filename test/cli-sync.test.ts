@@ -3,25 +3,23 @@ import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { getFolio, listFolios } from '../src/api/files.js'
 import { runCli } from './helpers/cli.js'
-import { client } from './helpers/http.js'
 import { tinyPng } from './helpers/images.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { useServer } from './helpers/use-server.js'
 
 /** folio sync (one push): what it deletes, what it refuses, and that a push is one version. */
 
-let ts: TestServer
+const s = useServer()
 let work: string
 let cli: (args: string[]) => ReturnType<typeof runCli>
 
 beforeAll(async () => {
-  ts = await startTestServer()
   work = await mkdtemp(join(tmpdir(), 'folio-cli-sync-'))
   const config = { FOLIO_CONFIG_DIR: join(work, 'config') }
-  cli = (args) => runCli(['--server', ts.url, ...args], config)
+  cli = (args) => runCli(['--server', s.ts.url, ...args], config)
 })
 afterAll(async () => {
-  await ts.close()
   await rm(work, { recursive: true, force: true })
 })
 
@@ -36,13 +34,13 @@ async function site(name: string, files: Record<string, string | Buffer>): Promi
 }
 
 const latestFiles = async (id: string) => {
-  const folio = (await client(ts.url).get(`/api/files/${id}?files=latest`)).body
+  const folio = (await s.api.send(getFolio, { params: { id }, query: { files: 'latest' } })).body
   return { versions: folio.versionCount as number, paths: Object.keys(folio.versions.at(-1).files).sort() }
 }
 
 describe('what a sync deletes', () => {
   it('keeps what came from folio upload, deletes what left the folder, and prints both', async () => {
-    const api = client(ts.url)
+    const { api } = s
     const id = await api.create('Uploads stay', { 'index.html': 'start' })
     const dir = await site('uploads-stay', { 'index.html': '<h1>site</h1>', 'a.css': 'a{}', 'b.css': 'b{}' })
     expect((await cli(['sync', id, dir])).code).toBe(0)
@@ -73,7 +71,7 @@ describe('what a sync deletes', () => {
   })
 
   it('refuses to empty a folio from an empty or wholly ignored folder unless --allow-empty', async () => {
-    const api = client(ts.url)
+    const { api } = s
     const id = await api.create('Not emptied', { 'index.html': 'start' })
     const dir = await site('emptied', { 'index.html': '<h1>x</h1>', 'app.js': 'go()' })
     expect((await cli(['sync', id, dir])).code).toBe(0)
@@ -104,7 +102,7 @@ describe('what a sync deletes', () => {
 
 describe('one push is one request and one version', () => {
   it('sends a change set bigger than 12 MB in one request when gzip makes it fit', async () => {
-    const id = await client(ts.url).create('Big text', { 'index.html': 'start' })
+    const id = await s.api.create('Big text', { 'index.html': 'start' })
     const page = (n: number) => `<section>${`<p>Paragraph ${n} of a long report, with enough words to weigh something.</p>\n`.repeat(100_000)}</section>`
     const dir = await site('big-text', { 'a.html': page(1), 'b.html': page(2) })
     const pushed = await cli(['sync', id, dir, '--json'])
@@ -115,7 +113,7 @@ describe('one push is one request and one version', () => {
   })
 
   it('refuses what cannot fit in one request, naming the biggest files, for sync and create --dir', async () => {
-    const id = await client(ts.url).create('Too big', { 'index.html': 'start' })
+    const id = await s.api.create('Too big', { 'index.html': 'start' })
     const dir = await site('too-big', {
       'index.html': '<h1>media</h1>',
       'media/video.mp4': randomBytes(12 * 1024 * 1024),
@@ -131,13 +129,13 @@ describe('one push is one request and one version', () => {
     expect(sync.stderr).not.toContain('_gz')
     expect(await latestFiles(id)).toEqual({ versions: 1, paths: ['index.html'] })
 
-    const before = (await client(ts.url).get('/api/files')).body.length
+    const before = (await s.api.send(listFolios)).body.length
     const create = await cli(['create', 'Too big', '--dir', dir])
     expect(create.code).toBe(1)
     expect(create.stderr).toContain('Too big for one request')
     expect(create.stderr).toContain('media/video.mp4 (12.0 MB)')
     expect(create.stderr).toContain('folio upload')
-    expect((await client(ts.url).get('/api/files')).body.length).toBe(before)
+    expect((await s.api.send(listFolios)).body.length).toBe(before)
 
     // Over the limit before a byte is read: named all the same.
     const huge = await site('huge', { 'index.html': 'x', 'data.bin': Buffer.alloc(33 * 1024 * 1024) })

@@ -1,8 +1,9 @@
 import { readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { getFolio, updateFolio } from '../src/api/files.js'
+import { testApi } from './helpers/api.js'
 import { killHard, spawnServer, type ServerProcess } from './helpers/cli-process.js'
-import { client } from './helpers/http.js'
 import { makeDataDir } from './helpers/server.js'
 
 const children: ServerProcess[] = []
@@ -21,7 +22,7 @@ describe('crash durability', () => {
     dirs.push(dataDir)
     let server = await spawnServer(dataDir)
     children.push(server)
-    let api = client(server.url)
+    let api = testApi(server.url)
     const id = await api.create('Crash test', { 'index.html': page(0), 'style.css': 'body{}' })
     const acked = new Map<string, Record<string, string>>()
     let n = 0
@@ -33,7 +34,7 @@ describe('crash durability', () => {
         while (!stop) {
           const files = { 'index.html': page(++n), 'style.css': `body{margin:${n}px}`, [`extra-${n % 5}.txt`]: `x${n}` }
           try {
-            const reply = await api.put(`/api/files/${id}`, { files, commitMessage: `write ${n}` })
+            const reply = await api.send(updateFolio, { params: { id }, body: { files, commitMessage: `write ${n}` } })
             if (reply.status === 200) acked.set(reply.body.project.latestVersionId, files)
           } catch {
             return // the connection died with the server
@@ -48,8 +49,8 @@ describe('crash durability', () => {
 
       server = await spawnServer(dataDir)
       children.push(server)
-      api = client(server.url)
-      const full = await api.get(`/api/files/${id}`)
+      api = testApi(server.url)
+      const full = await api.send(getFolio, { params: { id } })
       expect(full.status).toBe(200)
       const versions: any[] = full.body.versions
       // Versions are contiguous v1..vN, and every acknowledged one is there with its exact files.
@@ -60,7 +61,7 @@ describe('crash durability', () => {
         expect(v.files).toEqual(files)
       }
       // Writes go on from where the history ends.
-      const next = await api.put(`/api/files/${id}`, { files: { 'index.html': 'after restart' } })
+      const next = await api.send(updateFolio, { params: { id }, body: { files: { 'index.html': 'after restart' } } })
       expect(next.status).toBe(200)
       expect(next.body.project.latestVersionId).toBe(`v${versions.length + 1}`)
       acked.set(next.body.project.latestVersionId, { 'index.html': 'after restart' })
@@ -69,5 +70,7 @@ describe('crash durability', () => {
     // No temp file survives a restart.
     expect(await readdir(join(dataDir, '.tmp'))).toEqual([])
     await killHard(server.child)
+    // Killed or not, no server logged anything: a restart after a crash is no error.
+    for (const c of children) expect(c.stderr(), `the log of the server at ${c.url}`).toBe('')
   })
 })

@@ -1,53 +1,55 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { client } from './helpers/http.js'
+import { createComment, getReactions, listComments, react, recordAnalytics } from '../src/api/engagement.js'
+import { getFolio } from '../src/api/files.js'
+import { type TestApi, testApi } from './helpers/api.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
+import { closeClean, expectCleanLog } from './helpers/use-server.js'
 
+// Not useServer: one test restarts the server on its data dir.
 let ts: TestServer
-let api: ReturnType<typeof client>
+let api: TestApi
 
 // Room for the bursts below: these tests are about losing nothing, not about limits.
 const config = { rateLimits: { comments: 10_000, reactions: 10_000, analytics: 10_000, public: 10_000, events: 10_000 } }
 
 beforeAll(async () => {
   ts = await startTestServer({ config })
-  api = client(ts.url)
+  api = testApi(ts.url)
 })
-afterAll(async () => {
-  expect(ts.logs).toEqual([])
-  await ts.close()
-})
+afterAll(() => closeClean(ts))
 
 describe('group commit loses nothing', () => {
   it('turns 1,000 concurrent beacons into exactly 1,000 views', async () => {
     const id = await api.create('Popular', { 'index.html': 'x' }, { status: 'published' })
     const replies = await Promise.all(
-      Array.from({ length: 1000 }, (_, i) => api.post(`/api/files/${id}/analytics`, { isInitial: true, device: i % 4 === 0 ? 'mobile' : 'desktop', sessionSeconds: 2 })),
+      Array.from({ length: 1000 }, (_, i) => api.send(recordAnalytics, { params: { id }, body: { isInitial: true, device: i % 4 === 0 ? 'mobile' : 'desktop', sessionSeconds: 2 } })),
     )
     expect(replies.every((r) => r.status === 200 && r.body.success === true)).toBe(true)
-    const analytics = (await api.get(`/api/files/${id}`)).body.analytics
+    const analytics = (await api.send(getFolio, { params: { id } })).body.analytics
     expect(analytics).toEqual({ views: 1000, totalTimeSeconds: 2000, avgTimeSeconds: 2, mobileViews: 250, desktopViews: 750 })
     // And it is on disk: a restart reads the same.
     const dataDir = ts.dataDir
     await ts.stop()
+    expectCleanLog(ts)
     ts = await startTestServer({ dataDir, config })
-    api = client(ts.url)
-    expect((await api.get(`/api/files/${id}`)).body.analytics.views).toBe(1000)
+    api = testApi(ts.url)
+    expect((await api.send(getFolio, { params: { id } })).body.analytics.views).toBe(1000)
   })
 
   it('keeps every emoji when reactions on different emoji race', async () => {
     const id = await api.create('Reactive', { 'index.html': 'x' }, { status: 'published' })
     const emoji = ['👍', '❤️', '💡', '🔥']
-    await Promise.all(emoji.flatMap((e, i) => Array.from({ length: 10 }, () => api.post(`/api/files/${id}/reactions`, { reactions: { [e]: i + 1 } }))))
-    expect((await api.get(`/api/files/${id}/reactions`)).body.reactions).toEqual({ '👍': 1, '❤️': 2, '💡': 3, '🔥': 4 })
-    await Promise.all(emoji.flatMap((e) => Array.from({ length: 50 }, () => api.post(`/api/files/${id}/reactions`, { increments: { [e]: 1 } }))))
-    expect((await api.get(`/api/files/${id}/reactions`)).body.reactions).toEqual({ '👍': 51, '❤️': 52, '💡': 53, '🔥': 54 })
+    await Promise.all(emoji.flatMap((e, i) => Array.from({ length: 10 }, () => api.send(react, { params: { id }, body: { reactions: { [e]: i + 1 } } }))))
+    expect((await api.send(getReactions, { params: { id } })).body.reactions).toEqual({ '👍': 1, '❤️': 2, '💡': 3, '🔥': 4 })
+    await Promise.all(emoji.flatMap((e) => Array.from({ length: 50 }, () => api.send(react, { params: { id }, body: { increments: { [e]: 1 } } }))))
+    expect((await api.send(getReactions, { params: { id } })).body.reactions).toEqual({ '👍': 51, '❤️': 52, '💡': 53, '🔥': 54 })
   })
 
   it('keeps every comment posted at once, each with its own id', async () => {
     const id = await api.create('Discussed', { 'index.html': 'x' }, { status: 'published' })
-    const replies = await Promise.all(Array.from({ length: 200 }, (_, i) => api.post(`/api/files/${id}/comments`, { text: `c${i}`, versionId: 'v1', filename: 'index.html', x: i % 100, y: 50 })))
+    const replies = await Promise.all(Array.from({ length: 200 }, (_, i) => api.send(createComment, { params: { id }, body: { text: `c${i}`, versionId: 'v1', filename: 'index.html', x: i % 100, y: 50 } })))
     expect(replies.every((r) => r.status === 200)).toBe(true)
-    const comments = (await api.get(`/api/files/${id}/comments`)).body
+    const comments = (await api.send(listComments, { params: { id } })).body
     expect(comments).toHaveLength(200)
     expect(new Set(comments.map((c: any) => c.id)).size).toBe(200)
     expect(new Set(comments.map((c: any) => c.text)).size).toBe(200)

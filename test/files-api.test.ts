@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest'
+import { listDesignSystems } from '../src/api/design-systems.js'
+import { createFolio, deleteFolio, getBrief, getFolio, listFolios, updateFolio } from '../src/api/files.js'
 import { useServer } from './helpers/use-server.js'
 
 const s = useServer()
 
 describe('POST /api/files', () => {
   it('creates a folio with the spec defaults and one initial version', async () => {
-    const reply = await s.api.post('/api/files', { title: '  Quarterly review  ', initialHtml: '<h1>Q3</h1>' })
+    const reply = await s.api.send(createFolio, { body: { title: '  Quarterly review  ', initialHtml: '<h1>Q3</h1>' } })
     expect(reply.status).toBe(201)
     expect(reply.body.success).toBe(true)
     const p = reply.body.project
@@ -34,18 +36,20 @@ describe('POST /api/files', () => {
 
   it('stores defaultFiles as given, and honours every optional field', async () => {
     const files = { 'index.html': '<link rel="stylesheet" href="css/site.css"><h1>Doc</h1>', 'css/site.css': 'h1{color:red}', 'img/dot.png': 'data:image/png;base64,iVBORw0KGgo=' }
-    const reply = await s.api.post('/api/files', {
-      title: 'Doc',
-      defaultFiles: files,
-      description: 'Mine',
-      projectMode: 'document',
-      allowComments: false,
-      presentationModeOnly: true,
-      status: 'published',
-      accessKey: 'k',
-      designPreferences: { theme: 'material-3' },
-      referenceFiles: [{ name: 'notes.md' }],
-      collaborators: ['a@example.com'],
+    const reply = await s.api.send(createFolio, {
+      body: {
+        title: 'Doc',
+        defaultFiles: files,
+        description: 'Mine',
+        projectMode: 'document',
+        allowComments: false,
+        presentationModeOnly: true,
+        status: 'published',
+        accessKey: 'k',
+        designPreferences: { theme: 'material-3' },
+        referenceFiles: [{ name: 'notes.md' }],
+        collaborators: ['a@example.com'],
+      },
     })
     expect(reply.status).toBe(201)
     expect(reply.body.project).toMatchObject({
@@ -64,12 +68,12 @@ describe('POST /api/files', () => {
   })
 
   it('forces isPrivate to false in OSS mode', async () => {
-    const reply = await s.api.post('/api/files', { title: 'Secret', initialHtml: 'x', isPrivate: true, accessKey: 'pw' })
+    const reply = await s.api.send(createFolio, { body: { title: 'Secret', initialHtml: 'x', isPrivate: true, accessKey: 'pw' } })
     expect(reply.body.project.isPrivate).toBe(false)
   })
 
   it('starts from the starter page of the project mode when no files are given', async () => {
-    const reply = await s.api.post('/api/files', { title: 'Sales <2026>', projectMode: 'dashboard' })
+    const reply = await s.api.send(createFolio, { body: { title: 'Sales <2026>', projectMode: 'dashboard' } })
     const html: string = reply.body.project.versions[0].files['index.html']
     expect(html.trimStart()).toMatch(/^<!doctype html>/i)
     expect(html).toContain('Sales &#60;2026&#62;')
@@ -81,13 +85,13 @@ describe('POST /api/files', () => {
     [{ title: '   ' }, 'Title is required'],
     [{ title: 42 }, 'Title is required'],
   ])('refuses %j with 400 %s', async (body, error) => {
-    const reply = await s.api.post('/api/files', body)
+    const reply = await s.api.send(createFolio, { body })
     expect(reply.status).toBe(400)
     expect(reply.body).toEqual({ error })
   })
 
   it('names the field of a wrong type or enum value', async () => {
-    const reply = await s.api.post('/api/files', { title: 'x', projectMode: 'poster', allowComments: 'yes' })
+    const reply = await s.api.send(createFolio, { body: { title: 'x', projectMode: 'poster', allowComments: 'yes' } })
     expect(reply.status).toBe(400)
     expect(reply.body.error).toBe('INVALID_BODY')
     expect(reply.body.message).toContain('projectMode')
@@ -95,7 +99,7 @@ describe('POST /api/files', () => {
   })
 
   it('answers INVALID_JSON for a body that is not JSON', async () => {
-    const reply = await s.api.post('/api/files', '{"title": "x"')
+    const reply = await s.api.send(createFolio, { raw: '{"title": "x"' })
     expect(reply.status).toBe(400)
     expect(reply.body.error).toBe('INVALID_JSON')
   })
@@ -105,8 +109,8 @@ describe('GET /api/files', () => {
   it('lists folios most recently updated first, with storage size and the spec cache header', async () => {
     const a = await s.api.create('List A', { 'index.html': 'a'.repeat(1000) })
     const b = await s.api.create('List B')
-    await s.api.put(`/api/files/${a}`, { title: 'List A (edited)' })
-    const reply = await s.api.get('/api/files')
+    await s.api.send(updateFolio, { params: { id: a }, body: { title: 'List A (edited)' } })
+    const reply = await s.api.send(listFolios)
     expect(reply.status).toBe(200)
     expect(reply.headers.get('cache-control')).toBe('public, max-age=5, stale-while-revalidate=60')
     const ids = reply.body.map((f: any) => f.id)
@@ -126,8 +130,8 @@ describe('GET /api/files', () => {
 describe('GET /api/files/{id}', () => {
   it('returns the whole folio, versions oldest first with their files', async () => {
     const id = await s.api.create('History', { 'index.html': 'one' })
-    await s.api.put(`/api/files/${id}`, { files: { 'index.html': 'two', 'a.css': 'x{}' }, commitMessage: 'second' })
-    const reply = await s.api.get(`/api/files/${id}`)
+    await s.api.send(updateFolio, { params: { id }, body: { files: { 'index.html': 'two', 'a.css': 'x{}' }, commitMessage: 'second' } })
+    const reply = await s.api.send(getFolio, { params: { id } })
     expect(reply.status).toBe(200)
     expect(reply.headers.get('content-type')).toContain('application/json')
     expect(reply.body.versions.map((v: any) => [v.versionId, v.commitMessage, v.files])).toEqual([
@@ -138,21 +142,21 @@ describe('GET /api/files/{id}', () => {
 
   it('can leave file contents out of older versions (?files=latest) or all (?files=none)', async () => {
     const id = await s.api.create('Light', { 'index.html': 'one' })
-    await s.api.put(`/api/files/${id}`, { files: { 'index.html': 'two' } })
-    const latest = await s.api.get(`/api/files/${id}?files=latest`)
+    await s.api.send(updateFolio, { params: { id }, body: { files: { 'index.html': 'two' } } })
+    const latest = await s.api.send(getFolio, { params: { id }, query: { files: 'latest' } })
     expect(latest.body.versions[0]).toEqual(expect.objectContaining({ versionId: 'v1', fileList: ['index.html'] }))
     expect(latest.body.versions[0]).not.toHaveProperty('files')
     expect(latest.body.versions[1].files).toEqual({ 'index.html': 'two' })
-    const none = await s.api.get(`/api/files/${id}?files=none`)
+    const none = await s.api.send(getFolio, { params: { id }, query: { files: 'none' } })
     expect(none.body.versions.every((v: any) => !('files' in v) && v.fileList.length === 1)).toBe(true)
-    const bad = await s.api.get(`/api/files/${id}?files=some`)
+    const bad = await s.api.send(getFolio, { params: { id }, query: { files: 'some' } })
     expect(bad.status).toBe(400)
     expect(bad.body.error).toBe('INVALID_QUERY')
     expect(bad.body.message).toContain('files')
   })
 
   it('answers 404 Project not found. for an unknown id', async () => {
-    const reply = await s.api.get('/api/files/doesnotexist1')
+    const reply = await s.api.send(getFolio, { params: { id: 'doesnotexist1' } })
     expect(reply.status).toBe(404)
     expect(reply.body).toEqual({ error: 'Project not found.' })
   })
@@ -161,18 +165,18 @@ describe('GET /api/files/{id}', () => {
 describe('PUT /api/files/{id}', () => {
   it('adds a version from files, and from the updated_files / change_message aliases', async () => {
     const id = await s.api.create('Put', { 'index.html': 'v1' })
-    const r2 = await s.api.put(`/api/files/${id}`, { files: { 'index.html': 'v2' }, commitMessage: 'two' })
+    const r2 = await s.api.send(updateFolio, { params: { id }, body: { files: { 'index.html': 'v2' }, commitMessage: 'two' } })
     expect(r2.status).toBe(200)
     expect(r2.body.success).toBe(true)
     expect(r2.body.project.latestVersionId).toBe('v2')
     expect(r2.body.project.versions).toEqual([expect.objectContaining({ versionId: 'v2', commitMessage: 'two', files: { 'index.html': 'v2' } })])
-    const r3 = await s.api.put(`/api/files/${id}`, { updated_files: { 'index.html': 'v3' }, change_message: 'three' })
+    const r3 = await s.api.send(updateFolio, { params: { id }, body: { updated_files: { 'index.html': 'v3' }, change_message: 'three' } })
     expect(r3.body.project.versions[0]).toMatchObject({ versionId: 'v3', commitMessage: 'three', files: { 'index.html': 'v3' } })
     expect(typeof r3.body.project.versions[0].author).toBe('string')
   })
 
   it('changes metadata without adding a version, and updatedAt moves', async () => {
-    const created = await s.api.post('/api/files', { title: 'Meta', initialHtml: 'x' })
+    const created = await s.api.send(createFolio, { body: { title: 'Meta', initialHtml: 'x' } })
     const id = created.body.project.id
     await new Promise((r) => setTimeout(r, 5))
     const patch = {
@@ -189,25 +193,25 @@ describe('PUT /api/files/{id}', () => {
       publicTunnelEnabled: true,
       referenceFiles: [{ name: 'brief.pdf' }],
     }
-    const reply = await s.api.put(`/api/files/${id}`, patch)
+    const reply = await s.api.send(updateFolio, { params: { id }, body: patch })
     expect(reply.status).toBe(200)
     expect(reply.body.project).toMatchObject({ ...patch, title: 'Renamed', latestVersionId: 'v1', versionCount: 1 })
     expect(reply.body.project.updatedAt > created.body.project.updatedAt).toBe(true)
-    const back = await s.api.put(`/api/files/${id}`, { status: 'draft' })
+    const back = await s.api.send(updateFolio, { params: { id }, body: { status: 'draft' } })
     expect(back.body.project.status).toBe('draft')
-    const full = await s.api.get(`/api/files/${id}`)
+    const full = await s.api.send(getFolio, { params: { id } })
     expect(full.body.versions).toHaveLength(1)
     expect(full.body.title).toBe('Renamed')
   })
 
   it('restores an old version as a new version', async () => {
     const id = await s.api.create('Restore', { 'index.html': 'first', 'old.css': 'a{}' })
-    await s.api.put(`/api/files/${id}`, { files: { 'index.html': 'second' } })
-    const reply = await s.api.put(`/api/files/${id}`, { restoreVersionId: 'v1' })
+    await s.api.send(updateFolio, { params: { id }, body: { files: { 'index.html': 'second' } } })
+    const reply = await s.api.send(updateFolio, { params: { id }, body: { restoreVersionId: 'v1' } })
     expect(reply.status).toBe(200)
     expect(reply.body.project.versions[0]).toMatchObject({ versionId: 'v3', files: { 'index.html': 'first', 'old.css': 'a{}' } })
     expect(reply.body.project.versions[0].commitMessage).toContain('v1')
-    const full = await s.api.get(`/api/files/${id}`)
+    const full = await s.api.send(getFolio, { params: { id } })
     expect(full.body.versions.map((v: any) => v.versionId)).toEqual(['v1', 'v2', 'v3'])
     expect(full.body.versions[1].files).toEqual({ 'index.html': 'second' })
   })
@@ -215,20 +219,20 @@ describe('PUT /api/files/{id}', () => {
   it('refuses an unknown restoreVersionId, and files together with a restore', async () => {
     const id = await s.api.create('Restore errors')
     for (const restoreVersionId of ['v9', 'x', '../v1']) {
-      const reply = await s.api.put(`/api/files/${id}`, { restoreVersionId })
+      const reply = await s.api.send(updateFolio, { params: { id }, body: { restoreVersionId } })
       expect(reply.status).toBe(400)
       expect(reply.body.error).toBe('VERSION_NOT_FOUND')
     }
-    const both = await s.api.put(`/api/files/${id}`, { restoreVersionId: 'v1', files: { 'index.html': 'x' } })
+    const both = await s.api.send(updateFolio, { params: { id }, body: { restoreVersionId: 'v1', files: { 'index.html': 'x' } } })
     expect(both.status).toBe(400)
     expect(both.body.error).toBe('INVALID_BODY')
-    expect((await s.api.get(`/api/files/${id}`)).body.versionCount).toBe(1)
+    expect((await s.api.send(getFolio, { params: { id } })).body.versionCount).toBe(1)
   })
 
   it('sets reactions by the spec rules', async () => {
     const id = await s.api.create('Reactions')
-    await s.api.put(`/api/files/${id}`, { reactions: { '👍': 2, '🔥': 1 } })
-    const reply = await s.api.put(`/api/files/${id}`, { reactions: { '👍': 5.9, '❤️': -3, '😀': 9, '💡': 'x' } })
+    await s.api.send(updateFolio, { params: { id }, body: { reactions: { '👍': 2, '🔥': 1 } } })
+    const reply = await s.api.send(updateFolio, { params: { id }, body: { reactions: { '👍': 5.9, '❤️': -3, '😀': 9, '💡': 'x' } } })
     expect(reply.body.project.reactions).toEqual({ '👍': 5, '🔥': 1 })
   })
 
@@ -237,14 +241,14 @@ describe('PUT /api/files/{id}', () => {
     const id = await s.api.create('Gzip')
     const big = '<p>line</p>\n'.repeat(50_000)
     const _d = gzipSync(JSON.stringify({ files: { 'index.html': big }, commitMessage: 'zipped', title: 'Gzip2' })).toString('base64')
-    const reply = await s.api.put(`/api/files/${id}`, { _gz: true, _d })
+    const reply = await s.api.send(updateFolio, { params: { id }, body: { _gz: true, _d } })
     expect(reply.status).toBe(200)
     expect(reply.body.project.title).toBe('Gzip2')
     expect(reply.body.project.versions[0]).toMatchObject({ commitMessage: 'zipped', files: { 'index.html': big } })
   })
 
   it('answers 404 Project not found for an unknown id', async () => {
-    const reply = await s.api.put('/api/files/doesnotexist1', { title: 'x' })
+    const reply = await s.api.send(updateFolio, { params: { id: 'doesnotexist1' }, body: { title: 'x' } })
     expect(reply.status).toBe(404)
     expect(reply.body).toEqual({ error: 'Project not found' })
   })
@@ -253,13 +257,13 @@ describe('PUT /api/files/{id}', () => {
 describe('DELETE /api/files/{id}', () => {
   it('deletes the folio for good', async () => {
     const id = await s.api.create('Doomed')
-    await s.api.put(`/api/files/${id}`, { reactions: { '👍': 1 } })
-    const reply = await s.api.delete(`/api/files/${id}`)
+    await s.api.send(updateFolio, { params: { id }, body: { reactions: { '👍': 1 } } })
+    const reply = await s.api.send(deleteFolio, { params: { id } })
     expect(reply.status).toBe(200)
     expect(reply.body).toEqual({ success: true })
-    expect((await s.api.get(`/api/files/${id}`)).status).toBe(404)
-    expect((await s.api.get('/api/files')).body.map((f: any) => f.id)).not.toContain(id)
-    const again = await s.api.delete(`/api/files/${id}`)
+    expect((await s.api.send(getFolio, { params: { id } })).status).toBe(404)
+    expect((await s.api.send(listFolios)).body.map((f: any) => f.id)).not.toContain(id)
+    const again = await s.api.send(deleteFolio, { params: { id } })
     expect(again.status).toBe(404)
     expect(again.body).toEqual({ error: 'Project not found' })
   })
@@ -276,7 +280,7 @@ describe('GET /api/files/{id}/brief', () => {
       comment({ id: 'c_4', text: 'About page typo', filename: 'about.html', x: 1, y: 1 }),
       comment({ id: 'c_5', text: 'Logo left', x: 5, y: 10 }),
     ])
-    const reply = await s.api.get(`/api/files/${id}/brief`)
+    const reply = await s.api.send(getBrief, { params: { id } })
     expect(reply.status).toBe(200)
     expect(reply.body.title).toBe('Brief')
     expect(reply.body.openComments.map((c: any) => c.id)).toEqual(['c_5', 'c_2', 'c_1', 'c_4'])
@@ -291,7 +295,7 @@ describe('GET /api/files/{id}/brief', () => {
   })
 
   it('answers 404 for an unknown folio', async () => {
-    const reply = await s.api.get('/api/files/nope/brief')
+    const reply = await s.api.send(getBrief, { params: { id: 'nope' } })
     expect(reply.status).toBe(404)
     expect(reply.body).toEqual({ error: 'Project not found' })
   })
@@ -299,7 +303,7 @@ describe('GET /api/files/{id}/brief', () => {
 
 describe('GET /api/design-systems', () => {
   it('lists at least 12 real design systems usable as designPreferences', async () => {
-    const reply = await s.api.get('/api/design-systems')
+    const reply = await s.api.send(listDesignSystems)
     expect(reply.status).toBe(200)
     const systems = reply.body.designSystems
     expect(systems.length).toBeGreaterThanOrEqual(12)
@@ -321,7 +325,7 @@ describe('GET /api/design-systems', () => {
     }
     const carbon = systems.find((system: any) => system.id === 'ibm-carbon')
     const id = await s.api.create('Styled')
-    const put = await s.api.put(`/api/files/${id}`, { designPreferences: carbon.designPreferences })
+    const put = await s.api.send(updateFolio, { params: { id }, body: { designPreferences: carbon.designPreferences } })
     expect(put.body.project.designPreferences).toEqual(carbon.designPreferences)
   })
 })

@@ -1,17 +1,20 @@
 import { truncate } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { client } from './helpers/http.js'
+import { deleteFolio, getFolio, listFolios } from '../src/api/files.js'
+import { type TestApi, testApi } from './helpers/api.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
+import { closeClean, expectCleanLog, expectLogged } from './helpers/use-server.js'
 
 /** The list must survive what a workspace can hold: many large folios, and one damaged file. */
+// Not useServer: the second test damages a file while the server is stopped, then restarts it.
 let ts: TestServer
-let api: ReturnType<typeof client>
+let api: TestApi
 beforeAll(async () => {
   ts = await startTestServer()
-  api = client(ts.url)
+  api = testApi(ts.url)
 })
-afterAll(() => ts.close())
+afterAll(() => closeClean(ts))
 
 describe('GET /api/files at its limits', () => {
   it('streams a list larger than 8 MB, complete, in order, as valid JSON', async () => {
@@ -20,7 +23,7 @@ describe('GET /api/files at its limits', () => {
     for (let i = 0; i < 150; i++) {
       ids.push(await api.create(`Large ${i}`, { 'index.html': `<h1>${i}</h1>` }, { designPreferences: { customGuidelines: guidelines } }))
     }
-    const res = await fetch(`${ts.url}/api/files`)
+    const res = await api.request(listFolios)
     expect(res.status).toBe(200)
     expect(res.headers.get('cache-control')).toBe('public, max-age=5, stale-while-revalidate=60')
     const text = await res.text()
@@ -28,27 +31,34 @@ describe('GET /api/files at its limits', () => {
     const list = JSON.parse(text) as Array<{ id: string; designPreferences: { customGuidelines: string } }>
     expect(list.map((f) => f.id)).toEqual([...ids].reverse())
     expect(list.every((f) => f.designPreferences.customGuidelines === guidelines)).toBe(true)
-    await Promise.all(ids.map((id) => api.delete(`/api/files/${id}`)))
+    await Promise.all(ids.map((id) => api.send(deleteFolio, { params: { id } })))
   })
 
   it('leaves out a folio whose metadata is damaged, says so in the log, and can still delete it', async () => {
     const good = await api.create('Good')
     const bad = await api.create('Damaged')
     await ts.stop()
+    expectCleanLog(ts)
     await truncate(join(ts.dataDir, 'folios', bad, 'meta.json'), 10)
     ts = await startTestServer({ dataDir: ts.dataDir })
-    api = client(ts.url)
+    api = testApi(ts.url)
 
-    const list = await api.get('/api/files')
+    const list = await api.send(listFolios)
     expect(list.status).toBe(200)
     expect(list.body.map((f: any) => f.id)).toEqual([good])
     expect(ts.logs.join('\n')).toContain(`Left folio ${bad} out of the list`)
-    const read = await api.get(`/api/files/${bad}`)
+    const read = await api.send(getFolio, { params: { id: bad } })
     expect(read.status).toBe(500)
     expect(read.body.message).toContain('DELETE the folio')
 
-    expect((await api.delete(`/api/files/${bad}`)).body).toEqual({ success: true })
-    expect((await api.get(`/api/files/${bad}`)).status).toBe(404)
-    expect((await api.get(`/api/files/${good}`)).status).toBe(200)
+    expect((await api.send(deleteFolio, { params: { id: bad } })).body).toEqual({ success: true })
+    expect((await api.send(getFolio, { params: { id: bad } })).status).toBe(404)
+    expect((await api.send(getFolio, { params: { id: good } })).status).toBe(200)
+    // What the damage made the server say: the list's warning, and the failed read (the 500 above).
+    const damaged = `Stored document folios:${bad}:meta.json is not valid JSON`
+    expectLogged(ts, [
+      `Left folio ${bad} out of the list: ${damaged}. Restore the file from a backup, or delete the folio.`,
+      `Unhandled error on GET ${api.url(getFolio, { id: bad })} Error: ${damaged}`,
+    ])
   })
 })

@@ -1,21 +1,19 @@
 import { validate } from '@readme/openapi-parser'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { getOpenApi } from '../src/api/design-systems.js'
 import { contracts } from '../src/api/index.js'
 import { createApp, createServerContext } from '../src/server/app.js'
 import { defaultConfig } from '../src/server/config.js'
-import { client } from './helpers/http.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { useServer } from './helpers/use-server.js'
 
-let ts: TestServer
+const s = useServer()
 let doc: any
 
 beforeAll(async () => {
-  ts = await startTestServer()
-  const reply = await client(ts.url).get('/api/openapi')
+  const reply = await s.api.send(getOpenApi)
   expect(reply.status).toBe(200)
   doc = reply.body
 })
-afterAll(() => ts.close())
 
 describe('GET /api/openapi', () => {
   it('is a valid OpenAPI 3.0 document', async () => {
@@ -25,7 +23,7 @@ describe('GET /api/openapi', () => {
   })
 
   it('lists every route the server has, and nothing it does not', () => {
-    const app = createApp(createServerContext({ store: ts.server.store, config: defaultConfig() }))
+    const app = createApp(createServerContext({ store: s.ts.server.store, config: defaultConfig() }))
     const mounted = (app as unknown as { '~routes': Array<{ method: string; route: string }> })['~routes']
       .filter((r) => r.method !== '' && r.method !== 'HEAD')
       .map((r) => `${r.method} ${r.route.replace('**:path', '{path}').replace(/:(\w+)/g, '{$1}')}`)

@@ -1,22 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { client } from './helpers/http.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { describe, expect, it } from 'vitest'
+import { createComment, recordAnalytics } from '../src/api/engagement.js'
+import { getFolio } from '../src/api/files.js'
+import { getPublicFolio } from '../src/api/sharing.js'
+import { useServer } from './helpers/use-server.js'
 
-let ts: TestServer
-let api: ReturnType<typeof client>
-
-beforeAll(async () => {
-  ts = await startTestServer({ config: { rateLimits: { comments: 5, reactions: 5, analytics: 5, public: 5, events: 5 } } })
-  api = client(ts.url)
-})
-afterAll(() => ts.close())
+const s = useServer({ config: { rateLimits: { comments: 5, reactions: 5, analytics: 5, public: 5, events: 5 } } })
 
 describe('rate limits on public endpoints', () => {
   it('counts down X-RateLimit-Remaining, then answers 429 with Retry-After, per bucket', async () => {
-    const id = await api.create('Limited', { 'index.html': 'x' }, { status: 'published' })
+    const id = await s.api.create('Limited', { 'index.html': 'x' }, { status: 'published' })
     const seen: number[] = []
     for (let i = 0; i < 5; i++) {
-      const reply = await api.get(`/api/files/${id}/public`)
+      const reply = await s.api.send(getPublicFolio, { params: { id } })
       expect(reply.status).toBe(200)
       expect(reply.headers.get('x-ratelimit-limit')).toBe('5')
       seen.push(Number(reply.headers.get('x-ratelimit-remaining')))
@@ -25,23 +20,23 @@ describe('rate limits on public endpoints', () => {
       expect(reset).toBeLessThanOrEqual(Date.now() / 1000 + 61)
     }
     expect(seen).toEqual([4, 3, 2, 1, 0])
-    const refused = await api.get(`/api/files/${id}/public`)
+    const refused = await s.api.send(getPublicFolio, { params: { id } })
     expect(refused.status).toBe(429)
     expect(refused.body.error).toBe('Too many requests')
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
     expect(refused.headers.get('x-ratelimit-remaining')).toBe('0')
     // Another bucket is counted apart; the owner API is not limited.
-    expect((await api.post(`/api/files/${id}/analytics`, { isInitial: true })).status).toBe(200)
-    expect((await api.get(`/api/files/${id}`)).status).toBe(200)
+    expect((await s.api.send(recordAnalytics, { params: { id }, body: { isInitial: true } })).status).toBe(200)
+    expect((await s.api.send(getFolio, { params: { id } })).status).toBe(200)
   })
 
   it('stops a flood of comments without storing the excess', async () => {
-    const id = await api.create('Flooded', { 'index.html': 'x' }, { status: 'published' })
-    const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => api.post(`/api/files/${id}/comments`, { text: `spam ${i}`, versionId: 'v1', filename: 'index.html' })))
+    const id = await s.api.create('Flooded', { 'index.html': 'x' }, { status: 'published' })
+    const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => s.api.send(createComment, { params: { id }, body: { text: `spam ${i}`, versionId: 'v1', filename: 'index.html' } })))
     const ok = replies.filter((r) => r.status === 200).length
     expect(ok).toBeLessThanOrEqual(5)
     expect(replies.filter((r) => r.status === 429).length).toBe(40 - ok)
-    expect((await api.get(`/api/files/${id}`)).body.comments.length).toBe(ok)
+    expect((await s.api.send(getFolio, { params: { id } })).body.comments.length).toBe(ok)
   })
 })
 

@@ -2,10 +2,10 @@ import { once } from 'node:events'
 import { type AddressInfo, createServer } from 'node:net'
 import { cleanup, render } from 'ink-testing-library'
 import QRCode from 'qrcode'
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { getFolio } from '../src/api/files.js'
 import { getTunnel } from '../src/api/tunnel.js'
-import { listComments } from '../src/api/engagement.js'
+import { createComment, listComments, react, recordAnalytics } from '../src/api/engagement.js'
 import { ApiClientError, createClient } from '../src/client/index.js'
 import { computeLayout, windowStart } from '../src/tui/layout.js'
 import { LiveStatus } from '../src/tui/LiveStatus.js'
@@ -13,8 +13,7 @@ import { qrLines } from '../src/tui/qr.js'
 import { type FolioRow, loadSnapshot, shareUrlFor, type StatusClient, type StatusSnapshot, type TunnelSnapshot } from '../src/tui/snapshot.js'
 import { StatusApp, type StatusAppProps } from '../src/tui/StatusApp.js'
 import { formatSnapshot } from '../src/tui/text.js'
-import { client as http } from './helpers/http.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { useServer } from './helpers/use-server.js'
 
 const SERVER = 'http://127.0.0.1:3000'
 const KEY = { down: '\u001B[B', up: '\u001B[A', escape: '\u001B', ctrlC: '\u0003', enter: '\r' }
@@ -355,22 +354,16 @@ describe('layout', () => {
 })
 
 describe('loadSnapshot and the text snapshot', () => {
-  let server: TestServer
-  beforeAll(async () => {
-    server = await startTestServer()
-  })
-  afterAll(async () => {
-    await server.close()
-  })
+  const s = useServer()
 
   it('reads folios, analytics, reactions, the tunnel and the latest comments through the client', async () => {
-    const api = http(server.url)
+    const { api, ts: server } = s
     const older = await api.create('Older deck')
     const id = await api.create('Status deck', undefined, { status: 'published' })
-    await api.post(`/api/files/${id}/analytics`, { isInitial: true, device: 'mobile', sessionSeconds: 30 })
-    await api.post(`/api/files/${id}/analytics`, { isInitial: true, device: 'desktop', sessionSeconds: 90 })
-    await api.post(`/api/files/${id}/reactions`, { increments: { '🔥': 2 } })
-    for (const text of ['one', 'two', 'three', 'four']) await api.post(`/api/files/${id}/comments`, { text, versionId: 'v1', filename: 'index.html', author: 'Ann' })
+    await api.send(recordAnalytics, { params: { id }, body: { isInitial: true, device: 'mobile', sessionSeconds: 30 } })
+    await api.send(recordAnalytics, { params: { id }, body: { isInitial: true, device: 'desktop', sessionSeconds: 90 } })
+    await api.send(react, { params: { id }, body: { increments: { '🔥': 2 } } })
+    for (const text of ['one', 'two', 'three', 'four']) await api.send(createComment, { params: { id }, body: { text, versionId: 'v1', filename: 'index.html', author: 'Ann' } })
 
     const client = createClient({ server: server.url })
     const snap = await loadSnapshot(client, { server: server.url })
@@ -383,7 +376,7 @@ describe('loadSnapshot and the text snapshot', () => {
     expect(snap.comments!.latest.map((c) => c.text)).toEqual(['four', 'three', 'two'])
 
     // A draft: the public endpoint refuses (403); the owner's GET /api/files/{id} answers.
-    expect((await api.get(`/api/files/${older}/comments`)).status).toBe(403)
+    expect((await api.send(listComments, { params: { id: older } })).status).toBe(403)
     const other = await loadSnapshot(client, { server: server.url, selectedId: older })
     expect(other.comments).toMatchObject({ folioId: older, state: 'ok', total: 0 })
     const gone = await loadSnapshot(client, { server: server.url, selectedId: 'nope' })

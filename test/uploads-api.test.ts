@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest'
+import { getFolio } from '../src/api/files.js'
+import { uploadBatch, uploadFile } from '../src/api/uploads.js'
 import { tinyBmp, tinyGif, tinyIco, tinyJpegHeader, tinyPng, tinySvg, tinyWebpHeader } from './helpers/images.js'
 import { useServer } from './helpers/use-server.js'
 
 const s = useServer()
 
 const upload = (id: string, body: Buffer, path: string | undefined, type = 'application/octet-stream') =>
-  fetch(`${s.ts.url}/api/files/${id}/upload`, {
-    method: 'POST',
-    body: new Uint8Array(body),
-    headers: { 'content-type': type, ...(path === undefined ? {} : { 'x-file-path': path }) },
-  }).then(async (r) => ({ status: r.status, body: await r.json() }))
+  s.api
+    .send(uploadFile, { params: { id }, raw: new Uint8Array(body), headers: { 'content-type': type, ...(path === undefined ? {} : { 'x-file-path': path }) } })
+    .then((r) => ({ status: r.status, body: r.body }))
+
+const batch = (id: string, raw: BodyInit, headers?: Record<string, string>) => s.api.send(uploadBatch, { params: { id }, raw, headers })
 
 const form = (parts: Array<[string, Buffer]>) => {
   const data = new FormData()
@@ -18,7 +20,7 @@ const form = (parts: Array<[string, Buffer]>) => {
 }
 
 const latest = async (id: string) => {
-  const folio = (await s.api.get(`/api/files/${id}`)).body
+  const folio = (await s.api.send(getFolio, { params: { id } })).body
   return { versions: folio.versionCount, files: folio.versions.at(-1).files as Record<string, string> }
 }
 
@@ -98,7 +100,7 @@ describe('POST /api/files/{id}/upload', () => {
         else controller.enqueue(chunk)
       },
     })
-    const res = await fetch(`${s.ts.url}/api/files/${id}/upload`, { method: 'POST', body, duplex: 'half', headers: { 'content-type': 'application/octet-stream', 'x-file-path': 'x.png' } } as RequestInit)
+    const res = await s.api.request(uploadFile, { params: { id }, raw: body, headers: { 'content-type': 'application/octet-stream', 'x-file-path': 'x.png' } })
     expect(res.status).toBe(413)
     expect(sent).toBeLessThan(100 * 1024 * 1024)
   })
@@ -107,17 +109,17 @@ describe('POST /api/files/{id}/upload', () => {
 describe('POST /api/files/{id}/upload-batch', () => {
   it('merges every image part into the latest version in one go, skipping non-images', async () => {
     const id = await s.api.create('Batch', { 'index.html': 'x' })
-    const res = await fetch(`${s.ts.url}/api/files/${id}/upload-batch`, {
-      method: 'POST',
-      body: form([
+    const res = await batch(
+      id,
+      form([
         ['img/a.png', tinyPng()],
         ['img/b.gif', tinyGif()],
         ['notes.txt', Buffer.from('hello')],
         ['icons/c.svg', tinySvg()],
       ]),
-    })
+    )
     expect(res.status).toBe(200)
-    expect(await res.json()).toEqual({ success: true, count: 3, paths: ['img/a.png', 'img/b.gif', 'icons/c.svg'], skipped: ['notes.txt'] })
+    expect(res.body).toEqual({ success: true, count: 3, paths: ['img/a.png', 'img/b.gif', 'icons/c.svg'], skipped: ['notes.txt'] })
     const { versions, files } = await latest(id)
     expect(versions).toBe(1)
     expect(Object.keys(files).sort()).toEqual(['icons/c.svg', 'img/a.png', 'img/b.gif', 'index.html'])
@@ -125,33 +127,33 @@ describe('POST /api/files/{id}/upload-batch', () => {
 
   it('answers No image files in form data when no part is an image', async () => {
     const id = await s.api.create('No images')
-    const res = await fetch(`${s.ts.url}/api/files/${id}/upload-batch`, { method: 'POST', body: form([['a.txt', Buffer.from('x')], ['b.png', Buffer.from('fake')]]) })
+    const res = await batch(id, form([['a.txt', Buffer.from('x')], ['b.png', Buffer.from('fake')]]))
     expect(res.status).toBe(400)
-    expect((await res.json()).error).toBe('No image files in form data')
-    const empty = await fetch(`${s.ts.url}/api/files/${id}/upload-batch`, { method: 'POST', body: new FormData() })
-    expect((await empty.json()).error).toBe('No image files in form data')
+    expect(res.body.error).toBe('No image files in form data')
+    const empty = await batch(id, new FormData())
+    expect(empty.body.error).toBe('No image files in form data')
   })
 
   it('refuses the whole batch when one path is bad, writing nothing', async () => {
     const id = await s.api.create('Bad batch', { 'index.html': 'x' })
     const before = await latest(id)
     for (const bad of ['../evil.png', '/abs.png', 'a\\b.png']) {
-      const res = await fetch(`${s.ts.url}/api/files/${id}/upload-batch`, { method: 'POST', body: form([['good.png', tinyPng()], [bad, tinyPng()]]) })
+      const res = await batch(id, form([['good.png', tinyPng()], [bad, tinyPng()]]))
       expect(res.status).toBe(400)
-      expect((await res.json()).error).toBe('Invalid file path')
+      expect(res.body.error).toBe('Invalid file path')
     }
     expect(await latest(id)).toEqual(before)
   })
 
   it('answers 404, 413 and a wrong content type', async () => {
     const id = await s.api.create('Batch errors')
-    expect((await fetch(`${s.ts.url}/api/files/nope123/upload-batch`, { method: 'POST', body: form([['a.png', tinyPng()]]) })).status).toBe(404)
-    const big = await fetch(`${s.ts.url}/api/files/${id}/upload-batch`, { method: 'POST', body: form([['big.png', Buffer.concat([tinyPng(), Buffer.alloc(26 * 1024 * 1024)])]]) })
+    expect((await batch('nope123', form([['a.png', tinyPng()]]))).status).toBe(404)
+    const big = await batch(id, form([['big.png', Buffer.concat([tinyPng(), Buffer.alloc(26 * 1024 * 1024)])]]))
     expect(big.status).toBe(413)
-    expect((await big.json()).error).toBe('FILE_TOO_LARGE')
-    const json = await s.api.post(`/api/files/${id}/upload-batch`, { a: 1 })
+    expect(big.body.error).toBe('FILE_TOO_LARGE')
+    const json = await s.api.send(uploadBatch, { params: { id }, body: { a: 1 } })
     expect(json.body.error).toBe('Content-Type must be multipart/form-data')
-    const broken = await fetch(`${s.ts.url}/api/files/${id}/upload-batch`, { method: 'POST', body: '--x\r\nnonsense', headers: { 'content-type': 'multipart/form-data; boundary=x' } })
+    const broken = await batch(id, '--x\r\nnonsense', { 'content-type': 'multipart/form-data; boundary=x' })
     expect(broken.status).toBe(400)
   })
 })
@@ -164,8 +166,8 @@ describe('uploads never lose what is already there', () => {
       expect(reply.status).toBe(400)
       expect(reply.body.error).toBe('Unsupported file type')
     }
-    const res = await fetch(`${s.ts.url}/api/files/${id}/upload-batch`, { method: 'POST', body: form([['index.html', tinyPng()], ['img/ok.png', tinyPng()]]) })
-    expect(await res.json()).toMatchObject({ success: true, count: 1, skipped: ['index.html'] })
+    const res = await batch(id, form([['index.html', tinyPng()], ['img/ok.png', tinyPng()]]))
+    expect(res.body).toMatchObject({ success: true, count: 1, skipped: ['index.html'] })
     const { files } = await latest(id)
     expect(files['index.html']).toBe('<h1>keep me</h1>')
     expect(files['app.js']).toBe('go()')
@@ -179,14 +181,10 @@ describe('uploads never lose what is already there', () => {
 
   it('answers a multipart body that ends inside a part with 400 and keeps serving', async () => {
     const id = await s.api.create('Cut off', { 'index.html': 'x' })
-    const res = await fetch(`${s.ts.url}/api/files/${id}/upload-batch`, {
-      method: 'POST',
-      headers: { 'content-type': 'multipart/form-data; boundary=XYZ' },
-      body: '--XYZ\r\nContent-Disposition: form-data; name="f"; filename="a.png"\r\n\r\nabc',
-    })
+    const res = await batch(id, '--XYZ\r\nContent-Disposition: form-data; name="f"; filename="a.png"\r\n\r\nabc', { 'content-type': 'multipart/form-data; boundary=XYZ' })
     expect(res.status).toBe(400)
-    expect((await res.json()).error).toBe('INVALID_BODY')
-    expect((await s.api.get(`/api/files/${id}`)).status).toBe(200)
+    expect(res.body.error).toBe('INVALID_BODY')
+    expect((await s.api.send(getFolio, { params: { id } })).status).toBe(200)
     expect(Object.keys((await latest(id)).files)).toEqual(['index.html'])
   })
 })

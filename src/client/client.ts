@@ -24,11 +24,27 @@ export interface RawInput<C extends Contract> {
   timeoutMs?: number
 }
 
-/** '/api/files/{id}' + {id: 'a b'} → '/api/files/a%20b'; a {path} keeps its slashes. */
-export function contractPath(contract: Contract, params: Record<string, string> = {}): string {
+export interface RequestInput<C extends Contract> {
+  params?: ParamsOf<C>
+  query?: Partial<QueryOf<C>>
+  /** A JSON body, serialised and sent as application/json… */
+  json?: BodyInputOf<C>
+  /** …or a raw one (bytes, a stream, a FormData, text), sent as the contract's content type. */
+  body?: BodyInit
+  /** Last, so they may replace the key or the content type. */
+  headers?: Record<string, string>
+  timeoutMs?: number
+}
+
+/**
+ * '/api/files/{id}' + {id: 'a b'} → '/api/files/a%20b'; a {path} keeps its slashes. `verbatim`
+ * puts the values in as given: for tests whose point is a path escaping would defuse (`..`, `%00`).
+ */
+export function contractPath(contract: Contract, params: Record<string, string> = {}, options: { verbatim?: boolean } = {}): string {
   return contract.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name]
     if (value === undefined) throw new Error(`${contract.operationId} needs the ${name} parameter`)
+    if (options.verbatim) return value
     return name === 'path' ? value.split('/').map(encodeURIComponent).join('/') : encodeURIComponent(value)
   })
 }
@@ -47,10 +63,17 @@ export function createClient(options: ClientOptions) {
     return target
   }
 
-  async function send(contract: Contract, target: URL, init: RequestInit, timeoutMs = options.timeoutMs ?? 30_000): Promise<Response> {
-    let response: Response
+  /** The answer whatever its status (the caller reads it); only an unreachable server throws. */
+  async function request<C extends Contract>(contract: C, input: RequestInput<C> = {}): Promise<Response> {
+    const timeoutMs = input.timeoutMs ?? options.timeoutMs ?? 30_000
+    const body = input.json === undefined ? input.body : JSON.stringify(input.json)
+    // A JSON endpoint's body is JSON, even a malformed one; multipart needs fetch's boundary.
+    const declared = input.json !== undefined || contract.body ? 'application/json' : contract.rawBody?.contentType
+    const contentType: Record<string, string> = body !== undefined && declared && !declared.startsWith('multipart/') ? { 'content-type': declared } : {}
+    const init: RequestInit & { duplex?: 'half' } = { method: contract.method, headers: { ...auth, ...contentType, ...input.headers }, body }
+    if (typeof ReadableStream !== 'undefined' && body instanceof ReadableStream) init.duplex = 'half'
     try {
-      response = await fetch(target, { ...init, method: contract.method, signal: AbortSignal.timeout(timeoutMs) })
+      return await fetch(url(contract, input.params, input.query as Record<string, unknown>), { ...init, signal: AbortSignal.timeout(timeoutMs) })
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause
       if ((error as Error).name === 'TimeoutError') throw new ServerUnreachableError(server, `no answer within ${Math.round(timeoutMs / 1000)} s`)
@@ -58,43 +81,36 @@ export function createClient(options: ClientOptions) {
       if (error instanceof TypeError && cause) throw new ServerUnreachableError(server, cause.code ?? cause.message ?? error.message)
       throw error
     }
-    if (!response.ok) {
-      const text = await response.text()
-      let body: { error?: string; message?: string } = {}
-      try {
-        body = JSON.parse(text)
-      } catch {
-        body = { error: text.slice(0, 200) || response.statusText }
-      }
-      throw new ApiClientError(response.status, body.error ?? `HTTP ${response.status}`, body.message, response.headers)
+  }
+
+  /** A 2xx answer's JSON; anything else becomes an ApiClientError with the server's {error, message}. */
+  async function expectOk<C extends Contract>(response: Response): Promise<ResponseOf<C>> {
+    if (response.ok) return (await response.json()) as ResponseOf<C>
+    const text = await response.text()
+    let body: { error?: string; message?: string } = {}
+    try {
+      body = JSON.parse(text)
+    } catch {
+      body = { error: text.slice(0, 200) || response.statusText }
     }
-    return response
+    throw new ApiClientError(response.status, body.error ?? `HTTP ${response.status}`, body.message, response.headers)
   }
 
   return {
     server,
     url: <C extends Contract>(contract: C, params?: ParamsOf<C>) => url(contract, params).href,
 
+    request,
+
     /** A JSON call: validated body in, typed answer out; 4xx/5xx throw ApiClientError. */
     async call<C extends Contract>(contract: C, input: CallInput<C> = {}, timeoutMs?: number): Promise<ResponseOf<C>> {
-      const headers: Record<string, string> = { ...auth, accept: 'application/json' }
-      if (input.body !== undefined) headers['content-type'] = 'application/json'
-      const response = await send(contract, url(contract, input.params, input.query as Record<string, unknown>), {
-        headers,
-        body: input.body === undefined ? undefined : JSON.stringify(input.body),
-      }, timeoutMs)
-      return (await response.json()) as ResponseOf<C>
+      const { params, query, body } = input
+      return expectOk<C>(await request(contract, { params, query, json: body, headers: { accept: 'application/json' }, timeoutMs }))
     },
 
     /** A call with a raw body (bytes, a stream, multipart); the contract gives its content type. */
     async raw<C extends Contract>(contract: C, input: RawInput<C>): Promise<ResponseOf<C>> {
-      const streaming = typeof ReadableStream !== 'undefined' && input.body instanceof ReadableStream
-      const contentType = contract.rawBody?.contentType
-      const headers = { ...auth, ...(contentType && !contentType.startsWith('multipart/') ? { 'content-type': contentType } : {}), ...input.headers }
-      const init: RequestInit & { duplex?: 'half' } = { headers, body: input.body }
-      if (streaming) init.duplex = 'half'
-      const response = await send(contract, url(contract, input.params), init, input.timeoutMs)
-      return (await response.json()) as ResponseOf<C>
+      return expectOk<C>(await request(contract, input))
     },
   }
 }

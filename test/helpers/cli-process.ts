@@ -9,6 +9,8 @@ export interface ServerProcess {
   url: string
   child: ChildProcess
   output: () => string
+  /** What it wrote to stderr: its log (warnings, unhandled errors). */
+  stderr: () => string
 }
 
 /** Starts the built CLI's `folio serve` in a child process and waits for its ready line. */
@@ -18,8 +20,12 @@ export async function spawnServer(dataDir: string, extraArgs: string[] = [], env
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
+  let stderr = ''
   child.stdout!.on('data', (d) => (out += d))
-  child.stderr!.on('data', (d) => (out += d))
+  child.stderr!.on('data', (d) => {
+    out += d
+    stderr += d
+  })
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 15_000)
     child.stdout!.on('data', () => {
@@ -34,7 +40,7 @@ export async function spawnServer(dataDir: string, extraArgs: string[] = [], env
       reject(new Error(`server exited with ${code}: ${out}`))
     })
   })
-  return { url, child, output: () => out }
+  return { url, child, output: () => out, stderr: () => stderr }
 }
 
 export async function killHard(child: ChildProcess): Promise<void> {

@@ -1,4 +1,7 @@
-/** Small fetch wrappers that keep status, headers and parsed body together for assertions. */
+/**
+ * Path-based fetch wrappers, left only for test/tui-tmux.test.ts (changed in parallel elsewhere):
+ * new tests call endpoints by contract through helpers/api.ts. Delete this file once nothing imports it.
+ */
 export interface Reply<T = any> {
   status: number
   headers: Headers
