@@ -5,6 +5,7 @@ import { getPublicFolio } from '../src/api/sharing.js'
 import { controlTunnel, getTunnel } from '../src/api/tunnel.js'
 import { uploadFile } from '../src/api/uploads.js'
 import { rawFile, sharePage } from '../src/api/viewer.js'
+import { LogLevels } from '../src/log/logger.js'
 import { testApi } from './helpers/api.js'
 import { tinyPng } from './helpers/images.js'
 import { type LoopbackTunnelServer, startLoopbackTunnelServer } from './helpers/localtunnel-server.js'
@@ -17,7 +18,8 @@ beforeAll(async () => {
 })
 // Registered before useServer's: after-hooks run last first, so the server closes before the relay.
 afterAll(() => relay?.close())
-const s = useServer(() => ({ config: { tunnel: { host: relay.url, startTimeoutMs: 5_000 } } }))
+// At info, not warn: "Tunnel connected" is news, and the test checks the server says it.
+const s = useServer(() => ({ config: { tunnel: { host: relay.url, startTimeoutMs: 5_000 } }, logLevel: LogLevels.info }))
 
 describe('/api/tunnel with a real localtunnel client and a loopback tunnel server', () => {
   it('starts, serves share pages of published folios through the public URL, guards the rest, and stops', async () => {
@@ -63,7 +65,7 @@ describe('/api/tunnel with a real localtunnel client and a loopback tunnel serve
     expect((await s.api.send(controlTunnel, { body: { action: 'stop' } })).body).toEqual({ success: true })
     expect((await s.api.send(getTunnel)).body).toMatchObject({ active: false, url: null, state: 'stopped' })
     await expect(fetch(remote.url(sharePage, { id }), { signal: AbortSignal.timeout(2000) }).then((r) => r.status)).rejects.toThrow()
-    expectLogged(s.ts, [`Tunnel connected: ${url}`])
+    expectLogged(s.ts, [`[tunnel] Tunnel connected: ${url}`])
   })
 
   it('saves a display URL, refuses unknown actions, and reports a failed start', async () => {
@@ -94,7 +96,7 @@ describe('/api/tunnel elsewhere', () => {
       expect(reply.body.error).toBe('Tunnel failed')
       expect(reply.body.message).toContain('127.0.0.1:9')
       expect((await testApi(lonely.url).send(getTunnel)).body).toMatchObject({ active: false, state: 'stopped', lastError: expect.any(String) })
-      expectLogged(lonely, ['Tunnel failed to start: Could not reach the tunnel server http://127.0.0.1:9: connect ECONNREFUSED 127.0.0.1:9'])
+      expectLogged(lonely, ['folio: [tunnel] Tunnel failed to start: Could not reach the tunnel server http://127.0.0.1:9: connect ECONNREFUSED 127.0.0.1:9'])
     } finally {
       await closeClean(lonely)
     }
