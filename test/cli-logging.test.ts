@@ -2,11 +2,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { listFolios } from '../src/api/files.js'
+import { testApi } from './helpers/api.js'
 import { runCli } from './helpers/cli.js'
 import { type ServeRun, startServe } from './helpers/cli-process.js'
-import { client } from './helpers/http.js'
 import { tinyPng } from './helpers/images.js'
 import { makeDataDir, startTestServer, type TestServer } from './helpers/server.js'
+import { closeClean } from './helpers/use-server.js'
 
 /** Levels, streams and the line format of the CLI's output (consola underneath). */
 let ts: TestServer
@@ -20,7 +22,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const run of runs) await run.stop('SIGKILL')
   for (const dir of [work, ...dirs]) await rm(dir, { recursive: true, force: true })
-  await ts.close()
+  await closeClean(ts)
 })
 
 const REQUEST_LINE = /^\[http\] GET \/api\/files 200 \d+ ms$/m
@@ -31,14 +33,14 @@ async function serveOnce(args: string[], env: Record<string, string> = {}) {
   dirs.push(dataDir)
   const run = await startServe(['--port', '0', '--data', dataDir, ...args], env)
   runs.push(run)
-  expect((await client(run.url).get('/api/files')).status).toBe(200)
+  expect((await testApi(run.url).send(listFolios)).status).toBe(200)
   const code = await run.stop()
   return { code, stdout: run.stdout(), stderr: run.stderr() }
 }
 
 describe('--json keeps stdout one JSON document', () => {
   it('while a warning goes to stderr as folio: …', async () => {
-    const id = await client(ts.url).create('Pics')
+    const id = await testApi(ts.url).create('Pics')
     await writeFile(join(work, 'logo.png'), tinyPng())
     await writeFile(join(work, 'notes.txt'), 'text')
     const result = await runCli(['upload', id, join(work, 'logo.png'), join(work, 'notes.txt'), '--json', '--server', ts.url])

@@ -2,9 +2,11 @@ import { once } from 'node:events'
 import { rm } from 'node:fs/promises'
 import { connect, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { getFolio, listFolios } from '../src/api/files.js'
+import { type TestApi, testApi } from './helpers/api.js'
 import { killHard, spawnServer, type ServerProcess } from './helpers/cli-process.js'
-import { client } from './helpers/http.js'
 import { makeDataDir, startTestServer } from './helpers/server.js'
+import { expectCleanLog } from './helpers/use-server.js'
 
 /**
  * The proof for ARCHITECTURE.md's listhen pitfall: listhen 1.10's http-shutdown was once seen
@@ -15,7 +17,7 @@ import { makeDataDir, startTestServer } from './helpers/server.js'
  * warning). The last case closes it gracefully while connections die around it.
  */
 let server: ServerProcess
-let api: ReturnType<typeof client>
+let api: TestApi
 let id: string
 let dataDir: string
 let stderr = ''
@@ -25,7 +27,7 @@ beforeAll(async () => {
   dataDir = await makeDataDir()
   server = await spawnServer(dataDir, ['--verbose'])
   server.child.stderr!.on('data', (d) => (stderr += d))
-  api = client(server.url)
+  api = testApi(server.url)
   id = await api.create('Target', { 'index.html': '<h1>Keep me</h1>' })
 })
 afterAll(async () => {
@@ -69,7 +71,7 @@ function received(socket: Socket, done: (text: string) => boolean = () => false)
 /** The server is alive, answers, and has logged nothing but request lines. */
 async function expectStillServing() {
   expect(server.child.exitCode).toBeNull()
-  expect((await api.get(`/api/files/${id}?files=none`)).status).toBe(200)
+  expect((await api.send(getFolio, { params: { id }, query: { files: 'none' } })).status).toBe(200)
   const lines = stderr.split('\n').filter(Boolean)
   expect(lines.filter((line) => !/^\[http\] [A-Z]+ \S+ (\d{3}|cut off) \d+ ms/.test(line))).toEqual([])
 }
@@ -157,7 +159,7 @@ describe('listhen as the main listener survives hostile clients', () => {
     for (const socket of sockets) socket.write('GET /api/files HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ')
     await sleep(100)
     // Meanwhile others are served.
-    expect((await api.get('/api/files')).status).toBe(200)
+    expect((await api.send(listFolios)).status).toBe(200)
     for (const socket of sockets) socket.resetAndDestroy()
     await sleep(50)
     await expectStillServing()
@@ -170,7 +172,7 @@ describe('listhen as the main listener survives hostile clients', () => {
     const answers = sockets.map((socket) => received(socket))
     // Every request is under way: its head and half its body are with the server.
     sockets.forEach((socket, n) => socket.write(putHead(Buffer.byteLength(bodies[n]!)) + bodies[n]!.slice(0, bodies[n]!.length / 2)))
-    expect((await api.get('/api/files')).status).toBe(200)
+    expect((await api.send(listFolios)).status).toBe(200)
     await sleep(100)
 
     const exited = once(server.child, 'exit')
@@ -194,7 +196,7 @@ describe('listhen as the main listener survives hostile clients', () => {
     // Every acknowledged write is there after a restart.
     const again = await spawnServer(dataDir)
     extra.push(again)
-    const full = (await client(again.url).get(`/api/files/${id}?files=none`)).body
+    const full = (await testApi(again.url).send(getFolio, { params: { id }, query: { files: 'none' } })).body
     const stored = full.versions.map((v: { versionId: string }) => v.versionId)
     for (const version of versions) expect(stored).toContain(version)
   })
@@ -204,7 +206,7 @@ describe('graceful close after hostile clients', () => {
   it('does not wait for pipelined requests whose client hung up before their turn', async () => {
     const ts = await startTestServer()
     const { port } = new URL(ts.url)
-    const folio = await client(ts.url).create('Target')
+    const folio = await testApi(ts.url).create('Target')
     const pipeline =
       `GET /api/files HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n` +
       `GET /api/files/${folio}?files=none HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n` +
@@ -226,6 +228,6 @@ describe('graceful close after hostile clients', () => {
     // Node never emits 'close' for a queued response whose connection is gone: counting only
     // those kept shutdown waiting for its 15 s limit (or ended the process with exit code 13).
     expect(Date.now() - started).toBeLessThan(5_000)
-    expect(ts.logs).toEqual([])
+    expectCleanLog(ts)
   })
 })

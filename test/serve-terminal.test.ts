@@ -2,9 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { listFolios } from '../src/api/files.js'
 import { qrLines } from '../src/tui/qr.js'
 import { BIN, lanAddresses } from './helpers/cli-process.js'
-import { client } from './helpers/http.js'
+import { testApi } from './helpers/api.js'
 import { startTerminal, type Terminal, terminalBackend, waitForExit, waitForScreen } from './helpers/terminal.js'
 
 /**
@@ -43,7 +44,7 @@ describe(`folio serve in a real terminal (${await terminalBackend()})`, () => {
     // colours put them on bright white).
     for (const row of qrLines(networkUrl)) expect(screen).toContain(row.trimEnd())
     expect(await terminal.styled()).toBe(true)
-    expect((await client(networkUrl).get('/api/files')).status).toBe(200)
+    expect((await testApi(networkUrl).send(listFolios)).status).toBe(200)
 
     await terminal.send('\x03') // Ctrl+C
     expect(await waitForExit(terminal)).toBe(0)

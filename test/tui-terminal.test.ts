@@ -2,8 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { react, recordAnalytics } from '../src/api/engagement.js'
 import { BIN, killHard, type ServerProcess, spawnServer } from './helpers/cli-process.js'
-import { client } from './helpers/http.js'
+import { testApi } from './helpers/api.js'
 import { makeDataDir } from './helpers/server.js'
 import { startTerminal, type Terminal, terminalBackend, waitForExit, waitForScreen } from './helpers/terminal.js'
 
@@ -32,11 +33,11 @@ describe(`folio status in a real terminal (${await terminalBackend()})`, () => {
   })
 
   it('shows a folio with its views, then quits on q with exit code 0', async () => {
-    const api = client(server!.url)
+    const api = testApi(server!.url)
     const title = 'Terminal status deck'
     const folioId = await api.create(title, undefined, { status: 'published' })
-    for (let i = 0; i < 3; i++) expect((await api.post(`/api/files/${folioId}/analytics`, { isInitial: true, device: i === 0 ? 'mobile' : 'desktop', sessionSeconds: 20 })).status).toBe(200)
-    expect((await api.post(`/api/files/${folioId}/reactions`, { increments: { '🔥': 1 } })).status).toBe(200)
+    for (let i = 0; i < 3; i++) expect((await api.send(recordAnalytics, { params: { id: folioId }, body: { isInitial: true, device: i === 0 ? 'mobile' : 'desktop', sessionSeconds: 20 } })).status).toBe(200)
+    expect((await api.send(react, { params: { id: folioId }, body: { increments: { '🔥': 1 } } })).status).toBe(200)
 
     // No profile or key of the user's: FOLIO_CONFIG_DIR points at an empty folder.
     terminal = await startTerminal([process.execPath, BIN, 'status', '--server', server!.url], {
