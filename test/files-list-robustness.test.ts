@@ -58,7 +58,7 @@ describe('GET /api/files at its limits', () => {
     const damaged = `Stored document folios:${bad}:meta.json is not valid JSON`
     expectLogged(ts, [
       `folio: [store] Left folio ${bad} out of the list: ${damaged}. Restore the file from a backup, or delete the folio.`,
-      `folio: Unhandled error on GET /api/files/${bad} CorruptDocumentError: ${damaged}`,
+      `folio: GET /api/files/${bad}: ${join(ts.dataDir, 'folios', bad, 'meta.json')} is damaged (not valid JSON). Restore it from a backup, or delete the folio.`,
     ])
   })
 })

@@ -64,7 +64,7 @@ export function logProblemsTo(logger: Logger): ServerContext['log'] {
 
 /** The whole HTTP surface: the same app runs in `folio serve` and in the tests. */
 export function createApp(ctx: ServerContext): H3 {
-  const app = new H3({ silent: true, onError: createErrorHandler(ctx.log) })
+  const app = new H3({ silent: true, onError: createErrorHandler(ctx.log, ctx.store.dataDir) })
   registerAiRoutes(app, ctx)
   registerFileRoutes(app, ctx)
   registerBriefRoute(app, ctx)

@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import { type H3Event, HTTPError, HTTPResponse } from 'h3'
 import { ERRORS, type ErrorCase } from '../api/errors.js'
 import { CorruptDocumentError, InvalidFilePathError, VersionNotFoundError } from '../store/index.js'
@@ -52,7 +53,7 @@ function translate(error: Error): Error {
  * {error, message?}). Anything unexpected is logged with its stack and answered with a 500
  * that reveals nothing internal.
  */
-export function createErrorHandler(log: (message: string, error: unknown) => void) {
+export function createErrorHandler(log: (message: string, error?: unknown) => void, dataDir?: string) {
   return (error: HTTPError, event: H3Event): HTTPResponse => {
     const original = translate(error.cause instanceof Error ? error.cause : error)
     if (original instanceof ApiError) {
@@ -64,10 +65,14 @@ export function createErrorHandler(log: (message: string, error: unknown) => voi
       return jsonError(error.status, { error: (STATUS_ERRORS[error.status] ?? ERRORS.badRequest).error, message })
     }
     // The path only: the query string and a viewer frame's grant are secrets (request-log.ts).
-    log(`Unhandled error on ${event.req.method} ${redactPath(event.req.url)}`, error.cause ?? error)
+    const request = `${event.req.method} ${redactPath(event.req.url)}`
     if (original instanceof CorruptDocumentError) {
+      // A known condition, not a bug: one line that names the file on disk and what to do.
+      const file = dataDir ? join(dataDir, ...original.key.split(':')) : original.key
+      log(`${request}: ${file} is damaged (not valid JSON). Restore it from a backup, or delete the folio.`)
       return jsonError(500, { error: ERRORS.internalError.error, message: 'This folio’s stored data is damaged (the server log names the file). Restore it from a backup, or DELETE the folio.' })
     }
+    log(`Unhandled error on ${request}`, error.cause ?? error)
     return jsonError(500, { error: ERRORS.internalError.error, message: 'The server failed to handle this request; it has been logged.' })
   }
 }

@@ -33,13 +33,17 @@ export interface FolioStore {
 
 export interface OpenStoreOptions {
   dataDir: string
+  /** What the store did that a person may want to know (migrations, recovered deletions). */
   log?: (message: string) => void
+  /** Something wrong that the store worked around (damaged files left out of a list). */
+  warn?: (message: string) => void
 }
 
 /** Opens (creating, migrating and recovering as needed) the flat-file store in `dataDir`. */
 export async function openStore(options: OpenStoreOptions): Promise<FolioStore> {
   const dataDir = resolve(options.dataDir)
   const log = options.log ?? ((m: string) => console.warn(m))
+  const warn = options.warn ?? log
   // Folio data holds access keys: keep a new data dir private to its user.
   await mkdir(dataDir, { recursive: true, mode: 0o700 })
   const unlock = await lockDataDir(dataDir)
@@ -47,7 +51,7 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
     const storage = createStorage({ driver: durableFsDriver({ base: dataDir }) })
     const locks = new KeyedMutex()
     const blobs = new BlobStore(storage)
-    const folios = new FolioRepository(storage, blobs, locks, { warn: log })
+    const folios = new FolioRepository(storage, blobs, locks, { warn })
     const engagement = new EngagementRepository(storage, locks, folios)
     const views = new FolioViews(folios, engagement)
     const settings = new SettingsRepository(storage)
