@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { createComment } from '../src/api/engagement.js'
 import { createFolio, listFolios, updateFolio } from '../src/api/files.js'
 import { createClient } from '../src/client/index.js'
+import { LogLevels } from '../src/log/logger.js'
 import { OPEN_TAIL_BYTES } from '../src/store/version-log.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
 
@@ -89,10 +90,11 @@ describe('listFolios items', () => {
     await rm(join(ts.dataDir, 'folios', id, 'log'), { recursive: true, force: true })
     await writeFile(join(ts.dataDir, 'format.json'), JSON.stringify({ format: 2, updatedAt: new Date().toISOString() }))
 
-    const again = await startTestServer({ dataDir: ts.dataDir })
+    // At info: the migration says what it did.
+    const again = await startTestServer({ dataDir: ts.dataDir, logLevel: LogLevels.info })
     const messages = (await createClient({ server: again.url }).call(listFolios))[0]!.versions.map((v) => v.commitMessage)
     expect(messages).toEqual(['Initial version', ...Array.from({ length: 89 }, (_, i) => `Edit ${i + 2} ${'x'.repeat(80)}`)])
-    expect(again.logs).toEqual([expect.stringContaining('Added a version log to 1 folio(s)')])
+    expect(again.logs).toEqual(['[store] Added a version log to 1 folio(s) (data format 3).'])
     await again.close()
     servers.splice(servers.indexOf(ts), 1)
   })
