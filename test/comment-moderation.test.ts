@@ -35,6 +35,7 @@ describe('deleting comments', () => {
     expect(item.comments[0].deletedAt).toBe(seen.deletedAt)
     const brief = (await s.api.send(getBrief, { params: { id } })).body
     expect(brief.openComments).toEqual([])
+    expect(brief.brief).toContain('## Deleted by viewers')
 
     // For viewers it is gone: a second delete, a resolve, a restore all miss it or are refused.
     expect((await viewer().send(deleteComment, { params: { id }, query: { commentId: c.id } })).status).toBe(404)

@@ -289,7 +289,7 @@ describe('GET /api/files/{id}/brief', () => {
     expect(brief.indexOf('Logo left')).toBeLessThan(brief.indexOf('Title too small'))
     expect(brief.indexOf('Title too small')).toBeLessThan(brief.indexOf('Footer is cramped'))
     expect(brief).not.toContain('Already fixed')
-    expect(brief).toContain('`h1`')
+    expect(brief).toContain('element: h1')
     expect(brief).toContain('`css/site.css`')
     expect(brief).toContain('`about.html`')
   })
