@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createComment, deleteComment, listComments, resolveComment } from '../src/api/engagement.js'
 import { getFolio, updateFolio } from '../src/api/files.js'
 import { getPublicFolio } from '../src/api/sharing.js'
+import { defaultConfig } from '../src/server/config.js'
 import { countStorageCalls } from './helpers/store.js'
 import { useServer } from './helpers/use-server.js'
 
@@ -48,6 +49,24 @@ describe('a folio holds a bounded number of comments', () => {
     expect(reply.body.message).toContain('FOLIO_MAX_COMMENT_BYTES')
     // A small one may still fit: the ceiling is on bytes, not on requests.
     expect((await post(id, { text: 'short' })).status).toBe(200)
+  })
+
+  it('takes its ceilings from FOLIO_MAX_COMMENTS and FOLIO_MAX_COMMENT_BYTES, and refuses a value that is not a whole number', () => {
+    const saved = { ...process.env }
+    try {
+      process.env.FOLIO_MAX_COMMENTS = '50'
+      process.env.FOLIO_MAX_COMMENT_BYTES = '100000'
+      expect(defaultConfig().limits).toMatchObject({ commentsPerFolio: 50, commentBytesPerFolio: 100_000 })
+      for (const bad of ['lots', '0', '-5', '1.5']) {
+        process.env.FOLIO_MAX_COMMENTS = bad
+        expect(() => defaultConfig()).toThrow(`FOLIO_MAX_COMMENTS: "${bad}" is not a whole number of at least 1`)
+      }
+    } finally {
+      process.env.FOLIO_MAX_COMMENTS = saved.FOLIO_MAX_COMMENTS
+      process.env.FOLIO_MAX_COMMENT_BYTES = saved.FOLIO_MAX_COMMENT_BYTES
+      if (saved.FOLIO_MAX_COMMENTS === undefined) delete process.env.FOLIO_MAX_COMMENTS
+      if (saved.FOLIO_MAX_COMMENT_BYTES === undefined) delete process.env.FOLIO_MAX_COMMENT_BYTES
+    }
   })
 
   it.each([
