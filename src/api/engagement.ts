@@ -78,6 +78,7 @@ const CreatedComment = named(
   }),
 )
 
+const tokenHeader = { [COMMENT_TOKEN_HEADER]: "The comment's author token, from the answer that created it: proves its author" }
 const tokenNote = `Send the comment's author token (from its creation) as ${COMMENT_TOKEN_HEADER}: on a folio whose commentModeration is owner-and-author only the owner and the author may do this.`
 
 export const createComment = defineContract({
@@ -126,6 +127,7 @@ export const resolveComment = defineContract({
   path: '/api/files/{id}/comments',
   tag: 'Comments',
   summary: 'Resolve or reopen a comment; the owner also deletes or restores one',
+  headers: tokenHeader,
   description: `${tokenNote} A comment someone other than the owner deleted is gone for viewers (404) and only the owner can restore it.`,
   access: 'public',
   rateLimit: 'comments',
@@ -150,6 +152,7 @@ export const deleteComment = defineContract({
   path: '/api/files/{id}/comments',
   tag: 'Comments',
   summary: 'Remove a comment',
+  headers: tokenHeader,
   description: `The owner removes it for good. Anyone else hides it: viewers no longer see it, the owner still does (deletedAt) and can restore it. ${tokenNote}`,
   access: 'public',
   rateLimit: 'comments',
