@@ -165,7 +165,13 @@ async function segmentComments(ctx: MigrationContext): Promise<void> {
   let folios = 0
   let renumbered = 0
   for (const id of await folioIds(ctx.storage)) {
-    const legacy = await readJson<object>(ctx.storage, keys.legacyComments(id)).catch(() => undefined)
+    let legacy: object | undefined
+    try {
+      legacy = await readJson<object>(ctx.storage, keys.legacyComments(id))
+    } catch {
+      ctx.log(`The comments of folio ${id} are damaged (folios/${id}/comments.json is not JSON): left where they are; the folio starts with none.`)
+      continue
+    }
     if (legacy === undefined) continue
     await clearPrefix(ctx.storage, keys.commentsDir(id))
     const kept = new Map<number, StoredComment>()
