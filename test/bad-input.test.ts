@@ -2,6 +2,7 @@ import { connect } from 'node:net'
 import { gzipSync } from 'node:zlib'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Contract } from '../src/api/contract.js'
+import { createComment, deleteComment, listComments, resolveComment } from '../src/api/engagement.js'
 import { createFolio, deleteFolio, getBrief, getFolio, listFolios, updateFolio } from '../src/api/files.js'
 import { contractPath } from '../src/client/index.js'
 import { readReply } from './helpers/api.js'
@@ -94,6 +95,7 @@ describe('wrong types and values name the field', () => {
     [{ restoreVersionId: 1 }, 'restoreVersionId'],
     [{ commitMessage: false, files: { 'index.html': 'x' } }, 'commitMessage'],
     [{ publicTunnelEnabled: 'no' }, 'publicTunnelEnabled'],
+    [{ commentModeration: 'nobody' }, 'commentModeration'],
     [{ title: 't'.repeat(501) }, 'title must be at most 500 characters'],
     [{ description: 'd'.repeat(10_001) }, 'description must be at most 10,000 characters'],
     [{ accessKey: 'k'.repeat(257) }, 'accessKey'],
@@ -235,5 +237,26 @@ describe('odd ids and paths', () => {
     expect(wrong.status).toBe(405)
     expect(wrong.headers.get('allow')).toContain('PUT')
     await expectUnchanged()
+  })
+})
+
+describe('odd comment ids, tokens and moderation requests', () => {
+  it('answers 4xx and changes nothing, never a 500', async () => {
+    const folio = await s.api.create('Commented', { 'index.html': '<h1>x</h1>' }, { status: 'published' })
+    const made = await s.api.send(createComment, { params: { id: folio }, body: { text: 'keep me', versionId: 'v1', filename: 'index.html' } })
+    const before = (await s.api.send(listComments, { params: { id: folio } })).body
+    const oddIds = ['c_0', 'c_007', 'c_', 'c_-1', 'c_1e3', 'c_99999999999999999999', `c_${'9'.repeat(5000)}`, '../meta.json', 'toString', '__proto__', made.body.comment.id.replace('c_', 'c_0')]
+    for (const commentId of oddIds) {
+      expect((await s.api.send(resolveComment, { params: { id: folio }, body: { commentId, resolved: true } })).status).toBe(404)
+      expect((await s.api.send(deleteComment, { params: { id: folio }, query: { commentId } })).status).toBe(404)
+    }
+    for (const body of [{ commentId: made.body.comment.id, deleted: 'no' }, { commentId: made.body.comment.id }, { commentId: made.body.comment.id, resolved: null }]) {
+      const reply = await s.api.send(resolveComment, { params: { id: folio }, body })
+      expect(reply.status).toBe(400)
+      expect(reply.body.error).toBe('INVALID_BODY')
+    }
+    const hugeToken = { 'x-comment-token': 't'.repeat(60_000) }
+    expect((await s.api.send(resolveComment, { params: { id: folio }, body: { commentId: 'c_1', resolved: true }, headers: hugeToken })).status).toBeLessThan(500)
+    expect((await s.api.send(listComments, { params: { id: folio } })).body).toEqual(before)
   })
 })

@@ -1,6 +1,7 @@
 import { readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { createComment, deleteComment } from '../src/api/engagement.js'
 import { getFolio, updateFolio } from '../src/api/files.js'
 import { testApi } from './helpers/api.js'
 import { killHard, spawnServer, type ServerProcess } from './helpers/cli-process.js'
@@ -71,6 +72,70 @@ describe('crash durability', () => {
     expect(await readdir(join(dataDir, '.tmp'))).toEqual([])
     await killHard(server.child)
     // Killed or not, no server logged anything: a restart after a crash is no error.
+    for (const c of children) expect(c.stderr(), `the log of the server at ${c.url}`).toBe('')
+  })
+
+  it('keeps every acknowledged comment after SIGKILL during a stream of comments and deletes, and never gives a deleted id again', async () => {
+    const dataDir = await makeDataDir()
+    dirs.push(dataDir)
+    const limits = { FOLIO_RATE_LIMITS: 'comments=100000' }
+    let server = await spawnServer(dataDir, [], limits)
+    children.push(server)
+    let api = testApi(server.url)
+    const id = await api.create('Crash comments', { 'index.html': '<h1>Hi</h1>' }, { status: 'published' })
+    const kept = new Map<string, string>()
+    const deleted = new Set<string>()
+    /** Deletes the kill cut off: done or not, their ids were given. */
+    const unsure = new Set<string>()
+    let n = 0
+
+    for (let round = 0; round < 3; round++) {
+      let stop = false
+      const writer = async () => {
+        while (!stop) {
+          const text = `comment ${++n} ${'c'.repeat(2000)}`
+          try {
+            const made = await api.send(createComment, { params: { id }, body: { text, versionId: 'v1', filename: 'index.html' } })
+            if (made.status !== 200) continue
+            kept.set(made.body.comment.id, text)
+            // Every third one goes again: its id must stay used.
+            if (n % 3 === 0) {
+              const commentId = made.body.comment.id
+              kept.delete(commentId)
+              unsure.add(commentId)
+              const gone = await api.send(deleteComment, { params: { id }, query: { commentId } })
+              if (gone.status === 200) {
+                unsure.delete(commentId)
+                deleted.add(commentId)
+              }
+            }
+          } catch {
+            return // the connection died with the server
+          }
+        }
+      }
+      const writers = [writer(), writer(), writer(), writer()]
+      await new Promise((r) => setTimeout(r, 150 + round * 100))
+      await killHard(server.child)
+      stop = true
+      await Promise.all(writers)
+
+      server = await spawnServer(dataDir, [], limits)
+      children.push(server)
+      api = testApi(server.url)
+      const comments: any[] = (await api.send(getFolio, { params: { id }, query: { files: 'none' } })).body.comments
+      const byId = new Map(comments.map((c) => [c.id, c.text]))
+      for (const [commentId, text] of kept) expect(byId.get(commentId), `acknowledged ${commentId} lost`).toBe(text)
+      for (const commentId of deleted) expect(byId.has(commentId), `deleted ${commentId} came back`).toBe(false)
+      // A new comment takes an id above every id ever answered, deleted ones included.
+      const next = await api.send(createComment, { params: { id }, body: { text: 'after restart', versionId: 'v1', filename: 'index.html' } })
+      const highest = Math.max(...[...kept.keys(), ...deleted, ...unsure].map((c) => Number(c.slice(2))))
+      expect(Number(next.body.comment.id.slice(2))).toBeGreaterThan(highest)
+      kept.set(next.body.comment.id, 'after restart')
+    }
+    expect(kept.size + deleted.size).toBeGreaterThan(30)
+    expect(deleted.size).toBeGreaterThan(5)
+    await killHard(server.child)
     for (const c of children) expect(c.stderr(), `the log of the server at ${c.url}`).toBe('')
   })
 })

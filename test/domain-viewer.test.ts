@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { applyBeacon, MAX_BEACON_SECONDS, parseBeacon } from '../src/domain/analytics.js'
-import { nextCommentId, openCommentsOf } from '../src/domain/comments.js'
+import { commentNumber, isOpenOn, nextCommentNumber } from '../src/domain/comments.js'
 import { injectBeforeBodyEnd, jsonForScript } from '../src/domain/html-inject.js'
 import { sniffImage } from '../src/domain/image-sniff.js'
 import { EMPTY_ANALYTICS } from '../src/domain/model.js'
@@ -52,16 +52,25 @@ describe('analytics beacons', () => {
 })
 
 describe('comments', () => {
-  it('gives unique, growing c_<timestamp> ids even within one millisecond', () => {
-    const comments: any[] = []
-    for (let i = 0; i < 5; i++) comments.push({ id: nextCommentId(comments, 1_000) })
-    expect(comments.map((c) => c.id)).toEqual(['c_1000', 'c_1001', 'c_1002', 'c_1003', 'c_1004'])
-    expect(nextCommentId(comments, 5_000)).toBe('c_5000')
+  it('gives unique, growing c_<timestamp> ids from the high-water mark, even within one millisecond', () => {
+    let highWater = 0
+    const ids: number[] = []
+    for (let i = 0; i < 5; i++) ids.push((highWater = nextCommentNumber(highWater, 1_000)))
+    expect(ids).toEqual([1000, 1001, 1002, 1003, 1004])
+    expect(nextCommentNumber(highWater, 5_000)).toBe(5000)
+    // A clock that stepped back never gives an id again.
+    expect(nextCommentNumber(5000, 10)).toBe(5001)
   })
 
-  it('shows viewers the unresolved comments of the latest version', () => {
-    const c = (id: string, versionId: string, resolved: boolean) => ({ id, versionId, resolved }) as any
-    expect(openCommentsOf([c('a', 'v1', false), c('b', 'v2', true), c('c', 'v2', false)], 'v2').map((x) => x.id)).toEqual(['c'])
+  it('reads only c_<n> ids as numbers', () => {
+    expect(commentNumber('c_1712000000000')).toBe(1712000000000)
+    for (const id of ['c_', 'c_0', 'c_007', 'c_1e3', 'x_5', 'c_99999999999999999', 'c_5 ']) expect(commentNumber(id)).toBeUndefined()
+  })
+
+  it('shows viewers the unresolved comments of the latest version, none deleted', () => {
+    const c = (id: string, versionId: string, resolved: boolean, deletedAt?: string) => ({ id, versionId, resolved, deletedAt }) as any
+    const all = [c('a', 'v1', false), c('b', 'v2', true), c('c', 'v2', false), c('d', 'v2', false, '2026-01-01T00:00:00.000Z')]
+    expect(all.filter(isOpenOn('v2')).map((x: any) => x.id)).toEqual(['c'])
   })
 })
 

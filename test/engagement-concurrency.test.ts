@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createComment, getReactions, listComments, react, recordAnalytics } from '../src/api/engagement.js'
+import { createComment, deleteComment, getReactions, listComments, react, recordAnalytics, resolveComment } from '../src/api/engagement.js'
 import { getFolio } from '../src/api/files.js'
 import { type TestApi, testApi } from './helpers/api.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
@@ -53,5 +53,39 @@ describe('group commit loses nothing', () => {
     expect(comments).toHaveLength(200)
     expect(new Set(comments.map((c: any) => c.id)).size).toBe(200)
     expect(new Set(comments.map((c: any) => c.text)).size).toBe(200)
+  })
+
+  it('applies comments made, resolved and deleted at once, across segments, and a restart reads the same', async () => {
+    const id = await api.create('Busy', { 'index.html': 'x' }, { status: 'published' })
+    // ~1 KB each: 300 of them fill several 64 KB segments.
+    const make = (i: number) => api.send(createComment, { params: { id }, body: { text: `first ${i} ${'p'.repeat(1000)}`, versionId: 'v1', filename: 'index.html' } })
+    const first = await Promise.all(Array.from({ length: 300 }, (_, i) => make(i)))
+    const ids = first.map((r) => r.body.comment.id as string)
+    // Resolve a third, delete a third, and add 300 more, all at once.
+    const work = await Promise.all([
+      ...ids.filter((_, i) => i % 3 === 0).map((commentId) => api.send(resolveComment, { params: { id }, body: { commentId, resolved: true } })),
+      ...ids.filter((_, i) => i % 3 === 1).map((commentId) => api.send(deleteComment, { params: { id }, query: { commentId } })),
+      ...Array.from({ length: 300 }, (_, i) => make(300 + i)),
+    ])
+    expect(work.every((r) => r.status === 200)).toBe(true)
+    const expected = {
+      count: 500,
+      resolved: ids.filter((_, i) => i % 3 === 0).sort(),
+      all: [...ids.filter((_, i) => i % 3 !== 1), ...work.slice(200).map((r) => r.body.comment.id as string)].sort(),
+    }
+    const check = async () => {
+      const comments: any[] = (await api.send(getFolio, { params: { id }, query: { files: 'none' } })).body.comments
+      expect(comments).toHaveLength(expected.count)
+      expect(comments.map((c) => c.id)).toEqual(expected.all)
+      expect(comments.filter((c) => c.resolved).map((c) => c.id)).toEqual(expected.resolved)
+    }
+    await check()
+    const dataDir = ts.dataDir
+    await ts.stop()
+    expectCleanLog(ts)
+    ts = await startTestServer({ dataDir, config })
+    api = testApi(ts.url)
+    await check()
+    expect((await api.send(listComments, { params: { id }, query: { limit: 500 } })).body).toHaveLength(500)
   })
 })

@@ -272,8 +272,8 @@ describe('DELETE /api/files/{id}', () => {
 describe('GET /api/files/{id}/brief', () => {
   it('builds a markdown brief from open comments in page order and the file structure', async () => {
     const id = await s.api.create('Brief', { 'index.html': '<h1>Hi</h1>', 'about.html': '<p>About</p>', 'css/site.css': 'h1{}' })
-    const comment = (over: object) => ({ author: 'Ann', text: 'x', createdAt: '2026-01-01T00:00:00.000Z', versionId: 'v1', filename: 'index.html', resolved: false, ...over })
-    await s.ts.server.store.engagement.replace(id, 'comments', [
+    const comment = (over: { id: string } & Record<string, unknown>) => ({ author: 'Ann', text: 'x', createdAt: '2026-01-01T00:00:00.000Z', versionId: 'v1', filename: 'index.html', resolved: false, ...over })
+    await s.ts.server.store.engagement.importComments(id, [
       comment({ id: 'c_1', text: 'Footer is cramped', x: 50, y: 90 }),
       comment({ id: 'c_2', text: 'Title too small', x: 20, y: 10, selector: 'h1', elementHtml: '<h1>Hi</h1>' }),
       comment({ id: 'c_3', text: 'Already fixed', x: 10, y: 5, resolved: true }),
@@ -289,7 +289,7 @@ describe('GET /api/files/{id}/brief', () => {
     expect(brief.indexOf('Logo left')).toBeLessThan(brief.indexOf('Title too small'))
     expect(brief.indexOf('Title too small')).toBeLessThan(brief.indexOf('Footer is cramped'))
     expect(brief).not.toContain('Already fixed')
-    expect(brief).toContain('`h1`')
+    expect(brief).toContain('element: h1')
     expect(brief).toContain('`css/site.css`')
     expect(brief).toContain('`about.html`')
   })

@@ -22,6 +22,15 @@ describe('GET /api/openapi', () => {
     expect(result.valid ? [] : result.errors).toEqual([])
   })
 
+  it('declares the comment moderation extensions: the author token header, deletedAt, commentModeration', () => {
+    for (const method of ['put', 'delete']) {
+      expect(doc.paths['/api/files/{id}/comments'][method].parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'X-Comment-Token', in: 'header', required: false })]))
+    }
+    expect(Object.keys(doc.components.schemas.Comment.properties)).toEqual(expect.arrayContaining(['deletedAt', 'deletedBy']))
+    expect(doc.components.schemas.Folio.properties.commentModeration.enum).toEqual(['anyone', 'owner-and-author'])
+    expect(doc.components.schemas.CreatedCommentResult.properties.authorToken).toBeDefined()
+  })
+
   it('lists every route the server has, and nothing it does not', () => {
     const app = createApp(createServerContext({ store: s.ts.server.store, config: defaultConfig() }))
     const mounted = (app as unknown as { '~routes': Array<{ method: string; route: string }> })['~routes']

@@ -42,7 +42,8 @@ describe('GET /api/files/{id}/public', () => {
     const reply = await s.api.send(getPublicFolio, { params: { id } })
     expect(reply.status).toBe(200)
     expect(Object.keys(reply.body).sort()).toEqual(
-      ['activeFileList', 'allowComments', 'comments', 'description', 'draft', 'hasAccessKey', 'id', 'isPrivate', 'latestVersionId', 'presentationModeOnly', 'reactions', 'status', 'title'].sort(),
+      // The spec's fields, and commentModeration (who may resolve or delete: the page's buttons depend on it).
+      ['activeFileList', 'allowComments', 'commentModeration', 'comments', 'description', 'draft', 'hasAccessKey', 'id', 'isPrivate', 'latestVersionId', 'presentationModeOnly', 'reactions', 'status', 'title'].sort(),
     )
     expect(reply.body).toMatchObject({ id, draft: false, status: 'published', hasAccessKey: false, latestVersionId: 'v2', activeFileList: ['index.html', 'css/site.css', 'pages/two.html'] })
     expect(reply.body.comments.map((c: any) => c.text)).toEqual(['on v2'])

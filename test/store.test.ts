@@ -188,6 +188,28 @@ describe('blobs: content addressing, reverse deltas, reclaiming', () => {
 })
 
 describe('write cost', () => {
+  it('of a comment, and of resolving one, does not grow with the number of comments', async () => {
+    const store = await freshStore()
+    const { meta } = await createFolio(store, { 'index.html': 'x' })
+    const limits = { maxComments: 5000, maxBytes: 64 * 1024 * 1024 }
+    const add = (text: string) => store.engagement.addComment(meta.id, { text, author: 'Ann', versionId: 'v1', filename: 'index.html', x: 1, y: 2 }, limits)
+    const calls = countStorageCalls(store)
+    const costOf = async (n: number) => {
+      calls.reset()
+      const made = await add(`comment ${n} ${'t'.repeat(400)}`)
+      await store.engagement.moderateComment(meta.id, made!.id, { kind: 'change', resolved: true }, { owner: false }, 'anyone')
+      return { calls: calls.snapshot(), bytes: calls.bytesWritten() }
+    }
+    await costOf(0)
+    const early = await costOf(1)
+    for (let i = 0; i < 2000; i += 100) await Promise.all(Array.from({ length: 100 }, (_, j) => add(`filler ${i + j} ${'f'.repeat(400)}`)))
+    const late = await costOf(2)
+    expect(late.calls).toEqual(early.calls)
+    // Two writes of at most one 64 KB segment each; the 2,000 comments take ~1 MB.
+    expect(late.bytes).toBeLessThan(2 * (64 * 1024 + 1024))
+    expect((await store.engagement.commentSize(meta.id)).bytes).toBeGreaterThan(900 * 1024)
+  })
+
   it('does not grow with the number of versions', async () => {
     const store = await freshStore()
     const { meta } = await createFolio(store, { 'index.html': bigPage(-1, 200) })
@@ -213,7 +235,7 @@ describe('write cost', () => {
       await store.folios.idle()
       calls.reset()
       await store.folios.update(meta.id, { patch: {}, files: { 'index.html': `edit ${n}` }, author: 't' })
-      await store.engagement.mergeReactions(meta.id, { '👍': n })
+      await store.engagement.react(meta.id, { set: { '👍': n }, owner: true })
       await store.views.full(meta.id)
       await store.folios.idle()
       return calls.snapshot()
@@ -285,6 +307,37 @@ describe('start-up: lock, migrations, recovery', () => {
     expect(JSON.parse(await readFile(join(dir, 'format.json'), 'utf8')).format).toBe(CURRENT_FORMAT)
     expect(JSON.parse(await readFile(join(dir, 'database.imported.json'), 'utf8'))).toEqual(legacy)
     await expect(readFile(join(dir, 'database.json'))).rejects.toThrow()
+  })
+
+  it('moves a comments.json (format 4 and older) into segments, keeping ids and never giving one again', async () => {
+    const store = await freshStore()
+    const { meta } = await createFolio(store, { 'index.html': 'x' })
+    const dataDir = store.dataDir
+    await store.close()
+    const c = (id: unknown, text: string) => ({ id, text, author: 'Ann', createdAt: '2025-03-01T00:00:00.000Z', versionId: 'v1', filename: 'index.html', resolved: false })
+    const legacy = [c('c_1700000000000', 'first'), c('c_1700000000005', 'newest'), c('c_1700000000002', 'middle'), c('c_1700000000002', 'same id'), c('imported-7', 'foreign id')]
+    await writeFile(join(dataDir, 'folios', meta.id, 'comments.json'), JSON.stringify(legacy))
+    await writeFile(join(dataDir, 'format.json'), JSON.stringify({ format: 3, updatedAt: new Date().toISOString() }))
+
+    const logs: string[] = []
+    const reopened = await openStore({ dataDir, log: (m) => logs.push(m) })
+    cleanup.push(() => reopened.close())
+    expect(JSON.parse(await readFile(join(dataDir, 'format.json'), 'utf8')).format).toBe(CURRENT_FORMAT)
+    expect(logs).toEqual(['Moved the comments of 1 folio(s) into segments (data format 5); 2 comment(s) without a usable id got a new one.'])
+    const comments = await reopened.engagement.comments(meta.id)
+    expect(comments.map((x) => [x.id, x.text])).toEqual([
+      ['c_1700000000000', 'first'],
+      ['c_1700000000002', 'middle'],
+      ['c_1700000000005', 'newest'],
+      ['c_1740787200000', 'same id'],
+      ['c_1740787200001', 'foreign id'],
+    ])
+    const files = (await listFiles(dataDir)).map((f) => f.path).filter((p) => p.startsWith(`folios/${meta.id}/comments`))
+    expect(files).toEqual([`folios/${meta.id}/comments/s1700000000000.json`])
+    // Deleting the newest does not free its id.
+    await reopened.engagement.moderateComment(meta.id, 'c_1740787200001', { kind: 'delete' }, { owner: true }, 'anyone')
+    const next = await reopened.engagement.addComment(meta.id, { text: 'new', author: 'Bo', versionId: 'v1', filename: 'index.html' }, { maxComments: 10, maxBytes: 1e6 }, 5)
+    expect(next!.id).toBe('c_1740787200002')
   })
 
   it('finishes a deletion that a crash interrupted', async () => {

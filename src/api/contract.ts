@@ -38,6 +38,8 @@ export interface Contract {
   body?: z.ZodType
   /** The spec's error for a body that is missing or not a JSON object, where it names one. */
   bodyShapeError?: ErrorCase
+  /** Optional request headers the endpoint reads: name → what they carry. */
+  headers?: Record<string, string>
   /** A body the handler reads itself (raw bytes, multipart, or JSON that may be malformed). */
   rawBody?: { contentType: string; description: string; schema?: z.ZodType; headers?: Record<string, string> }
   /** Public endpoints are rate limited per client, in this bucket. */

@@ -11,17 +11,39 @@ const percent = (axis: string) =>
     .min(0, { error: `${axis} must be between 0 and 100 (percent of the page)` })
     .max(100, { error: `${axis} must be between 0 and 100 (percent of the page)` })
 
+/** How many comments the share page gets (GET /public, its boot data, live events): the newest open ones. */
+export const PAGE_COMMENTS = 200
+/** GET /comments: how many it answers unless asked for fewer, and the most it answers. */
+export const LIST_COMMENTS_DEFAULT = 200
+export const LIST_COMMENTS_MAX = 500
+
+/** The header a comment's author sends to resolve or delete it where only owner and author may. */
+export const COMMENT_TOKEN_HEADER = 'X-Comment-Token'
+
+export const ListCommentsQuery = z.object({
+  limit: z.coerce
+    .number({ error: 'limit must be a number' })
+    .int({ error: 'limit must be a whole number' })
+    .min(1, { error: `limit must be between 1 and ${LIST_COMMENTS_MAX}` })
+    .max(LIST_COMMENTS_MAX, { error: `limit must be between 1 and ${LIST_COMMENTS_MAX}` })
+    .default(LIST_COMMENTS_DEFAULT)
+    .describe(`How many of the newest comments to answer (default ${LIST_COMMENTS_DEFAULT}, at most ${LIST_COMMENTS_MAX})`),
+  versionId: z.string().max(20).optional().describe('Only the comments made on this version (v1, v2, …)'),
+})
+
 export const listComments = defineContract({
   operationId: 'listComments',
   method: 'GET',
   path: '/api/files/{id}/comments',
   tag: 'Comments',
-  summary: 'All comments of a folio',
+  summary: 'The newest comments of a folio',
+  description: `The newest comments (${LIST_COMMENTS_DEFAULT} unless \`limit\` says fewer, at most ${LIST_COMMENTS_MAX}), resolved ones too, never deleted ones. The owner sees every comment, deleted ones marked, with GET /api/files/{id}.`,
   access: 'public',
   rateLimit: 'comments',
   params: FolioIdParams,
+  query: ListCommentsQuery,
   response: { status: 200, description: 'Comments, oldest first', schema: z.array(Comment) },
-  errors: [gated, notFound, limited],
+  errors: [when(ERRORS.invalidQuery, 'limit is not a whole number from 1 to 500'), gated, notFound, limited],
 })
 
 const required = (field: string) => z.string({ error: ERRORS.missingCommentParameters.error }).trim().min(1, { error: ERRORS.missingCommentParameters.error }).describe(field)
@@ -35,12 +57,29 @@ export const CreateCommentBody = named(
     author: z.string().trim().max(120).optional().describe('Defaults to the authenticated e-mail, else Guest'),
     x: percent('x').optional().describe('Horizontal position, percent 0–100 of the page; outside that range is refused'),
     y: percent('y').optional().describe('Vertical position, percent 0–100 of the page; outside that range is refused'),
-    selector: z.string().max(2000).optional(),
-    elementHtml: z.string().max(20_000).optional(),
+    selector: z.string().max(2000, { error: 'selector must be at most 2,000 characters' }).optional(),
+    elementHtml: z
+      .string()
+      .max(4000, { error: 'elementHtml must be at most 4,000 characters' })
+      .optional()
+      .describe('HTML of the element at comment time; the share page sends at most 2,000 characters of it'),
   }),
 )
 
 const CommentResult = named('CommentResult', z.object({ success: z.literal(true), comment: Comment }))
+const CreatedComment = named(
+  'CreatedCommentResult',
+  z.object({
+    success: z.literal(true),
+    comment: Comment,
+    authorToken: z
+      .string()
+      .describe(`Proves its author: send it as ${COMMENT_TOKEN_HEADER} to resolve or delete this comment where only the owner and authors may. Given once, kept only as a hash`),
+  }),
+)
+
+const tokenHeader = { [COMMENT_TOKEN_HEADER]: "The comment's author token, from the answer that created it: proves its author" }
+const tokenNote = `Send the comment's author token (from its creation) as ${COMMENT_TOKEN_HEADER}: on a folio whose commentModeration is owner-and-author only the owner and the author may do this.`
 
 export const createComment = defineContract({
   operationId: 'createComment',
@@ -48,16 +87,18 @@ export const createComment = defineContract({
   path: '/api/files/{id}/comments',
   tag: 'Comments',
   summary: 'Pin a comment on the page',
+  description: 'A folio holds at most FOLIO_MAX_COMMENTS comments (default 1,000) taking at most FOLIO_MAX_COMMENT_BYTES (default 4 MB); past that the owner must delete some.',
   access: 'public',
   rateLimit: 'comments',
   params: FolioIdParams,
   body: CreateCommentBody,
   bodyShapeError: ERRORS.missingCommentParameters,
-  response: { status: 200, description: 'The new comment (unresolved)', schema: CommentResult },
+  response: { status: 200, description: 'The new comment (unresolved) and its author token', schema: CreatedComment },
   errors: [
     ERRORS.missingCommentParameters,
-    when(ERRORS.invalidBody, 'A field has the wrong type, x/y is outside 0–100, or versionId/filename names nothing in this folio'),
+    when(ERRORS.invalidBody, 'A field has the wrong type or is too long, x/y is outside 0–100, or versionId/filename names nothing in this folio'),
     ERRORS.commentsDisabled,
+    ERRORS.commentLimitReached,
     gated,
     notFound,
     limited,
@@ -66,18 +107,28 @@ export const createComment = defineContract({
 
 export const ResolveCommentBody = named(
   'ResolveCommentRequest',
-  z.object({
-    commentId: z.string({ error: ERRORS.missingCommentParameters.error }).min(1, { error: ERRORS.missingCommentParameters.error }),
-    resolved: z.boolean({ error: 'resolved must be true or false' }),
-  }),
+  z
+    .object({
+      commentId: z.string({ error: ERRORS.missingCommentParameters.error }).min(1, { error: ERRORS.missingCommentParameters.error }),
+      resolved: z.boolean({ error: 'resolved must be true or false' }).optional(),
+      deleted: z
+        .boolean({ error: 'deleted must be true or false' })
+        .optional()
+        .describe('Owner only: true hides the comment from viewers (undoable), false restores a deleted one'),
+    })
+    .refine((body) => body.resolved !== undefined || body.deleted !== undefined, { error: 'resolved must be true or false', path: ['resolved'] }),
 )
+
+const forbidden = when(ERRORS.forbidden, 'commentModeration is owner-and-author and the caller is neither the owner nor the author, or a viewer sent deleted')
 
 export const resolveComment = defineContract({
   operationId: 'resolveComment',
   method: 'PUT',
   path: '/api/files/{id}/comments',
   tag: 'Comments',
-  summary: 'Resolve or reopen a comment',
+  summary: 'Resolve or reopen a comment; the owner also deletes or restores one',
+  headers: tokenHeader,
+  description: `${tokenNote} A comment someone other than the owner deleted is gone for viewers (404) and only the owner can restore it.`,
   access: 'public',
   rateLimit: 'comments',
   params: FolioIdParams,
@@ -86,7 +137,8 @@ export const resolveComment = defineContract({
   response: { status: 200, description: 'The comment after the change', schema: CommentResult },
   errors: [
     when(ERRORS.missingCommentParameters, 'commentId is missing'),
-    when(ERRORS.invalidBody, 'resolved is not a boolean'),
+    when(ERRORS.invalidBody, 'resolved (or deleted) is not a boolean, or neither is given'),
+    forbidden,
     gated,
     notFound,
     ERRORS.commentNotFound,
@@ -100,6 +152,8 @@ export const deleteComment = defineContract({
   path: '/api/files/{id}/comments',
   tag: 'Comments',
   summary: 'Remove a comment',
+  headers: tokenHeader,
+  description: `The owner removes it for good. Anyone else hides it: viewers no longer see it, the owner still does (deletedAt) and can restore it. ${tokenNote}`,
   access: 'public',
   rateLimit: 'comments',
   params: FolioIdParams,
@@ -107,6 +161,7 @@ export const deleteComment = defineContract({
   response: { status: 200, description: 'Removed', schema: z.object({ success: z.literal(true) }) },
   errors: [
     ERRORS.missingCommentId,
+    forbidden,
     gated,
     notFound,
     ERRORS.commentNotFound,
@@ -135,11 +190,13 @@ export const ReactBody = named(
     reactions: z
       .record(z.string(), z.unknown(), { error: ERRORS.invalidReactions.error })
       .optional()
-      .describe(`Counts to set (spec rules: only ${REACTION_EMOJI.join(' ')}, negatives ignored, fractions floored, other emoji kept)`),
+      .describe(
+        `Counts to set (spec rules: only ${REACTION_EMOJI.join(' ')}, negatives ignored, fractions floored, other emoji kept). From anyone but the owner, each count moves one step towards the number sent: a request is one click`,
+      ),
     increments: z
       .record(z.string(), z.unknown(), { error: ERRORS.invalidReactions.error })
       .optional()
-      .describe('Amounts to add atomically, e.g. {"👍": 1}: what a viewer clicking a reaction sends'),
+      .describe('Amounts to add atomically, e.g. {"👍": 1}: what a viewer clicking a reaction sends. From anyone but the owner, at most 1 per emoji'),
   }),
 )
 

@@ -59,6 +59,11 @@ export const ERRORS = {
   methodNotAllowed: errorCase(405, 'Method not allowed', 'The path exists, but not for this method'),
 
   // 409, 413, 429: the state of things
+  commentLimitReached: errorCase(
+    409,
+    'COMMENT_LIMIT_REACHED',
+    'The folio holds as many comments (or comment bytes) as the server allows: FOLIO_MAX_COMMENTS, FOLIO_MAX_COMMENT_BYTES',
+  ),
   versionConflict: errorCase(409, 'VERSION_CONFLICT', 'baseVersionId is not the latest version any more: fetch the manifest and diff again'),
   keyFromEnvironment: errorCase(409, 'KEY_FROM_ENVIRONMENT', 'The key comes from FOLIO_API_KEY: change the environment instead'),
   folioTooLarge: errorCase(413, 'FOLIO_TOO_LARGE', 'The body (or its decompressed gzip payload) is over the limit'),

@@ -104,7 +104,10 @@ export function buildOpenApi(contracts: readonly Contract[], info: { version: st
       ...(c.description ? { description: c.description } : {}),
       security: c.access === 'public' ? [] : [{ bearerAuth: [] }],
     }
-    const params = parameters(c)
+    const params: JsonSchema[] = [
+      ...parameters(c),
+      ...Object.entries(c.headers ?? {}).map(([name, description]) => ({ name, in: 'header', required: false, description, schema: { type: 'string' } })),
+    ]
     if (params.length) operation.parameters = params
     if (c.body) operation.requestBody = { required: true, content: { 'application/json': { schema: refTo(c.body) } } }
     if (c.rawBody) {

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { checkFilePath } from '../domain/file-paths.js'
-import { FOLIO_STATUSES, PROJECT_MODES } from '../domain/model.js'
+import { COMMENT_MODERATIONS, FOLIO_STATUSES, PROJECT_MODES } from '../domain/model.js'
 import { ERRORS } from './errors.js'
 
 /** Schemas named here become components of the OpenAPI document (and $refs where used). */
@@ -21,6 +21,11 @@ export const ErrorBody = named(
 
 export const ProjectMode = z.enum(PROJECT_MODES)
 export const FolioStatus = z.enum(FOLIO_STATUSES)
+export const CommentModeration = z
+  .enum(COMMENT_MODERATIONS)
+  .describe(
+    "Who may resolve or delete comments: anyone who can view the folio (default, as the spec has it), or only the owner and each comment's author (X-Comment-Token)",
+  )
 
 /** path → content; binary files as base64 data URLs. Paths are relative and may not climb out. */
 export const FileMap = named(
@@ -95,7 +100,12 @@ export const Comment = named(
     x: z.number().optional(),
     y: z.number().optional(),
     selector: z.string().optional(),
-    elementHtml: z.string().optional(),
+    elementHtml: z.string().optional().describe('Left out where the share page is served (GET /public, its boot data and live events): it never shows it'),
+    deletedAt: z
+      .string()
+      .optional()
+      .describe('Owner views only: when someone other than the owner deleted it. Viewers no longer see it; the owner can restore it (PUT deleted: false)'),
+    deletedBy: z.enum(['author', 'viewer', 'owner']).optional().describe('Owner views only: who deleted it (the author proved it with the author token)'),
   }),
 )
 
@@ -128,6 +138,7 @@ const folioFields = {
   designPreferences: DesignPreferences,
   referenceFiles: z.array(z.unknown()),
   publicTunnelEnabled: z.boolean(),
+  commentModeration: CommentModeration.optional(),
   latestVersionId: z.string(),
   versionCount: z.number().int(),
   reactions: Reactions,
@@ -138,7 +149,7 @@ const folioFields = {
 export const Folio = named(
   'Folio',
   z
-    .object({ ...folioFields, versions: z.array(Version), comments: z.array(Comment) })
+    .object({ ...folioFields, versions: z.array(Version), comments: z.array(Comment).describe('Every comment, soft-deleted ones marked with deletedAt') })
     .describe('GET /api/files/{id} lists every version, oldest first. Write responses (POST, PUT) list only the new latest version.'),
 )
 
@@ -155,7 +166,7 @@ export const FolioListItem = named(
     .object({
       ...folioFields,
       versions: z.array(VersionSummary).describe('Every version, oldest first, without file contents'),
-      comments: z.array(Comment).describe('Every comment of the folio'),
+      comments: z.array(Comment).describe('Every comment of the folio, soft-deleted ones marked with deletedAt'),
     })
     .describe('A folio in a list: the Folio of GET /api/files/{id} with versions that leave out their files'),
 )

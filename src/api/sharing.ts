@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { defineContract } from './contract.js'
 import { ERRORS } from './errors.js'
-import { Comment, FolioIdParams, FolioStatus, named, Reactions } from './schemas.js'
+import { Comment, CommentModeration, FolioIdParams, FolioStatus, named, Reactions } from './schemas.js'
 
 export const PublicFolio = named(
   'PublicFolio',
@@ -12,13 +12,16 @@ export const PublicFolio = named(
       description: z.string(),
       isPrivate: z.boolean(),
       allowComments: z.boolean(),
+      commentModeration: CommentModeration.optional(),
       presentationModeOnly: z.boolean(),
       hasAccessKey: z.boolean().describe('The key itself is never exposed'),
       status: FolioStatus,
       draft: z.boolean(),
       latestVersionId: z.string(),
       activeFileList: z.array(z.string()).describe('Files of the latest version; empty until the viewer may see the folio'),
-      comments: z.array(Comment).describe('Unresolved comments of the latest version; empty until the viewer may see the folio'),
+      comments: z
+        .array(Comment)
+        .describe('The newest 200 unresolved comments of the latest version, without elementHtml; empty until the viewer may see the folio'),
       reactions: Reactions,
     })
     .describe('What a viewer may know about a folio. A private folio shows its files and comments only after the access key was proved (POST); a draft only to its owner.'),

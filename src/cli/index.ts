@@ -50,6 +50,8 @@ Environment:
   PORT               default port of folio serve
   FOLIO_DATA         default data folder of folio serve
   FOLIO_RATE_LIMITS  per-client limits of the public endpoints, e.g. "public=600,analytics=600"
+  FOLIO_MAX_COMMENTS, FOLIO_MAX_COMMENT_BYTES
+                     what one folio's comments may reach (default 1000 and 4194304 bytes)
   FOLIO_LOG_LEVEL    silent, error, warn, info (default), debug or trace; --quiet and --verbose win
 
 The saved login key is sent only to the login's own server: with --server or FOLIO_URL

@@ -8,6 +8,12 @@ export const PROJECT_MODES = ['deck', 'document', 'spreadsheet', 'dashboard', 'i
 export type ProjectMode = (typeof PROJECT_MODES)[number]
 export const FOLIO_STATUSES = ['draft', 'published'] as const
 export type FolioStatus = (typeof FOLIO_STATUSES)[number]
+/**
+ * Who may resolve or delete a folio's comments: anyone who can view it (the spec), or only its
+ * owner and each comment's author (who proves it with the token the comment was created with).
+ */
+export const COMMENT_MODERATIONS = ['anyone', 'owner-and-author'] as const
+export type CommentModeration = (typeof COMMENT_MODERATIONS)[number]
 
 /** What a version manifest records for one file. */
 export interface BlobRef {
@@ -48,6 +54,8 @@ export interface FolioMeta {
   designPreferences: Record<string, unknown>
   referenceFiles: unknown[]
   publicTunnelEnabled: boolean
+  /** Absent in folios written before it existed: 'anyone', as the spec has it. */
+  commentModeration?: CommentModeration
   /** Number of the latest version: versions are v1 … v<head>. */
   head: number
   /** Bytes of the distinct contents this folio's history holds. */
@@ -73,7 +81,16 @@ export interface Comment {
   y?: number
   selector?: string
   elementHtml?: string
+  /**
+   * Set when someone other than the owner deleted the comment: hidden from viewers, shown to
+   * the owner, who can restore it. The owner's own DELETE removes a comment for good.
+   */
+  deletedAt?: string
+  deletedBy?: CommentDeleter
 }
+
+/** Who soft-deleted a comment: its author (with the author token), another viewer, or the owner (PUT deleted: true). */
+export type CommentDeleter = 'author' | 'viewer' | 'owner'
 
 export interface Analytics {
   views: number
@@ -109,6 +126,7 @@ export type MetaPatch = Partial<
     | 'designPreferences'
     | 'referenceFiles'
     | 'publicTunnelEnabled'
+    | 'commentModeration'
   >
 >
 

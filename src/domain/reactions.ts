@@ -22,3 +22,29 @@ export function sanitizeReactions(input: Record<string, unknown>): Reactions {
 export function mergeReactions(existing: Reactions, supplied: Record<string, unknown>): Reactions {
   return { ...existing, ...sanitizeReactions(supplied) }
 }
+
+/**
+ * What a request may do to the counts. The owner sets or adds any amount. A viewer's request is
+ * one click per emoji: a set moves each count one step towards the number asked for, an
+ * increment adds at most one. So no viewer can send a count past what clicking reaches in the
+ * same time (the rate limit bounds the clicks), nor wipe everyone's counts in one request.
+ */
+export interface ReactionRequest {
+  set?: Record<string, unknown>
+  add?: Record<string, unknown>
+  owner: boolean
+}
+
+export function applyReactionRequest(current: Reactions, request: ReactionRequest): Reactions {
+  const next: Reactions = { ...current }
+  for (const [key, target] of Object.entries(sanitizeReactions(request.set ?? {}))) {
+    const emoji = key as ReactionEmoji
+    const now = current[emoji] ?? 0
+    next[emoji] = request.owner ? target : now + Math.sign(target - now)
+  }
+  for (const [key, by] of Object.entries(sanitizeReactions(request.add ?? {}))) {
+    const emoji = key as ReactionEmoji
+    next[emoji] = Math.min((next[emoji] ?? 0) + (request.owner ? by : Math.min(by, 1)), Number.MAX_SAFE_INTEGER)
+  }
+  return next
+}

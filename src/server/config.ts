@@ -22,6 +22,10 @@ export interface ServerConfig {
     uploadBytes: number
     /** Everything a batch upload may hold in memory before its single write */
     batchUploadBytes: number
+    /** Comments one folio may hold, soft-deleted ones included (FOLIO_MAX_COMMENTS) */
+    commentsPerFolio: number
+    /** Bytes one folio's comments may take on disk (FOLIO_MAX_COMMENT_BYTES) */
+    commentBytesPerFolio: number
   }
   /** Requests per minute per client on the public endpoints. */
   rateLimits: RateLimits
@@ -32,7 +36,10 @@ export interface ServerConfig {
   }
 }
 
-export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConfig {
+/** What a caller (folio serve, a test) may set: any field, and any of the limits alone. */
+export type ServerConfigOverrides = Omit<Partial<ServerConfig>, 'limits'> & { limits?: Partial<ServerConfig['limits']> }
+
+export function defaultConfig(overrides: ServerConfigOverrides = {}): ServerConfig {
   return {
     mode: 'oss',
     apiKey: process.env.FOLIO_API_KEY || process.env.SERVICE_API_KEY || undefined,
@@ -45,11 +52,24 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
       gzipExpandedBytes: 32 * 1024 * 1024,
       uploadBytes: 25 * 1024 * 1024,
       batchUploadBytes: 200 * 1024 * 1024,
+      // Anyone who can view a folio may comment: these bound what that costs. Real feedback is a
+      // few hundred bytes a comment; the share page sends at most 2,000 characters of element HTML.
+      commentsPerFolio: positiveIntegerFromEnv('FOLIO_MAX_COMMENTS') ?? 1000,
+      commentBytesPerFolio: positiveIntegerFromEnv('FOLIO_MAX_COMMENT_BYTES') ?? 4 * 1024 * 1024,
       ...overrides.limits,
     },
     rateLimits: { ...DEFAULT_RATE_LIMITS, ...rateLimitsFromEnv(process.env.FOLIO_RATE_LIMITS), ...overrides.rateLimits },
     tunnel: { host: process.env.FOLIO_TUNNEL_HOST || undefined, startTimeoutMs: 15_000, ...overrides.tunnel },
   }
+}
+
+/** A whole number ≥ 1 from the environment; anything else there is refused loudly, like a bad rate limit. */
+function positiveIntegerFromEnv(name: string): number | undefined {
+  const raw = process.env[name]?.trim()
+  if (!raw) return undefined
+  const n = Number(raw)
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name}: "${raw}" is not a whole number of at least 1`)
+  return n
 }
 
 function safeUserName(): string {

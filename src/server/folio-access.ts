@@ -2,7 +2,7 @@ import { ERRORS, type ErrorCase } from '../api/errors.js'
 import { isFolioId } from '../domain/ids.js'
 import type { FolioMeta } from '../domain/model.js'
 import type { H3Event } from 'h3'
-import type { Principal } from './auth.js'
+import { DENIED, type Principal, requestHeaders } from './auth.js'
 import type { ServerContext } from './context.js'
 import { fail } from './errors.js'
 import { grantOf, type Grant } from './viewer-access.js'
@@ -46,4 +46,14 @@ export async function requireViewable(ctx: ServerContext, event: H3Event, id: st
     throw fail(ERRORS.accessKeyRequired, meta.status === 'draft' ? 'This folio is not published yet.' : 'This folio is private: prove its access key with POST /api/files/{id}/public first.')
   }
   return { meta, grant }
+}
+
+/**
+ * Whether the caller of a public endpoint is the folio's owner: the one a protected endpoint
+ * would let in (the workspace credential, or in OSS the open local API), of the folio's workspace.
+ * Public endpoints let everyone in; this is what their owner-only parts ask.
+ */
+export function isOwner(ctx: ServerContext, event: H3Event, meta: FolioMeta): boolean {
+  const principal = ctx.auth.resolve(requestHeaders(event), 'required')
+  return principal !== undefined && principal !== DENIED && principal.workspaceId === meta.workspaceId
 }

@@ -1,4 +1,4 @@
-import { openCommentsOf } from '../domain/comments.js'
+import { PAGE_COMMENTS } from '../api/engagement.js'
 import { versionId } from '../domain/ids.js'
 import { compareFilePaths } from '../domain/file-paths.js'
 import type { FolioStore } from '../store/index.js'
@@ -65,14 +65,14 @@ export class LiveUpdates {
 
   async #comments(id: string): Promise<LiveEvent> {
     const meta = await this.#store.folios.get(id)
-    const comments = await this.#store.engagement.comments(id)
-    return { event: 'comments', data: { comments: meta ? openCommentsOf(comments, versionId(meta.head)) : [] } }
+    // What GET /public shows: the page replaces its list with this.
+    return { event: 'comments', data: { comments: meta ? await this.#store.engagement.openComments(id, versionId(meta.head), PAGE_COMMENTS) : [] } }
   }
 
   async #meta(id: string): Promise<LiveEvent> {
     const meta = await this.#store.folios.get(id)
     if (!meta) return { event: 'deleted', data: {} }
     const { status, title, allowComments, presentationModeOnly, isPrivate } = meta
-    return { event: 'meta', data: { status, title, allowComments, presentationModeOnly, isPrivate } }
+    return { event: 'meta', data: { status, title, allowComments, commentModeration: meta.commentModeration ?? 'anyone', presentationModeOnly, isPrivate } }
   }
 }

@@ -6,7 +6,7 @@ import { openStore, type FolioStore } from '../store/index.js'
 import { createTunnelManager, type TunnelManager } from '../tunnel/tunnel-manager.js'
 import { ApiKeys } from './api-keys.js'
 import { createApp, createServerContext, logProblemsTo } from './app.js'
-import { defaultConfig, type Mode, type ServerConfig } from './config.js'
+import { defaultConfig, type Mode, type ServerConfig, type ServerConfigOverrides } from './config.js'
 import { listenMain, networkUrls } from './listener.js'
 import { markRemote } from './remote.js'
 import { onRequestEnd } from './request-end.js'
@@ -21,7 +21,7 @@ export interface ServeOptions {
   host: string
   dataDir: string
   mode: Mode
-  config?: Partial<ServerConfig>
+  config?: ServerConfigOverrides
   /** Warnings and errors always; one line per request at debug level. Default: stderr at info. */
   logger?: Logger
 }

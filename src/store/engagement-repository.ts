@@ -1,67 +1,72 @@
 import { LRUCache } from 'lru-cache'
 import type { Storage } from 'unstorage'
 import { applyBeacon, type Beacon } from '../domain/analytics.js'
-import { nextCommentId } from '../domain/comments.js'
-import { mergeReactions, type Reactions, sanitizeReactions } from '../domain/reactions.js'
+import {
+  type CommentActor,
+  type CommentRequest,
+  isDeleted,
+  isOpenOn,
+  moderate,
+  ownerComment,
+  pageComment,
+  publicComment,
+  type StoredComment,
+} from '../domain/comments.js'
+import { applyReactionRequest, type ReactionRequest, type Reactions } from '../domain/reactions.js'
+import { type CommentBatch, type CommentLimits, CommentSegments } from './comment-segments.js'
 import type { FolioRepository } from './folio-repository.js'
+import { GroupCommit, type Pending } from './group-commit.js'
 import type { KeyedMutex } from './keyed-mutex.js'
 import { keys } from './keys.js'
 import { readJson, writeJson } from './json-io.js'
-import { type Analytics, type Comment, EMPTY_ANALYTICS } from '../domain/model.js'
+import { CommentForbiddenError, CommentNotFoundError } from './store-errors.js'
+import { type Analytics, type Comment, type CommentModeration, EMPTY_ANALYTICS } from '../domain/model.js'
 
 export type EngagementKind = 'comments' | 'reactions' | 'analytics'
+type DocumentKind = 'reactions' | 'analytics'
 
-export class CommentNotFoundError extends Error {
-  constructor(readonly commentId: string) {
-    super(`No comment ${commentId} on this folio`)
-  }
-}
+/** What a new comment brings; the store gives it its id, date and state. */
+export type NewComment = Omit<Comment, 'id' | 'createdAt' | 'resolved' | 'deletedAt' | 'deletedBy'> & { authorTokenHash?: string }
 
-export type NewComment = Omit<Comment, 'id' | 'createdAt' | 'resolved'>
-
-interface Op<T> {
+interface DocumentJob<T> extends Pending {
   change: (doc: T) => T
   resolve: (doc: T | undefined) => void
-  reject: (error: unknown) => void
 }
 
-interface Queue {
-  id: string
-  kind: EngagementKind
-  ops: Op<any>[]
-  draining: boolean
+interface CommentJob<R> extends Pending {
+  apply: (batch: CommentBatch) => Promise<R>
+  resolve: (result: R | undefined) => void
 }
 
-const EMPTY: Record<EngagementKind, () => object> = {
-  comments: () => [],
+const EMPTY: Record<DocumentKind, () => object> = {
   reactions: () => ({}),
   analytics: () => ({ ...EMPTY_ANALYTICS }),
 }
 
 /**
- * What viewers add to a folio: comments, reactions and analytics, each in its own small key.
- *
- * Writes use group commit, as databases do: updates to one key queue up while the previous
- * flush is on disk, then one atomic, fsync'd write applies them all, and every request is
- * answered once the flush holding its update is durable. A burst of 1,000 beacons costs a few
- * writes, not 1,000, and none is lost. Each key has its own lock, so a beacon never waits for
- * a version write.
+ * What viewers add to a folio: comments (in segments, comment-segments.ts), reactions and
+ * analytics (one small key each). Every write goes through group commit (group-commit.ts): a
+ * burst of requests costs a few durable writes. Each folio and kind has its own lock, so a
+ * beacon never waits for a version write.
  */
 export class EngagementRepository {
   readonly #storage: Storage
-  readonly #locks: KeyedMutex
   readonly #folios: FolioRepository
-  readonly #cache = new LRUCache<string, object>({ max: 30_000 })
-  readonly #queues = new Map<string, Queue>()
+  readonly #commit: GroupCommit
+  readonly #comments: CommentSegments
+  /** Reactions and analytics documents: a few hundred bytes each, weighed as they are. */
+  readonly #documents = new LRUCache<string, object>({ maxSize: 8 * 1024 * 1024, sizeCalculation: (doc) => 64 + JSON.stringify(doc).length })
   readonly #listeners = new Set<(id: string, kind: EngagementKind) => void>()
-  readonly #draining = new Set<Promise<void>>()
 
   constructor(storage: Storage, locks: KeyedMutex, folios: FolioRepository) {
     this.#storage = storage
-    this.#locks = locks
     this.#folios = folios
+    this.#commit = new GroupCommit(locks)
+    this.#comments = new CommentSegments(storage)
     folios.onChange((id, change) => {
-      if (change === 'deleted') for (const kind of ['comments', 'reactions', 'analytics'] as const) this.#cache.delete(`${id}#${kind}`)
+      if (change !== 'deleted') return
+      for (const kind of ['reactions', 'analytics'] as const) this.#documents.delete(`${id}#${kind}`)
+      this.#comments.forget(id)
     })
   }
 
@@ -70,77 +75,150 @@ export class EngagementRepository {
     return () => this.#listeners.delete(listener)
   }
 
-  async #read<T extends object>(id: string, kind: EngagementKind): Promise<T> {
+  #notify(id: string, kind: EngagementKind): void {
+    for (const listener of this.#listeners) listener(id, kind)
+  }
+
+  /** Resolves once every queued engagement write is on disk (shutdown). */
+  idle(): Promise<void> {
+    return this.#commit.idle()
+  }
+
+  /* ---------- comments ---------- */
+
+  /** The owner's view: every comment, oldest first, soft-deleted ones marked with deletedAt. */
+  async comments(id: string): Promise<Comment[]> {
+    return (await this.#comments.all(id)).map(ownerComment)
+  }
+
+  /** A viewer's list: the newest `limit` comments that are not deleted (of one version, if given), oldest first. */
+  async publicComments(id: string, options: { limit: number; versionId?: string }): Promise<Comment[]> {
+    const keep = (c: StoredComment) => !isDeleted(c) && (options.versionId === undefined || c.versionId === options.versionId)
+    return (await this.#comments.newest(id, options.limit, keep)).map(publicComment)
+  }
+
+  /** What the share page shows: the newest `limit` unresolved comments of the latest version. */
+  async openComments(id: string, latestVersionId: string, limit: number): Promise<Comment[]> {
+    return (await this.#comments.newest(id, limit, isOpenOn(latestVersionId))).map(pageComment)
+  }
+
+  /** How many comments the folio holds (soft-deleted included) and their bytes on disk. */
+  commentSize(id: string): Promise<{ comments: number; bytes: number }> {
+    return this.#comments.size(id)
+  }
+
+  /** Throws CommentLimitError when the folio is full; undefined when the folio is gone. */
+  async addComment(id: string, input: NewComment, limits: CommentLimits, now?: number): Promise<Comment | undefined> {
+    const stored = await this.#changeComments(id, (batch) =>
+      batch.add((commentId) => ({ ...input, id: commentId, createdAt: new Date().toISOString(), resolved: false }), limits, now),
+    )
+    return stored && ownerComment(stored)
+  }
+
+  /**
+   * Resolves, deletes or restores a comment by the folio's rules (domain/comments.ts moderate).
+   * Throws CommentNotFoundError (also for a comment this caller may not see) or
+   * CommentForbiddenError; undefined when the folio is gone. `removed` when it is gone for good.
+   */
+  async moderateComment(
+    id: string,
+    commentId: string,
+    request: CommentRequest,
+    actor: CommentActor,
+    moderation: CommentModeration,
+  ): Promise<{ comment: Comment } | { removed: true } | undefined> {
+    const after = await this.#changeComments(id, async (batch) => {
+      const changed = await batch.update(commentId, (comment) => {
+        const outcome = moderate(comment, request, actor, moderation)
+        if ('refused' in outcome) {
+          if (outcome.refused === 'hidden') throw new CommentNotFoundError(commentId)
+          throw new CommentForbiddenError(outcome.reason)
+        }
+        return outcome.comment
+      })
+      return { changed }
+    })
+    if (!after) return undefined
+    return after.changed ? { comment: actor.owner ? ownerComment(after.changed) : publicComment(after.changed) } : { removed: true }
+  }
+
+  /** Writes a folio's comments into segments (migrations: the folio has none yet). */
+  importComments(id: string, comments: StoredComment[]): Promise<void> {
+    return this.#comments.import(id, comments)
+  }
+
+  /**
+   * Queues a change of a folio's comments; resolves with what `apply` returned once the flush
+   * holding it is durable; undefined when the folio does not exist.
+   */
+  #changeComments<R>(id: string, apply: (batch: CommentBatch) => Promise<R>): Promise<R | undefined> {
+    return new Promise<R | undefined>((resolve, reject) => {
+      this.#commit.add<CommentJob<R>>(`${id}#comments`, { apply, resolve, reject }, (batch) => this.#flushComments(id, batch))
+    })
+  }
+
+  async #flushComments<R>(id: string, jobs: CommentJob<R>[]): Promise<void> {
+    if (!(await this.#folios.get(id))) {
+      for (const job of jobs) job.resolve(undefined)
+      return
+    }
+    const batch = await this.#comments.begin(id)
+    const outcomes: Array<() => void> = []
+    for (const job of jobs) {
+      try {
+        const result = await job.apply(batch)
+        outcomes.push(() => job.resolve(result))
+      } catch (error) {
+        outcomes.push(() => job.reject(error))
+      }
+    }
+    await batch.commit()
+    for (const settle of outcomes) settle()
+    this.#notify(id, 'comments')
+  }
+
+  /* ---------- reactions and analytics ---------- */
+
+  async #read<T extends object>(id: string, kind: DocumentKind): Promise<T> {
     const cacheKey = `${id}#${kind}`
-    const cached = this.#cache.get(cacheKey) as T | undefined
+    const cached = this.#documents.get(cacheKey) as T | undefined
     if (cached) return cached
     const value = (await readJson<T>(this.#storage, keys[kind](id))) ?? (EMPTY[kind]() as T)
-    this.#cache.set(cacheKey, value)
+    this.#documents.set(cacheKey, value)
     return value
   }
 
   /**
-   * Queues a change of one engagement key; resolves with the document as it stood right after
-   * this change, once that is durable; undefined when the folio does not exist. `change` must
-   * not mutate its argument.
+   * Queues a change of a reactions or analytics document; resolves with the document as it stood
+   * right after this change, once that is durable; undefined when the folio does not exist.
+   * `change` must not mutate its argument.
    */
-  #update<T extends object>(id: string, kind: EngagementKind, change: (doc: T) => T): Promise<T | undefined> {
+  #update<T extends object>(id: string, kind: DocumentKind, change: (doc: T) => T): Promise<T | undefined> {
     return new Promise<T | undefined>((resolve, reject) => {
-      const key = `${id}#${kind}`
-      let queue = this.#queues.get(key)
-      if (!queue) this.#queues.set(key, (queue = { id, kind, ops: [], draining: false }))
-      queue.ops.push({ change, resolve, reject } as Op<T>)
-      if (!queue.draining) {
-        queue.draining = true
-        const task = this.#drain(key, queue)
-        this.#draining.add(task)
-        void task.finally(() => this.#draining.delete(task))
-      }
+      this.#commit.add<DocumentJob<T>>(`${id}#${kind}`, { change, resolve, reject }, (batch) => this.#flushDocument(id, kind, batch))
     })
   }
 
-  async #drain(key: string, queue: Queue): Promise<void> {
-    // Let every request that arrived in this turn of the event loop join the first flush.
-    await new Promise((r) => setImmediate(r))
-    while (queue.ops.length) {
-      const batch = queue.ops.splice(0)
+  async #flushDocument<T extends object>(id: string, kind: DocumentKind, jobs: DocumentJob<T>[]): Promise<void> {
+    if (!(await this.#folios.get(id))) {
+      for (const job of jobs) job.resolve(undefined)
+      return
+    }
+    let doc: T = await this.#read<T>(id, kind)
+    const outcomes: Array<() => void> = []
+    for (const job of jobs) {
       try {
-        await this.#locks.run(key, async () => {
-          if (!(await this.#folios.get(queue.id))) {
-            for (const op of batch) op.resolve(undefined)
-            return
-          }
-          let doc = await this.#read<object>(queue.id, queue.kind)
-          const outcomes: Array<() => void> = []
-          for (const op of batch) {
-            try {
-              doc = op.change(doc)
-              const after = doc
-              outcomes.push(() => op.resolve(after))
-            } catch (error) {
-              outcomes.push(() => op.reject(error))
-            }
-          }
-          await writeJson(this.#storage, keys[queue.kind](queue.id), doc)
-          this.#cache.set(key, doc)
-          for (const settle of outcomes) settle()
-          for (const listener of this.#listeners) listener(queue.id, queue.kind)
-        })
+        doc = job.change(doc)
+        const after = doc
+        outcomes.push(() => job.resolve(after))
       } catch (error) {
-        for (const op of batch) op.reject(error)
+        outcomes.push(() => job.reject(error))
       }
     }
-    queue.draining = false
-    if (this.#queues.get(key) === queue) this.#queues.delete(key)
-  }
-
-  /** Resolves once every queued engagement write is on disk (shutdown). */
-  async idle(): Promise<void> {
-    while (this.#draining.size) await Promise.allSettled([...this.#draining])
-  }
-
-  comments(id: string): Promise<Comment[]> {
-    return this.#read<Comment[]>(id, 'comments')
+    await writeJson(this.#storage, keys[kind](id), doc)
+    this.#documents.set(`${id}#${kind}`, doc)
+    for (const settle of outcomes) settle()
+    this.#notify(id, kind)
   }
 
   reactions(id: string): Promise<Reactions> {
@@ -151,54 +229,14 @@ export class EngagementRepository {
     return this.#read<Analytics>(id, 'analytics')
   }
 
-  /** Replaces one engagement document wholesale (migrations). */
-  replace(id: string, kind: EngagementKind, value: object): Promise<object | undefined> {
+  /** Replaces a reactions or analytics document wholesale (migrations). */
+  replace(id: string, kind: DocumentKind, value: object): Promise<object | undefined> {
     return this.#update<object>(id, kind, () => value)
   }
 
-  async addComment(id: string, input: NewComment): Promise<Comment | undefined> {
-    let created: Comment | undefined
-    const saved = await this.#update<Comment[]>(id, 'comments', (comments) => {
-      created = { ...input, id: nextCommentId(comments), createdAt: new Date().toISOString(), resolved: false }
-      return [...comments, created]
-    })
-    return saved && created
-  }
-
-  /** Throws CommentNotFoundError for an unknown comment id; undefined when the folio is gone. */
-  async setCommentResolved(id: string, commentId: string, resolved: boolean): Promise<Comment | undefined> {
-    let updated: Comment | undefined
-    const saved = await this.#update<Comment[]>(id, 'comments', (comments) => {
-      const index = comments.findIndex((c) => c.id === commentId)
-      if (index === -1) throw new CommentNotFoundError(commentId)
-      updated = { ...comments[index]!, resolved }
-      return comments.with(index, updated)
-    })
-    return saved && updated
-  }
-
-  async deleteComment(id: string, commentId: string): Promise<boolean | undefined> {
-    const saved = await this.#update<Comment[]>(id, 'comments', (comments) => {
-      if (!comments.some((c) => c.id === commentId)) throw new CommentNotFoundError(commentId)
-      return comments.filter((c) => c.id !== commentId)
-    })
-    return saved && true
-  }
-
-  /** Spec rules: supplied counts set those emoji, others stay. */
-  mergeReactions(id: string, supplied: Record<string, unknown>): Promise<Reactions | undefined> {
-    return this.#update<Reactions>(id, 'reactions', (current) => mergeReactions(current, supplied))
-  }
-
-  /** Adds to counts atomically: two viewers clicking 👍 at once make +2, not +1. */
-  incrementReactions(id: string, increments: Record<string, unknown>): Promise<Reactions | undefined> {
-    return this.#update<Reactions>(id, 'reactions', (current) => {
-      const next: Reactions = { ...current }
-      for (const [emoji, by] of Object.entries(sanitizeReactions(increments))) {
-        next[emoji as keyof Reactions] = Math.min((current[emoji as keyof Reactions] ?? 0) + by, Number.MAX_SAFE_INTEGER)
-      }
-      return next
-    })
+  /** Sets and adds counts in one step, by the rules for owners and viewers (domain/reactions.ts). */
+  react(id: string, request: ReactionRequest): Promise<Reactions | undefined> {
+    return this.#update<Reactions>(id, 'reactions', (current) => applyReactionRequest(current, request))
   }
 
   async recordBeacon(id: string, beacon: Beacon): Promise<boolean> {

@@ -156,6 +156,7 @@ function metaFields(meta: FolioMeta) {
     accessKey: meta.accessKey,
     allowComments: meta.allowComments,
     presentationModeOnly: meta.presentationModeOnly,
+    commentModeration: meta.commentModeration ?? 'anyone',
     status: meta.status,
     projectMode: meta.projectMode,
     collaborators: meta.collaborators,

@@ -15,8 +15,16 @@ export { BlobMissingError } from './blob-store.js'
 export { CorruptDocumentError } from './json-io.js'
 export { DataDirBusyError } from './data-dir-lock.js'
 export { FormatTooNewError, CURRENT_FORMAT } from './migrations.js'
-export { InvalidFilePathError, VersionConflictError, VersionNotFoundError } from './store-errors.js'
-export { CommentNotFoundError, type EngagementKind, type NewComment } from './engagement-repository.js'
+export {
+  CommentForbiddenError,
+  CommentLimitError,
+  CommentNotFoundError,
+  InvalidFilePathError,
+  VersionConflictError,
+  VersionNotFoundError,
+} from './store-errors.js'
+export { type EngagementKind, type NewComment } from './engagement-repository.js'
+export type { CommentLimits } from './comment-segments.js'
 export type { FilesMode } from './folio-views.js'
 
 export interface FolioStore {

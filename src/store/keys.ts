@@ -12,7 +12,11 @@
  *   folios:<id>:versions:v<n>.json         a version manifest of a folio written before segments
  *   folios:<id>:log:l<first>.json          closed chunk of version summaries from v<first> (the
  *                                          open tail lives in meta.json: version-log.ts)
- *   folios:<id>:comments.json | reactions.json | analytics.json
+ *   folios:<id>:comments:s<first>.json     comment segment: comments from id c_<first> on, in id
+ *                                          order (comment-segments.ts)
+ *   folios:<id>:comments.json              a folio's comments before segments (data format 4 and
+ *                                          older), converted on start
+ *   folios:<id>:reactions.json | analytics.json
  *   folios:<id>:blobs:<sha256>             which blobs this folio refers to (so deletion needs no scan)
  *   blobs:<hh>:<sha256>                    file content, full or as a delta against a newer blob
  *   refs:<hh>:<sha256>~<owner>             who still needs a blob: a folio id, or ~<hash> of a
@@ -30,7 +34,9 @@ export const keys = {
   historyDir: (id: string) => `folios:${id}:history`,
   logChunk: (id: string, first: number) => `folios:${id}:log:l${first}.json`,
   historySegment: (id: string, first: number) => `folios:${id}:history:s${first}.json`,
-  comments: (id: string) => `folios:${id}:comments.json`,
+  legacyComments: (id: string) => `folios:${id}:comments.json`,
+  commentsDir: (id: string) => `folios:${id}:comments`,
+  commentSegment: (id: string, first: number) => `folios:${id}:comments:s${first}.json`,
   reactions: (id: string) => `folios:${id}:reactions.json`,
   analytics: (id: string) => `folios:${id}:analytics.json`,
   blob: (hash: string) => `blobs:${hash.slice(0, 2)}:${hash}`,

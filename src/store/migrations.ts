@@ -1,10 +1,11 @@
 import type { Storage } from 'unstorage'
+import { commentNumber, type StoredComment } from '../domain/comments.js'
 import { isFolioId, newFolioId } from '../domain/ids.js'
 import { sanitizeReactions } from '../domain/reactions.js'
 import type { EngagementRepository } from './engagement-repository.js'
 import type { FolioRepository } from './folio-repository.js'
 import { keys } from './keys.js'
-import { readJson, writeJson } from './json-io.js'
+import { clearPrefix, readJson, writeJson } from './json-io.js'
 import { type Analytics, type Comment, EMPTY_ANALYTICS, FOLIO_STATUSES, type FileMap, PROJECT_MODES } from '../domain/model.js'
 
 /**
@@ -18,9 +19,10 @@ import { type Analytics, type Comment, EMPTY_ANALYTICS, FOLIO_STATUSES, type Fil
  * (store/history-segments.ts). Format 2 still reads format 1's manifests where they are, so that
  * step converts nothing: the stamp only keeps an older folio from misreading a newer dir.
  * Format 3 gives every folio a version log (store/version-log.ts) so lists show versions
- * without reading history.
+ * without reading history. Format 5 moves each folio's comments.json (one array, rewritten
+ * whole on every comment) into comment segments (store/comment-segments.ts).
  */
-export const CURRENT_FORMAT = 3
+export const CURRENT_FORMAT = 5
 
 interface FormatStamp {
   format: number
@@ -46,6 +48,9 @@ const MIGRATIONS: Record<number, (ctx: MigrationContext) => Promise<void>> = {
   0: importLegacyDatabase,
   1: async () => {},
   2: addVersionLogs,
+  // Format 4 comes from the access branch (file modes); this stand-in keeps the steps counted.
+  3: async () => {},
+  4: segmentComments,
 }
 
 export async function migrate(ctx: MigrationContext): Promise<{ from: number; to: number }> {
@@ -117,7 +122,8 @@ async function importLegacyDatabase(ctx: MigrationContext): Promise<void> {
     )
     if (!created) continue
     const comments = arr(p.comments).map((c) => obj(c)) as unknown as Comment[]
-    if (comments.length) await ctx.engagement.replace(id, 'comments', comments)
+    // Written as that format kept them; the format 5 step turns them into segments.
+    if (comments.length) await writeJson(ctx.storage, keys.legacyComments(id), comments)
     const reactions = sanitizeReactions(obj(p.reactions))
     if (Object.keys(reactions).length) await ctx.engagement.replace(id, 'reactions', reactions)
     const a = obj(p.analytics)
@@ -136,11 +142,55 @@ async function importLegacyDatabase(ctx: MigrationContext): Promise<void> {
   ctx.log(`Imported ${imported} folio(s) from database.json (kept as database.imported.json).`)
 }
 
+/** The ids of every folio, from the workspaces' membership markers. */
+async function folioIds(storage: Storage): Promise<Set<string>> {
+  const markers = await storage.getKeys('workspaces')
+  return new Set(markers.filter((k) => /:folios:[^:]+$/.test(k)).map((k) => k.slice(k.lastIndexOf(':') + 1)))
+}
+
 /** Format 2 → 3: every folio gets its version log, built once from its history. */
 async function addVersionLogs(ctx: MigrationContext): Promise<void> {
-  const markers = await ctx.storage.getKeys('workspaces')
-  const ids = new Set(markers.filter((k) => /:folios:[^:]+$/.test(k)).map((k) => k.slice(k.lastIndexOf(':') + 1)))
   let done = 0
-  for (const id of ids) if (await ctx.folios.addVersionLog(id)) done++
+  for (const id of await folioIds(ctx.storage)) if (await ctx.folios.addVersionLog(id)) done++
   if (done) ctx.log(`Added a version log to ${done} folio(s) (data format 3).`)
+}
+
+/**
+ * Format 4 → 5: each folio's comments.json becomes comment segments, every comment keeping its
+ * id. One that has none of the form c_<n>, or shares it with an earlier one, gets the next free
+ * number (a folio imported from elsewhere may have them). comments.json goes once its segments
+ * are written, so a stop in between converts the folio again from the start.
+ */
+async function segmentComments(ctx: MigrationContext): Promise<void> {
+  let folios = 0
+  let renumbered = 0
+  for (const id of await folioIds(ctx.storage)) {
+    let legacy: object | undefined
+    try {
+      legacy = await readJson<object>(ctx.storage, keys.legacyComments(id))
+    } catch {
+      ctx.log(`The comments of folio ${id} are damaged (folios/${id}/comments.json is not JSON): left where they are; the folio starts with none.`)
+      continue
+    }
+    if (legacy === undefined) continue
+    await clearPrefix(ctx.storage, keys.commentsDir(id))
+    const kept = new Map<number, StoredComment>()
+    const strays: StoredComment[] = []
+    for (const item of arr(legacy)) {
+      const comment = obj(item) as unknown as StoredComment
+      const n = typeof comment.id === 'string' ? commentNumber(comment.id) : undefined
+      if (n === undefined || kept.has(n)) strays.push(comment)
+      else kept.set(n, comment)
+    }
+    let next = Math.max(0, ...kept.keys())
+    for (const comment of strays) {
+      next = Math.max(next + 1, Date.parse(String(comment.createdAt)) || 0)
+      kept.set(next, { ...comment, id: `c_${next}` })
+    }
+    await ctx.engagement.importComments(id, [...kept.values()])
+    await ctx.storage.removeItem(keys.legacyComments(id))
+    folios++
+    renumbered += strays.length
+  }
+  if (folios) ctx.log(`Moved the comments of ${folios} folio(s) into segments (data format 5)${renumbered ? `; ${renumbered} comment(s) without a usable id got a new one` : ''}.`)
 }

@@ -17,3 +17,21 @@ export class VersionConflictError extends Error {
     super(`The changes were made against ${expected}, but the latest version is ${latest}`)
   }
 }
+
+export class CommentNotFoundError extends Error {
+  constructor(readonly commentId: string) {
+    super(`No comment ${commentId} on this folio`)
+  }
+}
+
+/** The folio holds as many comments (or comment bytes) as it may. */
+export class CommentLimitError extends Error {
+  constructor(readonly limit: 'comments' | 'bytes', readonly max: number) {
+    super(limit === 'comments' ? `This folio holds ${max.toLocaleString('en')} comments, the most it may` : `This folio's comments take ${formatMb(max)}, the most they may`)
+  }
+}
+
+/** The folio's moderation setting (or an owner-only change) refuses this caller. */
+export class CommentForbiddenError extends Error {}
+
+const formatMb = (bytes: number) => `${(bytes / 1024 / 1024).toLocaleString('en', { maximumFractionDigits: 1 })} MB`

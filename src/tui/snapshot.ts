@@ -121,7 +121,8 @@ async function fetchComments(client: StatusClient, folioId: string, timeoutMs: n
     if (!(error instanceof ApiClientError && error.status === 403)) throw error
   }
   try {
-    return (await client.call(getFolio, { params: { id: folioId }, query: { files: 'none' } }, timeoutMs)).comments
+    // The owner's view also holds comments viewers deleted: the panel shows what viewers see.
+    return (await client.call(getFolio, { params: { id: folioId }, query: { files: 'none' } }, timeoutMs)).comments.filter((c) => c.deletedAt === undefined)
   } catch (error) {
     if (error instanceof ApiClientError && (error.status === 401 || error.status === 403)) return 'hidden'
     throw error

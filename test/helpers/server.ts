@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createLogger, formatLine, type LogLevel, LogLevels } from '../../src/log/logger.js'
-import type { ServerConfig } from '../../src/server/config.js'
+import type { ServerConfigOverrides } from '../../src/server/config.js'
 import { type RunningServer, startServer } from '../../src/server/serve.js'
 
 export interface TestServer {
@@ -26,7 +26,7 @@ export async function makeDataDir(): Promise<string> {
 
 /** The real server (same createApp as `folio serve`) on a random port with a temp data dir. */
 export async function startTestServer(
-  options: { dataDir?: string; mode?: 'oss' | 'cloud'; config?: Partial<ServerConfig>; logLevel?: LogLevel } = {},
+  options: { dataDir?: string; mode?: 'oss' | 'cloud'; config?: ServerConfigOverrides; logLevel?: LogLevel } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await makeDataDir())
   const logs: string[] = []

@@ -38,21 +38,26 @@ export async function listFiles(dir: string): Promise<Array<{ path: string; size
   return out
 }
 
-/** Counts storage calls, to show what an operation costs without timing it. */
+/** Counts storage calls (and the bytes written), to show what an operation costs without timing it. */
 export function countStorageCalls(store: FolioStore) {
   const counts: Record<string, number> = {}
+  let bytes = 0
   const storage = store.storage as unknown as Record<string, unknown>
   for (const method of ['getItem', 'getItemRaw', 'setItem', 'setItemRaw', 'hasItem', 'removeItem', 'getKeys', 'clear']) {
     const original = storage[method] as (...args: unknown[]) => unknown
     storage[method] = (...args: unknown[]) => {
       counts[method] = (counts[method] ?? 0) + 1
+      const value = args[1]
+      if (method === 'setItem' || method === 'setItemRaw') bytes += typeof value === 'string' ? Buffer.byteLength(value) : ((value as Uint8Array | undefined)?.byteLength ?? 0)
       return original.apply(store.storage, args)
     }
   }
   return {
     reset: () => {
       for (const k of Object.keys(counts)) delete counts[k]
+      bytes = 0
     },
     snapshot: () => ({ ...counts }),
+    bytesWritten: () => bytes,
   }
 }

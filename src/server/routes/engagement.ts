@@ -1,5 +1,6 @@
-import type { H3 } from 'h3'
+import type { H3, H3Event } from 'h3'
 import {
+  COMMENT_TOKEN_HEADER,
   createComment,
   deleteComment,
   getReactions,
@@ -11,26 +12,42 @@ import {
 } from '../../api/engagement.js'
 import { ERRORS } from '../../api/errors.js'
 import { parseBeacon } from '../../domain/analytics.js'
+import { type CommentActor, type CommentRequest, hashAuthorToken, newAuthorToken } from '../../domain/comments.js'
 import { versionNumber } from '../../domain/ids.js'
-import { CommentNotFoundError } from '../../store/index.js'
+import type { FolioMeta } from '../../domain/model.js'
+import { CommentForbiddenError, CommentLimitError, CommentNotFoundError } from '../../store/index.js'
 import { readBodyBytes } from '../body.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../errors.js'
-import { requireViewable } from '../folio-access.js'
+import { isOwner, requireViewable } from '../folio-access.js'
 import { mountRoute } from '../route.js'
 
-const commentNotFound = (error: unknown): never => {
+const commentErrors = (error: unknown): never => {
   if (error instanceof CommentNotFoundError) throw fail(ERRORS.commentNotFound, error.message)
+  if (error instanceof CommentForbiddenError) throw fail(ERRORS.forbidden, error.message)
+  if (error instanceof CommentLimitError) {
+    throw fail(
+      ERRORS.commentLimitReached,
+      `${error.message}. Its owner can delete comments that are done with (a DELETE by the owner removes them for good) or raise ${error.limit === 'comments' ? 'FOLIO_MAX_COMMENTS' : 'FOLIO_MAX_COMMENT_BYTES'} on the server.`,
+    )
+  }
   throw error
+}
+
+/** Who asks: the owner, or a viewer who may hold a comment's author token. */
+function actorOf(ctx: ServerContext, event: H3Event, meta: FolioMeta): CommentActor {
+  const token = event.req.headers.get(COMMENT_TOKEN_HEADER)?.trim()
+  // Tokens are ct_ + 32 characters: anything far longer is not one (and is not worth hashing).
+  return { owner: isOwner(ctx, event, meta), tokenHash: token && token.length <= 256 ? hashAuthorToken(token) : undefined }
 }
 
 /** Comments, reactions and analytics: the viewer-facing engagement endpoints. */
 export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
   const { engagement, folios } = ctx.store
 
-  mountRoute(app, ctx, listComments, async ({ event, params }) => {
+  mountRoute(app, ctx, listComments, async ({ event, params, query }) => {
     await requireViewable(ctx, event, params.id)
-    return engagement.comments(params.id)
+    return engagement.publicComments(params.id, { limit: query.limit, versionId: query.versionId })
   })
 
   mountRoute(app, ctx, createComment, async ({ event, params, body, principal }) => {
@@ -40,26 +57,31 @@ export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
     const version = n !== undefined && n <= meta.head ? await folios.manifest(meta.id, n) : undefined
     if (!version) throw fail(ERRORS.invalidBody, `versionId: ${body.versionId} is not a version of this folio (latest is v${meta.head}).`)
     if (!Object.hasOwn(version.files, body.filename)) throw fail(ERRORS.invalidBody, `filename: ${body.filename} is not a file of ${body.versionId}.`)
-    const comment = await engagement.addComment(meta.id, {
-      ...body,
-      author: body.author || principal?.email || 'Guest',
-    })
+    const { token, hash } = newAuthorToken()
+    const { commentsPerFolio, commentBytesPerFolio } = ctx.config.limits
+    const comment = await engagement
+      .addComment(meta.id, { ...body, author: body.author || principal?.email || 'Guest', authorTokenHash: hash }, { maxComments: commentsPerFolio, maxBytes: commentBytesPerFolio })
+      .catch(commentErrors)
     if (!comment) throw fail(ERRORS.projectNotFound)
-    return { success: true, comment }
+    return { success: true, comment, authorToken: token }
   })
 
+  const moderate = async (event: H3Event, id: string, commentId: string, request: CommentRequest) => {
+    const { meta } = await requireViewable(ctx, event, id)
+    const outcome = await engagement.moderateComment(meta.id, commentId, request, actorOf(ctx, event, meta), meta.commentModeration ?? 'anyone').catch(commentErrors)
+    if (!outcome) throw fail(ERRORS.projectNotFound)
+    return outcome
+  }
+
   mountRoute(app, ctx, resolveComment, async ({ event, params, body }) => {
-    await requireViewable(ctx, event, params.id)
-    const comment = await engagement.setCommentResolved(params.id, body.commentId, body.resolved).catch(commentNotFound)
-    if (!comment) throw fail(ERRORS.projectNotFound)
-    return { success: true, comment }
+    const outcome = await moderate(event, params.id, body.commentId, { kind: 'change', resolved: body.resolved, deleted: body.deleted })
+    if (!('comment' in outcome)) throw fail(ERRORS.commentNotFound)
+    return { success: true, comment: outcome.comment }
   })
 
   mountRoute(app, ctx, deleteComment, async ({ event, params, query }) => {
     if (!query.commentId) throw fail(ERRORS.missingCommentId, 'Pass the comment to remove as ?commentId=c_…')
-    await requireViewable(ctx, event, params.id)
-    const done = await engagement.deleteComment(params.id, query.commentId).catch(commentNotFound)
-    if (!done) throw fail(ERRORS.projectNotFound)
+    await moderate(event, params.id, query.commentId, { kind: 'delete' })
     return { success: true }
   })
 
@@ -71,9 +93,8 @@ export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
   for (const contract of [react, setReactions]) {
     mountRoute(app, ctx, contract, async ({ event, params, body }) => {
       if (!body.reactions && !body.increments) throw fail(ERRORS.invalidReactions, 'Send {"reactions": {"👍": 3}} to set counts or {"increments": {"👍": 1}} to add.')
-      await requireViewable(ctx, event, params.id)
-      let reactions = body.reactions ? await engagement.mergeReactions(params.id, body.reactions) : undefined
-      if (body.increments) reactions = await engagement.incrementReactions(params.id, body.increments)
+      const { meta } = await requireViewable(ctx, event, params.id)
+      const reactions = await engagement.react(meta.id, { set: body.reactions, add: body.increments, owner: isOwner(ctx, event, meta) })
       if (!reactions) throw fail(ERRORS.projectNotFound)
       return { success: true, reactions }
     })

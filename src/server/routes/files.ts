@@ -34,6 +34,7 @@ export function registerFileRoutes(app: H3, ctx: ServerContext): void {
         accessKey: body.accessKey ?? '',
         allowComments: body.allowComments ?? true,
         presentationModeOnly: body.presentationModeOnly ?? false,
+        commentModeration: body.commentModeration ?? 'anyone',
         status: body.status ?? 'draft',
         projectMode,
         // Spec: a new folio has no collaborators; they are added with PUT (Cloud).
@@ -79,16 +80,17 @@ export function registerFileRoutes(app: H3, ctx: ServerContext): void {
     if (files && body.restoreVersionId !== undefined) {
       throw fail(ERRORS.invalidBody, 'Send either files (a new version) or restoreVersionId (a restore), not both.')
     }
-    const { title, description, isPrivate, accessKey, allowComments, presentationModeOnly, projectMode, designPreferences, status, collaborators, publicTunnelEnabled, referenceFiles } = body
+    const { title, description, isPrivate, accessKey, allowComments, presentationModeOnly, commentModeration, projectMode, designPreferences, status, collaborators, publicTunnelEnabled, referenceFiles } = body
     const result = await folios.update(params.id, {
-      patch: { title, description, isPrivate, accessKey, allowComments, presentationModeOnly, projectMode, designPreferences, status, collaborators, publicTunnelEnabled, referenceFiles },
+      patch: { title, description, isPrivate, accessKey, allowComments, presentationModeOnly, commentModeration, projectMode, designPreferences, status, collaborators, publicTunnelEnabled, referenceFiles },
       files,
       restoreVersionId: body.restoreVersionId,
       commitMessage: body.commitMessage ?? body.change_message,
       author: authorOf(ctx, principal),
     })
     if (!result) throw fail(ERRORS.projectNotFound)
-    if (body.reactions) await engagement.mergeReactions(params.id, body.reactions)
+    // Only the owner reaches this endpoint: counts are set as sent.
+    if (body.reactions) await engagement.react(params.id, { set: body.reactions, owner: true })
     return { success: true, project: await views.withHead(result.meta, result.head) }
   })
 

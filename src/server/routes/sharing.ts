@@ -1,7 +1,7 @@
 import { EventStream, type H3 } from 'h3'
 import { ERRORS } from '../../api/errors.js'
 import { folioEvents, getPublicFolio, verifyAccessKey } from '../../api/sharing.js'
-import { openCommentsOf } from '../../domain/comments.js'
+import { PAGE_COMMENTS } from '../../api/engagement.js'
 import { compareFilePaths } from '../../domain/file-paths.js'
 import { isFolioId, versionId } from '../../domain/ids.js'
 import type { FolioMeta } from '../../domain/model.js'
@@ -19,20 +19,26 @@ export function registerSharingRoutes(app: H3, ctx: ServerContext): void {
 
   const publicView = async (meta: FolioMeta, visible: boolean) => {
     const latest = versionId(meta.head)
-    const [head, comments, reactions] = await Promise.all([folios.manifest(meta.id, meta.head), engagement.comments(meta.id), engagement.reactions(meta.id)])
+    // The page shows the newest open comments of the latest version: never more than that.
+    const [head, comments, reactions] = await Promise.all([
+      folios.manifest(meta.id, meta.head),
+      visible ? engagement.openComments(meta.id, latest, PAGE_COMMENTS) : [],
+      engagement.reactions(meta.id),
+    ])
     return {
       id: meta.id,
       title: meta.title,
       description: meta.description,
       isPrivate: meta.isPrivate,
       allowComments: meta.allowComments,
+      commentModeration: meta.commentModeration ?? 'anyone',
       presentationModeOnly: meta.presentationModeOnly,
       hasAccessKey: meta.accessKey.trim() !== '',
       status: meta.status,
       draft: meta.status === 'draft',
       latestVersionId: latest,
       activeFileList: visible ? Object.keys(head?.files ?? {}).sort(compareFilePaths) : [],
-      comments: visible ? openCommentsOf(comments, latest) : [],
+      comments,
       reactions,
     }
   }

@@ -2,7 +2,7 @@ import type { H3 } from 'h3'
 import { FastResponse } from 'srvx'
 import { ERRORS } from '../../api/errors.js'
 import { dashboardPage, rawFile, sharePage, viewerAsset } from '../../api/viewer.js'
-import { openCommentsOf } from '../../domain/comments.js'
+import { PAGE_COMMENTS } from '../../api/engagement.js'
 import { compareFilePaths } from '../../domain/file-paths.js'
 import { escapeHtml } from '../../domain/html.js'
 import { injectBeforeBodyEnd, jsonForScript } from '../../domain/html-inject.js'
@@ -103,7 +103,7 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
 
   async function contentBoot(ctx: ServerContext, meta: FolioMeta, grant: Grant | undefined, preview: boolean) {
     const latest = versionId(meta.head)
-    const [head, comments, reactions] = await Promise.all([folios.manifest(meta.id, meta.head), engagement.comments(meta.id), engagement.reactions(meta.id)])
+    const [head, comments, reactions] = await Promise.all([folios.manifest(meta.id, meta.head), engagement.openComments(meta.id, latest, PAGE_COMMENTS), engagement.reactions(meta.id)])
     const files = Object.keys(head?.files ?? {}).sort(compareFilePaths)
     const needsToken = meta.isPrivate || meta.status === 'draft'
     const access = needsToken && grant ? await ctx.viewerAccess.mint(meta.id, grant) : '-'
@@ -120,7 +120,7 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
       activeFileList: files,
       entry: files.includes('index.html') ? 'index.html' : (files.find((f) => /\.html?$/i.test(f)) ?? files[0] ?? 'index.html'),
       frameBase: `/v/${meta.id}/${access}/`,
-      comments: openCommentsOf(comments, latest),
+      comments,
       reactions,
       api: `/api/files/${meta.id}`,
     }
