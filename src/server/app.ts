@@ -80,15 +80,21 @@ export function createApp(ctx: ServerContext): H3 {
   return app
 }
 
-/** A path we serve with another method gets 405 and Allow; anything else 404. */
+/**
+ * A path we serve with another method gets 405 and Allow; anything else 404. The patterns mirror
+ * the router's: a parameter is one non-empty segment, a trailing {path} the non-empty rest.
+ */
 const routePatterns = contracts.map((c) => ({
   method: c.method,
-  pattern: new RegExp(`^${toRouterPath(c.path).replace('**:path', '.+').replace(/:\w+/g, '[^/]+')}/?$`),
+  pattern: new RegExp(`^${toRouterPath(c.path).replace('**:path', '[^/].*').replace(/:\w+/g, '[^/]+')}/?$`),
 }))
 
 function unmatched(event: { req: Request; url: URL }): never {
+  const method = event.req.method === 'HEAD' ? 'GET' : event.req.method
   const allowed = routePatterns.filter((r) => r.pattern.test(event.url.pathname)).map((r) => r.method)
-  if (allowed.length) {
+  // The router passed over a path a pattern takes for this very method (say, an empty segment
+  // the pattern let through): no such resource, rather than a 405 that names the method used.
+  if (allowed.length && !allowed.includes(method as (typeof allowed)[number])) {
     throw fail(ERRORS.methodNotAllowed, `${event.req.method} is not supported here; use ${allowed.join(', ')}.`, {
       allow: allowed.join(', '),
     })
