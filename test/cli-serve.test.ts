@@ -169,7 +169,9 @@ describe('folio serve: the banner', () => {
     // No QR code without a terminal (test/serve-terminal.test.ts shows one in tmux).
     expect(stdout).not.toMatch(/[▀▄█]/)
     expect(run.stderr()).toBe('folio: listening on 0.0.0.0: other machines can reach this server. Network addresses need the API key (folio keys show prints it).\n')
-    expect((await testApi(`http://${addresses[0]}:${port}`).send(listFolios)).status).toBe(200)
+    // As the warning says: another machine (here, this one's network address) needs the key.
+    expect((await testApi(`http://${addresses[0]}:${port}`).send(listFolios)).status).toBe(401)
+    expect((await testApi(`http://127.0.0.1:${port}`).send(listFolios)).status).toBe(200)
     expect(await run.stop()).toBe(0)
   })
 

@@ -43,10 +43,10 @@ describe('rate limits on public endpoints', () => {
 describe('clients behind the tunnel', () => {
   it('are told apart by the X-Forwarded-For hop the tunnel appended, and share one ceiling', async () => {
     const { RateLimiter, REMOTE_CEILING_FACTOR } = await import('../src/server/rate-limit.js')
-    const { clientOf, markRemote } = await import('../src/server/remote.js')
+    const { clientOf, markViaTunnel } = await import('../src/server/remote.js')
     const remoteRequest = (forwardedFor?: string) => {
       const req = { headers: forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}, socket: { remoteAddress: '127.0.0.1' } } as any
-      markRemote(req)
+      markViaTunnel(req)
       return req
     }
     // The client may prepend anything; the last hop is the one the tunnel's proxy added.

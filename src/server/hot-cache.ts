@@ -2,9 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { LRUCache } from 'lru-cache'
 import type { Access, RateLimitBucket } from '../api/contract.js'
 import type { FolioStore } from '../store/index.js'
-import { type Auth, DENIED } from './auth.js'
+import { type Auth, credentialsOf, DENIED } from './auth.js'
 import type { RateLimiter } from './rate-limit.js'
-import { clientOf, isRemoteRequest } from './remote.js'
+import { clientOf } from './remote.js'
 import { noneMatchHits } from './conditional.js'
 
 /**
@@ -104,8 +104,7 @@ export class HotCache {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !req.url) return false
     const entry = this.#entries.get(req.url)
     if (!entry) return false
-    const h = req.headers
-    const principal = this.#auth.resolve({ authorization: h.authorization, origin: h.origin, host: h.host, remote: isRemoteRequest(req) }, entry.access)
+    const principal = this.#auth.resolve(credentialsOf(req), entry.access)
     if (principal === DENIED) return false // the router answers the 401
     if (entry.workspaceId && principal?.workspaceId !== entry.workspaceId) return false
     const notModified = noneMatchHits(req.headers['if-none-match'], entry.etag)

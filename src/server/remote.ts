@@ -1,18 +1,36 @@
 import type { IncomingMessage } from 'node:http'
+import { isIP } from 'node:net'
 import type { H3Event } from 'h3'
 
 /**
  * Requests that arrive through the public tunnel come in on a listener of their own; the mark
  * is set there, on the socket's request, so no header can fake it.
  */
-const REMOTE = Symbol('folio.remote')
+const VIA_TUNNEL = Symbol('folio.viaTunnel')
 
-export function markRemote(req: IncomingMessage): void {
-  ;(req as unknown as Record<symbol, boolean>)[REMOTE] = true
+export function markViaTunnel(req: IncomingMessage): void {
+  ;(req as unknown as Record<symbol, boolean>)[VIA_TUNNEL] = true
 }
 
-export function isRemoteRequest(req: IncomingMessage | undefined): boolean {
-  return Boolean(req && (req as unknown as Record<symbol, boolean>)[REMOTE])
+export function viaTunnel(req: IncomingMessage | undefined): boolean {
+  return Boolean(req && (req as unknown as Record<symbol, boolean>)[VIA_TUNNEL])
+}
+
+/** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6 (a listener on :: sees ::ffff:127.0.0.1). */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (!address) return false
+  const bare = address.toLowerCase().replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '')
+  if (isIP(bare) === 4) return bare.startsWith('127.')
+  return bare === '::1' || bare === '0:0:0:0:0:0:0:1'
+}
+
+/**
+ * From a program on this machine: the socket's peer is a loopback address and the request did
+ * not come through the tunnel (whose client is on this machine too, and forwards strangers).
+ * Only the socket is asked: a Host or X-Forwarded-For header is whatever the client wrote.
+ */
+export function fromThisMachine(req: IncomingMessage | undefined): boolean {
+  return Boolean(req) && !viaTunnel(req) && isLoopbackAddress(req!.socket.remoteAddress)
 }
 
 export function nodeRequest(event: H3Event): IncomingMessage | undefined {
@@ -31,7 +49,7 @@ export const REMOTE_CLIENT = 'remote'
  */
 export function clientOf(req: IncomingMessage | undefined): string {
   if (!req) return 'unknown'
-  if (isRemoteRequest(req)) {
+  if (viaTunnel(req)) {
     const forwarded = req.headers['x-forwarded-for']
     const last = (Array.isArray(forwarded) ? forwarded.at(-1) : forwarded)?.split(',').at(-1)?.trim()
     return last ? `${REMOTE_CLIENT}:${last}` : REMOTE_CLIENT

@@ -8,7 +8,7 @@ import { ApiKeys } from './api-keys.js'
 import { createApp, createServerContext, logProblemsTo } from './app.js'
 import { defaultConfig, type Mode, type ServerConfig } from './config.js'
 import { listenMain, networkUrls } from './listener.js'
-import { markRemote } from './remote.js'
+import { markViaTunnel } from './remote.js'
 import { onRequestEnd } from './request-end.js'
 import { logRequests } from './request-log.js'
 
@@ -71,7 +71,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const tunnelListener = createServer(
     inFlight.track(
       logRequests(http, (req, res) => {
-        markRemote(req)
+        markViaTunnel(req)
         handle(req, res)
       }, 'tunnel'),
     ),
