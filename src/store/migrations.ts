@@ -5,6 +5,7 @@ import type { EngagementRepository } from './engagement-repository.js'
 import type { FolioRepository } from './folio-repository.js'
 import { keys } from './keys.js'
 import { readJson, writeJson } from './json-io.js'
+import { closeTree } from './file-modes.js'
 import { type Analytics, type Comment, EMPTY_ANALYTICS, FOLIO_STATUSES, type FileMap, PROJECT_MODES } from '../domain/model.js'
 
 /**
@@ -18,9 +19,10 @@ import { type Analytics, type Comment, EMPTY_ANALYTICS, FOLIO_STATUSES, type Fil
  * (store/history-segments.ts). Format 2 still reads format 1's manifests where they are, so that
  * step converts nothing: the stamp only keeps an older folio from misreading a newer dir.
  * Format 3 gives every folio a version log (store/version-log.ts) so lists show versions
- * without reading history.
+ * without reading history. Format 4 closes the files and folders an older folio left readable
+ * by other users (store/file-modes.ts): one walk, once.
  */
-export const CURRENT_FORMAT = 3
+export const CURRENT_FORMAT = 4
 
 interface FormatStamp {
   format: number
@@ -36,6 +38,8 @@ export class FormatTooNewError extends Error {
 }
 
 interface MigrationContext {
+  /** The folder the storage keeps its files in. */
+  dataDir: string
   storage: Storage
   folios: FolioRepository
   engagement: EngagementRepository
@@ -46,6 +50,7 @@ const MIGRATIONS: Record<number, (ctx: MigrationContext) => Promise<void>> = {
   0: importLegacyDatabase,
   1: async () => {},
   2: addVersionLogs,
+  3: closeToOthers,
 }
 
 export async function migrate(ctx: MigrationContext): Promise<{ from: number; to: number }> {
@@ -143,4 +148,10 @@ async function addVersionLogs(ctx: MigrationContext): Promise<void> {
   let done = 0
   for (const id of ids) if (await ctx.folios.addVersionLog(id)) done++
   if (done) ctx.log(`Added a version log to ${done} folio(s) (data format 3).`)
+}
+
+/** Format 3 → 4: files 0600 and folders 0700, where an older folio wrote 0644 and 0755. */
+async function closeToOthers(ctx: MigrationContext): Promise<void> {
+  const { files, folders } = await closeTree(ctx.dataDir)
+  if (files || folders) ctx.log(`Made ${files} files and ${folders} folders private to their owner (data format 4).`)
 }
