@@ -10,8 +10,10 @@ import type { ServerConfig } from './config.js'
 import type { ServerContext } from './context.js'
 import { createErrorHandler, fail } from './errors.js'
 import { HotCache } from './hot-cache.js'
+import { KeyGuessGuard } from './key-guesses.js'
 import { LiveUpdates } from './live.js'
 import { RateLimiter } from './rate-limit.js'
+import { clientOf } from './remote.js'
 import { createViewerAccess } from './viewer-access.js'
 import { toRouterPath } from './route.js'
 import { registerAiRoutes } from './routes/ai.js'
@@ -42,14 +44,18 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
   const auth = createAuth(options.config, keys)
   const log = options.log ?? logProblemsTo(createLogger())
   const limiter = new RateLimiter(options.config.rateLimits)
+  const trustProxy = options.config.trustProxy
+  const clientOfRequest = (req: Parameters<typeof clientOf>[0]) => clientOf(req, trustProxy)
   return {
     store: options.store,
     config: options.config,
     auth,
     keys,
     tunnel: options.tunnel,
-    hot: new HotCache(options.store, auth, limiter),
+    hot: new HotCache(options.store, auth, limiter, clientOfRequest),
     limiter,
+    keyGuesses: new KeyGuessGuard(options.config.keyGuesses),
+    clientOf: clientOfRequest,
     viewerAccess: createViewerAccess(() => options.store.settings.secret()),
     live: new LiveUpdates(options.store, log),
     templates: options.templates ?? createTemplates(),

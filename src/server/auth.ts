@@ -93,11 +93,21 @@ export function createAuth(config: ServerConfig, keys: ApiKeys) {
     return fromForeignPage(headers) ? DENIED : viaOpen
   }
 
+  /** What the router and the hot cache in front of it read of a node request, alike. */
+  const credentialsOf = (req: IncomingMessage | undefined): CredentialHeaders => {
+    const h = req?.headers
+    return { authorization: h?.authorization, origin: h?.origin, host: h?.host, local: fromThisMachine(req, config.trustProxy) }
+  }
+  const resolveRequest = (req: IncomingMessage | undefined, access: Access) => resolve(credentialsOf(req), access)
+  const resolveEvent = (event: H3Event, access: Access) => resolveRequest(nodeRequest(event), access)
+
   return {
     resolve,
+    resolveRequest,
+    resolveEvent,
     /** Returns the caller, or throws 401. Public endpoints return the caller when identified. */
     authorize(event: H3Event, access: Access): Principal | undefined {
-      const principal = resolve(requestHeaders(event), access)
+      const principal = resolveEvent(event, access)
       if (principal === DENIED) throw unauthorized()
       return principal
     },
@@ -105,13 +115,3 @@ export function createAuth(config: ServerConfig, keys: ApiKeys) {
 }
 
 export type Auth = ReturnType<typeof createAuth>
-
-export function requestHeaders(event: H3Event): CredentialHeaders {
-  return credentialsOf(nodeRequest(event))
-}
-
-/** The router and the hot cache in front of it read the same node request the same way. */
-export function credentialsOf(req: IncomingMessage | undefined): CredentialHeaders {
-  const h = req?.headers
-  return { authorization: h?.authorization, origin: h?.origin, host: h?.host, local: fromThisMachine(req) }
-}

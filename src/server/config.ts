@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os'
 import { allowedHostsFromEnv } from './host-check.js'
+import { DEFAULT_KEY_GUESS_LIMITS, type KeyGuessLimits } from './key-guesses.js'
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limit.js'
 
 export type { Mode } from '../api/contract.js'
@@ -25,6 +26,14 @@ export interface ServerConfig {
   }
   /** Requests per minute per client on the public endpoints. */
   rateLimits: RateLimits
+  /** Wrong access keys answered per folio and client (key-guesses.ts). */
+  keyGuesses: KeyGuessLimits
+  /**
+   * FOLIO_TRUST_PROXY / serve --trust-proxy: a proxy or tunnel server of the operator appends
+   * X-Forwarded-For, so its last hop names the client, and a request that carries one did not
+   * come from this machine. Off, the header is ignored: the tunnel's viewers are one client.
+   */
+  trustProxy: boolean
   tunnel: {
     /** The localtunnel server (FOLIO_TUNNEL_HOST); the client's default when unset. */
     host?: string
@@ -38,6 +47,7 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
     apiKey: process.env.FOLIO_API_KEY || process.env.SERVICE_API_KEY || undefined,
     localAuthor: safeUserName(),
     allowedHosts: allowedHostsFromEnv(process.env.FOLIO_ALLOWED_HOSTS),
+    trustProxy: flagFromEnv('FOLIO_TRUST_PROXY', process.env.FOLIO_TRUST_PROXY),
     ...overrides,
     limits: {
       jsonBodyBytes: 20 * 1024 * 1024,
@@ -48,6 +58,7 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
       ...overrides.limits,
     },
     rateLimits: { ...DEFAULT_RATE_LIMITS, ...rateLimitsFromEnv(process.env.FOLIO_RATE_LIMITS), ...overrides.rateLimits },
+    keyGuesses: { ...DEFAULT_KEY_GUESS_LIMITS, ...overrides.keyGuesses },
     tunnel: { host: process.env.FOLIO_TUNNEL_HOST || undefined, startTimeoutMs: 15_000, ...overrides.tunnel },
   }
 }
@@ -77,4 +88,12 @@ export function rateLimitsFromEnv(value: string | undefined): Partial<RateLimits
     out[bucket as keyof RateLimits] = n
   }
   return out
+}
+
+/** 1/true/yes or 0/false/no (empty: off); anything else is refused, never guessed at. */
+export function flagFromEnv(name: string, value: string | undefined): boolean {
+  const v = value?.trim().toLowerCase()
+  if (!v || v === '0' || v === 'false' || v === 'no') return false
+  if (v === '1' || v === 'true' || v === 'yes') return true
+  throw new Error(`${name}: "${value}" is not 1/true/yes or 0/false/no`)
 }

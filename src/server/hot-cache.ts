@@ -2,9 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { LRUCache } from 'lru-cache'
 import type { Access, RateLimitBucket } from '../api/contract.js'
 import type { FolioStore } from '../store/index.js'
-import { type Auth, credentialsOf, DENIED } from './auth.js'
+import { type Auth, DENIED } from './auth.js'
 import type { RateLimiter } from './rate-limit.js'
-import { clientOf } from './remote.js'
 import { noneMatchHits } from './conditional.js'
 
 /**
@@ -48,10 +47,12 @@ export class HotCache {
   readonly #generations = new Map<string, number>()
   readonly #auth: Auth
   readonly #limiter: RateLimiter
+  readonly #clientOf: (req: IncomingMessage) => string
 
-  constructor(store: FolioStore, auth: Auth, limiter: RateLimiter) {
+  constructor(store: FolioStore, auth: Auth, limiter: RateLimiter, clientOf: (req: IncomingMessage) => string) {
     this.#auth = auth
     this.#limiter = limiter
+    this.#clientOf = clientOf
     store.folios.onChange((id) => this.invalidate(id))
     store.engagement.onChange((id) => this.invalidate(id))
   }
@@ -104,13 +105,13 @@ export class HotCache {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !req.url) return false
     const entry = this.#entries.get(req.url)
     if (!entry) return false
-    const principal = this.#auth.resolve(credentialsOf(req), entry.access)
+    const principal = this.#auth.resolveRequest(req, entry.access)
     if (principal === DENIED) return false // the router answers the 401
     if (entry.workspaceId && principal?.workspaceId !== entry.workspaceId) return false
     const notModified = noneMatchHits(req.headers['if-none-match'], entry.etag)
     let headers = notModified ? entry.notModifiedHeaders : entry.headers
     if (entry.rateLimit) {
-      const state = this.#limiter.hit(entry.rateLimit, clientOf(req))
+      const state = this.#limiter.hit(entry.rateLimit, this.#clientOf(req))
       if (!state.allowed) return false // the router answers the 429
       headers = headers.concat('x-ratelimit-limit', String(state.limit), 'x-ratelimit-remaining', String(state.remaining), 'x-ratelimit-reset', String(state.reset))
     }

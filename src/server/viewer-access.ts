@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { H3Event } from 'h3'
 import type { FolioMeta } from '../domain/model.js'
-import { type Auth, DENIED, requestHeaders } from './auth.js'
+import { type Auth, DENIED } from './auth.js'
 
 /**
  * What lets a viewer see a folio that is not simply public:
@@ -64,7 +64,7 @@ export const accessCookieName = (folioId: string) => `folio_access_${folioId}`
 
 /** The viewer's grant for this folio: an API key counts as the owner, else the access cookie. */
 export async function grantOf(ctx: { auth: Auth; viewerAccess: ViewerAccess }, event: H3Event, folioId: string): Promise<Grant | undefined> {
-  const principal = ctx.auth.resolve(requestHeaders(event), 'public')
+  const principal = ctx.auth.resolveEvent(event, 'public')
   if (principal && principal !== DENIED) return { kind: 'owner' }
   return ctx.viewerAccess.verify(readCookie(event.req.headers.get('cookie'), accessCookieName(folioId)), folioId)
 }

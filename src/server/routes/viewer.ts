@@ -9,7 +9,7 @@ import { injectBeforeBodyEnd, jsonForScript } from '../../domain/html-inject.js'
 import { isFolioId, versionId } from '../../domain/ids.js'
 import { mimeForPath } from '../../domain/image-sniff.js'
 import type { FolioMeta } from '../../domain/model.js'
-import { DENIED, requestHeaders } from '../auth.js'
+import { DENIED } from '../auth.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../errors.js'
 import { mountRoute, requestTarget } from '../route.js'
@@ -58,7 +58,7 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
     let grant = await grantOf(ctx, event, meta.id)
     let preview = false
     // The owner may preview a draft or private folio (in OSS the local API is open).
-    if (query.preview !== undefined && ctx.auth.resolve(requestHeaders(event), 'required') !== DENIED) {
+    if (query.preview !== undefined && ctx.auth.resolveEvent(event, 'required') !== DENIED) {
       grant = { kind: 'owner' }
       preview = true
       event.res.headers.append('set-cookie', accessCookie(meta.id, await ctx.viewerAccess.mint(meta.id, grant), event.url.protocol === 'https:'))
