@@ -14,6 +14,7 @@ import { KeyGuessGuard } from './key-guesses.js'
 import { LiveUpdates } from './live.js'
 import { RateLimiter } from './rate-limit.js'
 import { clientOf } from './remote.js'
+import { StreamSlots } from './stream-slots.js'
 import { createViewerAccess } from './viewer-access.js'
 import { toRouterPath } from './route.js'
 import { registerAiRoutes } from './routes/ai.js'
@@ -58,6 +59,7 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
     clientOf: clientOfRequest,
     viewerAccess: createViewerAccess(() => options.store.settings.secret()),
     live: new LiveUpdates(options.store, log),
+    streams: new StreamSlots({ perClient: options.config.limits.eventStreamsPerClient, total: options.config.limits.eventStreams }),
     templates: options.templates ?? createTemplates(),
     log,
   }

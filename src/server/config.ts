@@ -2,6 +2,7 @@ import { userInfo } from 'node:os'
 import { allowedHostsFromEnv } from './host-check.js'
 import { DEFAULT_KEY_GUESS_LIMITS, type KeyGuessLimits } from './key-guesses.js'
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limit.js'
+import { DEFAULT_BODY_TIMEOUTS } from './slow-body.js'
 
 export type { Mode } from '../api/contract.js'
 import type { Mode } from '../api/contract.js'
@@ -23,6 +24,19 @@ export interface ServerConfig {
     uploadBytes: number
     /** Everything a batch upload may hold in memory before its single write */
     batchUploadBytes: number
+    /** Live-update streams one client may hold open (the tunnel's viewers, one client: 50×) */
+    eventStreamsPerClient: number
+    /** Live-update streams the server holds open in all */
+    eventStreams: number
+    /** A body with no bytes for this long is too slow: 408 (slow-body.ts) */
+    bodyIdleMs: number
+    /** …and so is one slower on average than bodyMinBytesPerSecond once this has passed */
+    bodyGraceMs: number
+    bodyMinBytesPerSecond: number
+    /** node's headersTimeout: the request line and headers, on both listeners */
+    headersTimeoutMs: number
+    /** node's requestTimeout, the ceiling for a whole request: the biggest upload at the minimum rate */
+    requestTimeoutMs: number
   }
   /** Requests per minute per client on the public endpoints. */
   rateLimits: RateLimits
@@ -41,7 +55,13 @@ export interface ServerConfig {
   }
 }
 
-export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConfig {
+/** What a caller may set: any top-level field, and single fields of the nested ones. */
+export type ConfigOverrides = Partial<Omit<ServerConfig, 'limits' | 'keyGuesses'>> & {
+  limits?: Partial<ServerConfig['limits']>
+  keyGuesses?: Partial<KeyGuessLimits>
+}
+
+export function defaultConfig(overrides: ConfigOverrides = {}): ServerConfig {
   return {
     mode: 'oss',
     apiKey: process.env.FOLIO_API_KEY || process.env.SERVICE_API_KEY || undefined,
@@ -55,6 +75,14 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
       gzipExpandedBytes: 32 * 1024 * 1024,
       uploadBytes: 25 * 1024 * 1024,
       batchUploadBytes: 200 * 1024 * 1024,
+      eventStreamsPerClient: 16,
+      eventStreams: 1_000,
+      bodyIdleMs: DEFAULT_BODY_TIMEOUTS.idleMs,
+      bodyGraceMs: DEFAULT_BODY_TIMEOUTS.graceMs,
+      bodyMinBytesPerSecond: DEFAULT_BODY_TIMEOUTS.minBytesPerSecond,
+      headersTimeoutMs: 20_000,
+      // 25 MB at 16 KB/s, plus the grace: 27 minutes.
+      requestTimeoutMs: 30 * 60_000,
       ...overrides.limits,
     },
     rateLimits: { ...DEFAULT_RATE_LIMITS, ...rateLimitsFromEnv(process.env.FOLIO_RATE_LIMITS), ...overrides.rateLimits },

@@ -7,6 +7,7 @@ import type { HotCache } from './hot-cache.js'
 import type { KeyGuessGuard } from './key-guesses.js'
 import type { LiveUpdates } from './live.js'
 import type { RateLimiter } from './rate-limit.js'
+import type { StreamSlots } from './stream-slots.js'
 import type { ViewerAccess } from './viewer-access.js'
 import type { ServerConfig } from './config.js'
 import type { Templates } from './templates.js'
@@ -27,6 +28,8 @@ export interface ServerContext {
   clientOf: (req: IncomingMessage | undefined) => string
   viewerAccess: ViewerAccess
   live: LiveUpdates
+  /** Open live-update streams, per client and in all. */
+  streams: StreamSlots
   templates: Templates
   log: (message: string, error?: unknown) => void
 }

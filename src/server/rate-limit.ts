@@ -28,6 +28,9 @@ export interface RateLimitState {
  */
 export const REMOTE_CEILING_FACTOR = 50
 
+/** One client's limit, or for the tunnel's viewers (one client to us) REMOTE_CEILING_FACTOR times it. */
+export const limitFor = (client: string, perClient: number) => (client === REMOTE_CLIENT ? perClient * REMOTE_CEILING_FACTOR : perClient)
+
 /** Fixed one-minute windows per client and bucket, kept in memory (bounded). */
 export class RateLimiter {
   readonly #limits: RateLimits
@@ -41,7 +44,7 @@ export class RateLimiter {
 
   hit(bucket: RateLimitBucket, client: string, now = Date.now()): RateLimitState {
     const window = this.#count(`${bucket}:${client}`, now)
-    const limit = this.#limits[bucket] * (client === REMOTE_CLIENT ? REMOTE_CEILING_FACTOR : 1)
+    const limit = limitFor(client, this.#limits[bucket])
     let allowed = window.count <= limit
     if (client.startsWith(`${REMOTE_CLIENT}:`)) {
       const shared = this.#count(`${bucket}:${REMOTE_CLIENT}*`, now)

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createLogger, formatLine, type LogLevel, LogLevels } from '../../src/log/logger.js'
-import type { ServerConfig } from '../../src/server/config.js'
+import type { ConfigOverrides } from '../../src/server/config.js'
 import { type RunningServer, startServer } from '../../src/server/serve.js'
 
 export interface TestServer {
@@ -29,7 +29,7 @@ export async function startTestServer(
   options: {
     dataDir?: string
     mode?: 'oss' | 'cloud'
-    config?: Partial<ServerConfig>
+    config?: ConfigOverrides
     logLevel?: LogLevel
     /** Where the main listener listens (default 127.0.0.1); 0.0.0.0 or :: to reach it from this machine's network addresses. */
     host?: string

@@ -6,7 +6,7 @@ import { compareFilePaths } from '../../domain/file-paths.js'
 import { isFolioId, versionId } from '../../domain/ids.js'
 import type { FolioMeta } from '../../domain/model.js'
 import { secretsEqual } from '../auth.js'
-import { readBodyBytes } from '../body.js'
+import { isTooSlow, readBodyBytes } from '../body.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../errors.js'
 import { requireViewable } from '../folio-access.js'
@@ -60,7 +60,9 @@ export function registerSharingRoutes(app: H3, ctx: ServerContext): void {
     let given: unknown
     try {
       given = JSON.parse((await readBodyBytes(event, 16 * 1024, () => fail(ERRORS.invalidBody))).toString('utf8'))?.accessKey
-    } catch {
+    } catch (error) {
+      // A body too slow to read is no answer at all: 408, and the connection closes.
+      if (isTooSlow(error)) throw error
       given = undefined
     }
     const known = isFolioId(params.id) ? await folios.get(params.id) : undefined
@@ -87,6 +89,8 @@ export function registerSharingRoutes(app: H3, ctx: ServerContext): void {
 
   mountRoute(app, ctx, folioEvents, async ({ event, params }) => {
     const { meta, grant } = await requireViewable(ctx, event, params.id)
+    const slot = ctx.streams.take(clientAddress(ctx, event))
+    if ('refused' in slot) throw slot.refused
     const stream = new EventStream(event)
     const send = (name: string, data: object) => void stream.push({ event: name, data: JSON.stringify(data) }).catch(() => {})
     const unsubscribe = ctx.live.subscribe(meta.id, async ({ event: name, data }) => {
@@ -112,6 +116,7 @@ export function registerSharingRoutes(app: H3, ctx: ServerContext): void {
     stream.onClosed(() => {
       clearInterval(heartbeat)
       unsubscribe()
+      slot.release()
     })
     return stream
   })
