@@ -57,7 +57,7 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
     limiter,
     keyGuesses: new KeyGuessGuard(options.config.keyGuesses),
     clientOf: clientOfRequest,
-    viewerAccess: createViewerAccess(() => options.store.settings.secret()),
+    viewerAccess: createViewerAccess(() => options.store.settings.secret(), { frameTokenSeconds: options.config.frameTokenSeconds }),
     live: new LiveUpdates(options.store, log),
     streams: new StreamSlots({ perClient: options.config.limits.eventStreamsPerClient, total: options.config.limits.eventStreams }),
     templates: options.templates ?? createTemplates(),

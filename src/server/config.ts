@@ -48,6 +48,8 @@ export interface ServerConfig {
    * come from this machine. Off, the header is ignored: the tunnel's viewers are one client.
    */
   trustProxy: boolean
+  /** How long a frame token (the viewer frame's path segment) lasts; the share page renews it. */
+  frameTokenSeconds: number
   tunnel: {
     /** The localtunnel server (FOLIO_TUNNEL_HOST); the client's default when unset. */
     host?: string
@@ -68,6 +70,8 @@ export function defaultConfig(overrides: ConfigOverrides = {}): ServerConfig {
     localAuthor: safeUserName(),
     allowedHosts: allowedHostsFromEnv(process.env.FOLIO_ALLOWED_HOSTS),
     trustProxy: flagFromEnv('FOLIO_TRUST_PROXY', process.env.FOLIO_TRUST_PROXY),
+    // Minutes: the share page renews it (templates/viewer/share-frame.js).
+    frameTokenSeconds: 5 * 60,
     ...overrides,
     limits: {
       jsonBodyBytes: 20 * 1024 * 1024,

@@ -78,8 +78,8 @@ export function registerSharingRoutes(app: H3, ctx: ServerContext): void {
       const expected = meta?.accessKey.trim() ?? ''
       success = expected !== '' && secretsEqual(given.trim(), expected)
       if (success && meta) {
-        const token = await ctx.viewerAccess.mint(meta.id, { kind: 'key', keyHash: await ctx.viewerAccess.fingerprint(meta.accessKey) })
-        event.res.headers.append('set-cookie', accessCookie(meta.id, token, event.url.protocol === 'https:'))
+        const grant = { kind: 'key', keyHash: await ctx.viewerAccess.fingerprint(meta.accessKey) } as const
+        event.res.headers.append('set-cookie', await accessCookie(ctx.viewerAccess, meta.id, grant, event.url.protocol === 'https:'))
       }
     } finally {
       admission.attempt.done(success)
