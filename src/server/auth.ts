@@ -64,8 +64,8 @@ function fromForeignPage(headers: CredentialHeaders): boolean {
 
 /**
  * The one place that decides who may call what. Routes declare an Access level in their
- * contract; API keys, OAuth tokens and Cloud workspaces plug in here. It reads only headers,
- * so the h3 pipeline and the hot cache in front of it decide alike.
+ * contract; API keys, OAuth tokens and Cloud workspaces plug in here. It reads three headers and
+ * the socket (credentialsOf), so the h3 pipeline and the hot cache in front of it decide alike.
  */
 export function createAuth(config: ServerConfig, keys: ApiKeys) {
   // Built once: every request of the local owner shares them (they are never mutated).
