@@ -73,3 +73,25 @@ describe('frame tokens in the share page', () => {
     await page.close()
   })
 })
+
+describe('the key gate while a folio is being guessed', () => {
+  const guarded = useServer({ config: { keyGuesses: { perFolio: 1, perClient: 10, newcomers: 0, baseDelayMs: 2_000, maxDelayMs: 2_000, queue: 0, quietMs: 60_000 } } })
+
+  it('says how long to wait when the folio answers no more keys for now', async () => {
+    const id = await guarded.api.create('Board pack', SITE, { status: 'published' })
+    await guarded.api.send(updateFolio, { params: { id }, body: { isPrivate: true, accessKey: 'blue whale' } })
+    const page = await browser.newPage()
+    page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`))
+    await page.goto(guarded.api.url(sharePage, { id }))
+    const unlock = async (key: string) => {
+      await page.locator('#access-key').fill(key)
+      await page.getByRole('button', { name: 'Unlock' }).click()
+    }
+    await unlock('red whale')
+    await expect.poll(() => page.locator('#access-error').textContent()).toBe('That key is not right')
+    await unlock('blue whale')
+    await expect.poll(() => page.locator('#access-error').textContent()).toBe('Too many tries: wait 2 seconds, then try again')
+    expect(await page.locator('iframe').count()).toBe(0)
+    await page.close()
+  })
+})
