@@ -263,7 +263,7 @@ describe('folio tunnel', () => {
       expect(started.stderr).toContain("Check this machine's network connection")
       expect(started.stderr).toContain('--tunnel-host')
       expect(started.stderr).toContain('FOLIO_TUNNEL_HOST')
-      expectLogged(unreachableTunnelHost, ['Tunnel failed to start: Could not reach the tunnel server http://127.0.0.1:9: connect ECONNREFUSED 127.0.0.1:9'])
+      expectLogged(unreachableTunnelHost, ['folio: [tunnel] Tunnel failed to start: Could not reach the tunnel server http://127.0.0.1:9: connect ECONNREFUSED 127.0.0.1:9'])
     } finally {
       await closeClean(unreachableTunnelHost)
     }

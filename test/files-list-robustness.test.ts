@@ -57,8 +57,8 @@ describe('GET /api/files at its limits', () => {
     // What the damage made the server say: the list's warning, and the failed read (the 500 above).
     const damaged = `Stored document folios:${bad}:meta.json is not valid JSON`
     expectLogged(ts, [
-      `Left folio ${bad} out of the list: ${damaged}. Restore the file from a backup, or delete the folio.`,
-      `Unhandled error on GET ${api.url(getFolio, { id: bad })} Error: ${damaged}`,
+      `folio: [store] Left folio ${bad} out of the list: ${damaged}. Restore the file from a backup, or delete the folio.`,
+      `folio: Unhandled error on GET /api/files/${bad} CorruptDocumentError: ${damaged}`,
     ])
   })
 })

@@ -43,7 +43,9 @@ describe(`folio serve in a real terminal (${await terminalBackend()})`, () => {
     // colours put them on bright white).
     for (const row of qrLines(networkUrl)) expect(screen).toContain(row.trimEnd())
     expect(await terminal.styled()).toBe(true)
-    expect((await client(networkUrl).get('/api/files')).status).toBe(200)
+    // The phone reaches the server; its owner API needs the key there, as the warning says.
+    expect((await client(networkUrl).get('/api/files')).status).toBe(401)
+    expect((await client(networkUrl).get('/api/openapi')).status).toBe(200)
 
     await terminal.send('\x03') // Ctrl+C
     expect(await waitForExit(terminal)).toBe(0)

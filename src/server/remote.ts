@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http'
-import { isIP } from 'node:net'
+import { isIP, type Socket } from 'node:net'
 import type { H3Event } from 'h3'
 
 /**
@@ -31,8 +31,16 @@ export function isLoopbackAddress(address: string | undefined): boolean {
  * X-Forwarded-For header is whatever the client wrote.
  */
 export function fromThisMachine(req: IncomingMessage | undefined, trustProxy: boolean): boolean {
-  if (!req || viaTunnel(req) || !isLoopbackAddress(req.socket.remoteAddress)) return false
+  if (!req || viaTunnel(req) || !loopbackPeer(req.socket)) return false
   return !(trustProxy && req.headers['x-forwarded-for'])
+}
+
+const LOOPBACK_PEER = Symbol('folio.loopbackPeer')
+
+/** Asked once per connection: its peer does not change, and keep-alive clients send many requests. */
+function loopbackPeer(socket: Socket): boolean {
+  const marked = socket as Socket & { [LOOPBACK_PEER]?: boolean }
+  return (marked[LOOPBACK_PEER] ??= isLoopbackAddress(socket.remoteAddress))
 }
 
 export function nodeRequest(event: H3Event): IncomingMessage | undefined {
