@@ -216,4 +216,5 @@ function strike(state: Pressure, budget: number, now: number): void {
   else if (state.wrong >= budget) state.strikes = 1
 }
 
-const sleep = (ms: number) => (ms <= 0 ? Promise.resolve() : new Promise<void>((resolve) => setTimeout(resolve, ms)))
+// Unref: a guesser waiting its turn must not keep a stopped server's process alive.
+const sleep = (ms: number) => (ms <= 0 ? Promise.resolve() : new Promise<void>((resolve) => setTimeout(resolve, ms).unref()))
