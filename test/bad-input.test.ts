@@ -238,6 +238,26 @@ describe('odd ids and paths', () => {
     expect(wrong.headers.get('allow')).toContain('PUT')
     await expectUnchanged()
   })
+
+  it('answers a path the router cannot take (an empty segment) with 404, never a 405 that names the same method', async () => {
+    const published = await s.api.create('Shown', { 'index.html': '<h1>Shown</h1>' }, { status: 'published' })
+    for (const [method, path] of [
+      ['GET', `/v/${published}/-//index.html`],
+      ['HEAD', `/v/${published}/-//index.html`],
+      ['GET', `/v/${published}//index.html`],
+      ['GET', `/api/files//public`],
+      ['PUT', `/api/files//`],
+    ]) {
+      const reply = await readReply(await fetch(`${s.api.server}${path}`, { method, ...(method === 'PUT' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}) }))
+      expect(reply.status, `${method} ${path}`).toBe(404)
+      if (method !== 'HEAD') expect(reply.body.error).toBe('Not found')
+    }
+    // A real file of the folio, and a real wrong method on that route, still answer as before.
+    expect((await fetch(`${s.api.server}/v/${published}/-/index.html`)).status).toBe(200)
+    const post = await readReply(await fetch(`${s.api.server}/v/${published}/-/index.html`, { method: 'POST' }))
+    expect(post.status).toBe(405)
+    expect(post.headers.get('allow')).toBe('GET')
+  })
 })
 
 describe('odd comment ids, tokens and moderation requests', () => {

@@ -97,6 +97,15 @@ describe('folio login', () => {
     await runCli(['--server', open.url, '--key', key, 'keys', 'revoke'], freshConfig())
   })
 
+  it('shows a key chosen with FOLIO_API_KEY only to whoever already holds it', async () => {
+    const missing = await runCli(['--server', guarded.url, 'keys', 'show'], freshConfig())
+    expect(missing.code).toBe(1)
+    expect(missing.stdout).toBe('')
+    expect(missing.stderr).toContain(`${guarded.url} needs an API key for this`)
+    const held = await runCli(['--server', guarded.url, 'keys', 'show'], { ...freshConfig(), FOLIO_API_KEY: GUARD_KEY })
+    expect(held.stdout.trim()).toBe(GUARD_KEY)
+  })
+
   it('refuses a key for a server that has none', async () => {
     const fresh = await startTestServer()
     try {

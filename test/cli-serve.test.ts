@@ -39,7 +39,7 @@ describe('folio --help', () => {
   it('teaches every option of serve with an example', async () => {
     const { code, stdout } = await folio(['serve', '--help'])
     expect(code).toBe(0)
-    for (const option of ['--port', '--host', '--data', '--mode', '--json', 'Examples:', 'SIGTERM']) expect(stdout).toContain(option)
+    for (const option of ['--port', '--host', '--data', '--mode', '--trust-proxy', '--json', 'Examples:', 'SIGTERM']) expect(stdout).toContain(option)
   })
 
   it('fails clearly on a typo and on a bad option value', async () => {
@@ -56,6 +56,28 @@ describe('folio --help', () => {
 })
 
 describe('folio serve', () => {
+  it('trusts X-Forwarded-For only when told to: then a request carrying one came through the proxy, not from this machine', async () => {
+    const asProxied = (url: string) => testApi(url).send(listFolios, { headers: { 'x-forwarded-for': '203.0.113.5' } })
+    for (const [args, env, expected] of [
+      [[], {}, 200],
+      [['--trust-proxy'], {}, 401],
+      [[], { FOLIO_TRUST_PROXY: '1' }, 401],
+    ] as Array<[string[], Record<string, string>, number]>) {
+      const dataDir = await makeDataDir()
+      dirs.push(dataDir)
+      const server = await spawnServer(dataDir, args, env)
+      children.push(server)
+      expect((await asProxied(server.url)).status, JSON.stringify([args, env])).toBe(expected)
+      expect((await testApi(server.url).send(listFolios)).status).toBe(200)
+      await killHard(server.child)
+    }
+    const scratch = await makeDataDir()
+    dirs.push(scratch)
+    const bad = await folio(['serve', '--port', '0', '--data', scratch], { FOLIO_TRUST_PROXY: 'maybe' })
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain('FOLIO_TRUST_PROXY: "maybe" is not 1/true/yes or 0/false/no')
+  })
+
   it('says what to do when the port is taken', async () => {
     const blocker = createServer().listen(0, '127.0.0.1')
     await once(blocker, 'listening')
@@ -169,7 +191,9 @@ describe('folio serve: the banner', () => {
     // No QR code without a terminal (test/serve-terminal.test.ts shows one in tmux).
     expect(stdout).not.toMatch(/[▀▄█]/)
     expect(run.stderr()).toBe('folio: listening on 0.0.0.0: other machines can reach this server. Network addresses need the API key (folio keys show prints it).\n')
-    expect((await testApi(`http://${addresses[0]}:${port}`).send(listFolios)).status).toBe(200)
+    // As the warning says: another machine (here, this one's network address) needs the key.
+    expect((await testApi(`http://${addresses[0]}:${port}`).send(listFolios)).status).toBe(401)
+    expect((await testApi(`http://127.0.0.1:${port}`).send(listFolios)).status).toBe(200)
     expect(await run.stop()).toBe(0)
   })
 

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { createComment, recordAnalytics } from '../src/api/engagement.js'
-import { getFolio } from '../src/api/files.js'
+import { getFolio, listFolios } from '../src/api/files.js'
 import { getPublicFolio } from '../src/api/sharing.js'
-import { useServer } from './helpers/use-server.js'
+import { RateLimiter, REMOTE_CEILING_FACTOR } from '../src/server/rate-limit.js'
+import { testApi } from './helpers/api.js'
+import { startTestServer } from './helpers/server.js'
+import { closeClean, useServer } from './helpers/use-server.js'
 
 const s = useServer({ config: { rateLimits: { comments: 5, reactions: 5, analytics: 5, public: 5, events: 5 } } })
 
@@ -41,22 +44,42 @@ describe('rate limits on public endpoints', () => {
 })
 
 describe('clients behind the tunnel', () => {
-  it('are told apart by the X-Forwarded-For hop the tunnel appended, and share one ceiling', async () => {
-    const { RateLimiter, REMOTE_CEILING_FACTOR } = await import('../src/server/rate-limit.js')
-    const { clientOf, markRemote } = await import('../src/server/remote.js')
-    const remoteRequest = (forwardedFor?: string) => {
-      const req = { headers: forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}, socket: { remoteAddress: '127.0.0.1' } } as any
-      markRemote(req)
-      return req
+  // A localtunnel server appends no X-Forwarded-For: what the header says, the viewer typed.
+  it('are one client whatever X-Forwarded-For they send, with a limit for the whole audience', async () => {
+    const id = await s.api.create('Watched', { 'index.html': 'x' }, { status: 'published' })
+    const tunnel = testApi(s.ts.server.tunnelTarget)
+    const seen: string[] = []
+    for (const hop of ['203.0.113.1', '203.0.113.2', '198.51.100.7, 203.0.113.3']) {
+      const reply = await tunnel.send(getPublicFolio, { params: { id }, headers: { 'x-forwarded-for': hop } })
+      expect(reply.headers.get('x-ratelimit-limit')).toBe(String(5 * REMOTE_CEILING_FACTOR))
+      seen.push(reply.headers.get('x-ratelimit-remaining')!)
     }
-    // The client may prepend anything; the last hop is the one the tunnel's proxy added.
-    expect(clientOf(remoteRequest('1.1.1.1, 203.0.113.9'))).toBe('remote:203.0.113.9')
-    expect(clientOf(remoteRequest())).toBe('remote')
-    expect(clientOf({ headers: { 'x-forwarded-for': '9.9.9.9' }, socket: { remoteAddress: '10.0.0.2' } } as any)).toBe('10.0.0.2')
+    expect(new Set(seen).size).toBe(3) // one window counting down, not three fresh ones
+  })
 
+  it('are told apart by the last hop when the operator trusts its proxy, and share one ceiling', async () => {
+    const trusting = await startTestServer({ config: { trustProxy: true, rateLimits: { comments: 2, reactions: 2, analytics: 2, public: 2, events: 2 } } })
+    try {
+      const api = testApi(trusting.url)
+      const id = await api.create('Watched', { 'index.html': 'x' }, { status: 'published' })
+      const tunnel = testApi(trusting.server.tunnelTarget)
+      const as = (hops: string) => tunnel.send(getPublicFolio, { params: { id }, headers: { 'x-forwarded-for': hops } })
+      expect((await as('203.0.113.1')).headers.get('x-ratelimit-limit')).toBe('2')
+      expect((await as('203.0.113.1')).status).toBe(200)
+      expect((await as('203.0.113.1')).status).toBe(429)
+      // The client may prepend anything; the last hop is the one the proxy added.
+      expect((await as('203.0.113.1, 203.0.113.2')).status).toBe(200)
+      expect((await as('203.0.113.2, 203.0.113.1')).status).toBe(429)
+      // Behind a trusted proxy on the main listener too, and such a request is not this machine's.
+      expect((await api.send(listFolios, { headers: { 'x-forwarded-for': '203.0.113.9' } })).status).toBe(401)
+      expect((await api.send(listFolios)).status).toBe(200)
+    } finally {
+      await closeClean(trusting)
+    }
+
+    // A flooder inventing a new hop per request: each one is fresh, the shared ceiling is not.
     const limiter = new RateLimiter({ comments: 2, reactions: 2, analytics: 2, public: 2, events: 2 })
     const now = 1_000_000
-    // A flooder inventing a new address per request: each one is fresh, the shared ceiling is not.
     const answers = Array.from({ length: 2 * REMOTE_CEILING_FACTOR + 5 }, (_, i) => limiter.hit('comments', `remote:10.0.${i >> 8}.${i & 255}`, now).allowed)
     expect(answers.filter(Boolean)).toHaveLength(2 * REMOTE_CEILING_FACTOR)
     expect(answers.at(-1)).toBe(false)

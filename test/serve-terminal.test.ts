@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { listFolios } from '../src/api/files.js'
+import { getOpenApi } from '../src/api/design-systems.js'
 import { qrLines } from '../src/tui/qr.js'
 import { BIN, lanAddresses } from './helpers/cli-process.js'
 import { testApi } from './helpers/api.js'
@@ -44,7 +45,9 @@ describe(`folio serve in a real terminal (${await terminalBackend()})`, () => {
     // colours put them on bright white).
     for (const row of qrLines(networkUrl)) expect(screen).toContain(row.trimEnd())
     expect(await terminal.styled()).toBe(true)
-    expect((await testApi(networkUrl).send(listFolios)).status).toBe(200)
+    // The phone reaches the server; its owner API needs the key there, as the warning says.
+    expect((await testApi(networkUrl).send(listFolios)).status).toBe(401)
+    expect((await testApi(networkUrl).send(getOpenApi)).status).toBe(200)
 
     await terminal.send('\x03') // Ctrl+C
     expect(await waitForExit(terminal)).toBe(0)

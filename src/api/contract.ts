@@ -11,10 +11,11 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
 /**
  * Who may call: `public` needs nothing; `required` needs the workspace credential (open in OSS
- * unless the request is remote); `sync` is the watcher's endpoint, guarded by FOLIO_API_KEY
- * whenever that is set (spec: Authentication 8); `oss-only` is refused in Cloud mode.
+ * to programs on this machine); `guarded` is `required` that also needs FOLIO_API_KEY, whenever
+ * that is set, from programs on this machine (spec: Authentication 8 names the sync endpoint;
+ * reading the key is the other).
  */
-export type Access = 'public' | 'required' | 'sync'
+export type Access = 'public' | 'required' | 'guarded'
 
 /** OSS: self-hosted, open to this machine. Cloud: workspaces, keys, plans (spec: two modes). */
 export type Mode = 'oss' | 'cloud'

@@ -48,7 +48,7 @@ export const ERRORS = {
   tunnelOssOnly: errorCase(403, 'Tunnel API only available in OSS mode', 'The server runs in Cloud mode'),
   cloudOnly: errorCase(403, 'Endpoint not available in OSS', 'The server runs in OSS mode; this endpoint exists in Cloud mode only'),
 
-  // 404, 405: what is asked for
+  // 404, 405, 408: what is asked for
   projectNotFound: errorCase(404, 'Project not found', 'No folio has this id'),
   /** GET /api/files/{id} says it with a full stop (spec). */
   projectNotFoundFullStop: errorCase(404, 'Project not found.', 'No folio has this id'),
@@ -57,6 +57,7 @@ export const ERRORS = {
   commentNotFound: errorCase(404, 'Comment not found', 'No comment of this folio has that id'),
   noApiKey: errorCase(404, 'No API key', 'No key is active: create one with POST /api/keys'),
   methodNotAllowed: errorCase(405, 'Method not allowed', 'The path exists, but not for this method'),
+  requestTimeout: errorCase(408, 'Request timeout', 'The body stopped arriving, or came slower than the server’s minimum rate; the connection closes'),
 
   // 409, 413, 429: the state of things
   commentLimitReached: errorCase(

@@ -11,7 +11,8 @@ export const getKey = defineContract({
   path: '/api/keys',
   tag: 'Keys',
   summary: "The workspace's API key",
-  access: 'required',
+  description: 'Open to programs on this machine in OSS, unless FOLIO_API_KEY is set: then, like everywhere else, it needs that key.',
+  access: 'guarded',
   response: { status: 200, description: 'The current key', schema: KeyResult },
   errors: [unauthorized, ERRORS.noApiKey],
 })

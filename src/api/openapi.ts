@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ERRORS } from './errors.js'
 import type { Contract } from './contract.js'
 import { namedSchemas } from './schemas.js'
 
@@ -80,7 +81,9 @@ export function buildOpenApi(contracts: readonly Contract[], info: { version: st
       },
     }
     const byStatus = new Map<number, Contract['errors']>()
-    for (const e of c.errors) byStatus.set(e.status, [...(byStatus.get(e.status) ?? []), e])
+    // Any body may come too slowly (server/slow-body.ts).
+    const errors = c.body || c.rawBody ? [...c.errors, ERRORS.requestTimeout] : c.errors
+    for (const e of errors) byStatus.set(e.status, [...(byStatus.get(e.status) ?? []), e])
     for (const [status, cases] of byStatus) {
       out[String(status)] = {
         description: cases.map((e) => `\`${e.error}\`: ${e.when}`).join('; '),

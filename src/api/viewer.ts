@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { defineContract } from './contract.js'
 import { ERRORS, when } from './errors.js'
+import { FolioIdParams, named } from './schemas.js'
 
 /** The pages people open in a browser; described here so the OpenAPI document lists every route. */
 export const dashboardPage = defineContract({
@@ -34,7 +35,7 @@ export const rawFile = defineContract({
   tag: 'Pages',
   summary: "A file of the folio's latest version, as the viewer frame loads it",
   description:
-    'access is "-" for a published public folio, else a short-lived signed token the share page embeds. path may contain slashes. Sent with a CSP sandbox, nosniff, no-referrer and a strong ETag (the content hash): an unchanged file costs a 304. HTML files get the viewer bridge script.',
+    'access is "-" for a published public folio, else a frame token: signed, valid for a few minutes, for this folio\'s files only (GET /api/files/{id}/frame renews it). path may contain slashes. Sent with a CSP sandbox, nosniff, no-referrer and a strong ETag (the content hash): an unchanged file costs a 304. HTML files get the viewer bridge script. A page opened with a token past its time gets a small page that asks the share page to reload the frame with a fresh one.',
   access: 'public',
   params: z.object({ id: z.string(), access: z.string(), path: z.string() }),
   response: { status: 200, description: 'The file', contentType: '*/*' },
@@ -51,4 +52,26 @@ export const viewerAsset = defineContract({
   params: z.object({ asset: z.string() }),
   response: { status: 200, description: 'The asset', contentType: '*/*' },
   errors: [when(ERRORS.notFound, 'No such asset')],
+})
+
+export const FrameAccess = named(
+  'FrameAccess',
+  z.object({
+    frameBase: z.string().describe('/v/{id}/{access}/: where the frame loads the folio\'s files'),
+    expiresAt: z.number().nullable().describe('When its token runs out (ms since the epoch); null for a published public folio ("-")'),
+  }),
+)
+
+export const renewFrame = defineContract({
+  operationId: 'renewFrame',
+  method: 'GET',
+  path: '/api/files/{id}/frame',
+  tag: 'Sharing',
+  summary: 'A fresh frame base for an open share page (its token lasts a few minutes)',
+  description: 'For whoever may view the folio: the access cookie, the owner, or anyone for a published public folio. The token is for the frame only: it is no access cookie and opens no API.',
+  access: 'public',
+  rateLimit: 'public',
+  params: FolioIdParams,
+  response: { status: 200, description: 'The frame base and when it runs out', schema: FrameAccess },
+  errors: [ERRORS.projectNotFound, ERRORS.accessKeyRequired, ERRORS.tooManyRequests],
 })

@@ -10,8 +10,11 @@ import type { ServerConfig } from './config.js'
 import type { ServerContext } from './context.js'
 import { createErrorHandler, fail } from './errors.js'
 import { HotCache } from './hot-cache.js'
+import { KeyGuessGuard } from './key-guesses.js'
 import { LiveUpdates } from './live.js'
 import { RateLimiter } from './rate-limit.js'
+import { clientOf } from './remote.js'
+import { StreamSlots } from './stream-slots.js'
 import { createViewerAccess } from './viewer-access.js'
 import { toRouterPath } from './route.js'
 import { registerAiRoutes } from './routes/ai.js'
@@ -42,16 +45,21 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
   const auth = createAuth(options.config, keys)
   const log = options.log ?? logProblemsTo(createLogger())
   const limiter = new RateLimiter(options.config.rateLimits)
+  const trustProxy = options.config.trustProxy
+  const clientOfRequest = (req: Parameters<typeof clientOf>[0]) => clientOf(req, trustProxy)
   return {
     store: options.store,
     config: options.config,
     auth,
     keys,
     tunnel: options.tunnel,
-    hot: new HotCache(options.store, auth, limiter),
+    hot: new HotCache(options.store, auth, limiter, clientOfRequest),
     limiter,
-    viewerAccess: createViewerAccess(() => options.store.settings.secret()),
+    keyGuesses: new KeyGuessGuard(options.config.keyGuesses),
+    clientOf: clientOfRequest,
+    viewerAccess: createViewerAccess(() => options.store.settings.secret(), { frameTokenSeconds: options.config.frameTokenSeconds }),
     live: new LiveUpdates(options.store, log),
+    streams: new StreamSlots({ perClient: options.config.limits.eventStreamsPerClient, total: options.config.limits.eventStreams }),
     templates: options.templates ?? createTemplates(),
     log,
   }
@@ -80,15 +88,21 @@ export function createApp(ctx: ServerContext): H3 {
   return app
 }
 
-/** A path we serve with another method gets 405 and Allow; anything else 404. */
+/**
+ * A path we serve with another method gets 405 and Allow; anything else 404. The patterns mirror
+ * the router's: a parameter is one non-empty segment, a trailing {path} the non-empty rest.
+ */
 const routePatterns = contracts.map((c) => ({
   method: c.method,
-  pattern: new RegExp(`^${toRouterPath(c.path).replace('**:path', '.+').replace(/:\w+/g, '[^/]+')}/?$`),
+  pattern: new RegExp(`^${toRouterPath(c.path).replace('**:path', '[^/].*').replace(/:\w+/g, '[^/]+')}/?$`),
 }))
 
 function unmatched(event: { req: Request; url: URL }): never {
+  const method = event.req.method === 'HEAD' ? 'GET' : event.req.method
   const allowed = routePatterns.filter((r) => r.pattern.test(event.url.pathname)).map((r) => r.method)
-  if (allowed.length) {
+  // The router passed over a path a pattern takes for this very method (say, an empty segment
+  // the pattern let through): no such resource, rather than a 405 that names the method used.
+  if (allowed.length && !allowed.includes(method as (typeof allowed)[number])) {
     throw fail(ERRORS.methodNotAllowed, `${event.req.method} is not supported here; use ${allowed.join(', ')}.`, {
       allow: allowed.join(', '),
     })

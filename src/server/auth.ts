@@ -1,10 +1,11 @@
+import type { IncomingMessage } from 'node:http'
 import type { H3Event } from 'h3'
 import type { Access } from '../api/contract.js'
 import { ERRORS } from '../api/errors.js'
 import type { ApiKeys } from './api-keys.js'
 import type { ServerConfig } from './config.js'
 import { isOwnHost } from './host-check.js'
-import { isRemoteRequest, nodeRequest } from './remote.js'
+import { fromThisMachine, nodeRequest } from './remote.js'
 import { fail } from './errors.js'
 
 /** Who is calling. In OSS the open API acts as the local owner. */
@@ -19,7 +20,7 @@ export interface Principal {
 export const LOCAL_WORKSPACE = 'local'
 
 export const unauthorized = () =>
-  fail(ERRORS.unauthorized, 'Send Authorization: Bearer <API key> (folio keys show prints the key of this server). A wrong key, pages of other origins, requests through the tunnel and host names not in FOLIO_ALLOWED_HOSTS always need the right one.', {
+  fail(ERRORS.unauthorized, 'Send Authorization: Bearer <API key> (folio keys show prints the key of this server). A wrong key, other machines, requests through the tunnel, pages of other origins and host names not in FOLIO_ALLOWED_HOSTS always need the right one.', {
     'www-authenticate': 'Bearer',
   })
 
@@ -34,13 +35,16 @@ export function bearerToken(header: string | null | undefined): string | undefin
 /** What a credential check concluded: the caller (undefined: anonymous, allowed) or a refusal. */
 export const DENIED = Symbol('denied')
 
-/** The request headers a credential decision reads (node's IncomingHttpHeaders fit as they are). */
+/** What a credential decision reads: three headers and where the request came from. */
 export interface CredentialHeaders {
   authorization?: string | null
   origin?: string | null
   host?: string | null
-  /** Arrived through the public tunnel (see remote.ts). */
-  remote?: boolean
+  /**
+   * A program on this machine: a loopback socket peer, not through the tunnel (remote.ts).
+   * Anything else (another machine on the LAN, the tunnel, no socket at all) is not.
+   */
+  local: boolean
 }
 
 /**
@@ -60,8 +64,8 @@ function fromForeignPage(headers: CredentialHeaders): boolean {
 
 /**
  * The one place that decides who may call what. Routes declare an Access level in their
- * contract; API keys, OAuth tokens and Cloud workspaces plug in here. It reads only headers,
- * so the h3 pipeline and the hot cache in front of it decide alike.
+ * contract; API keys, OAuth tokens and Cloud workspaces plug in here. It reads three headers and
+ * the socket (credentialsOf), so the h3 pipeline and the hot cache in front of it decide alike.
  */
 export function createAuth(config: ServerConfig, keys: ApiKeys) {
   // Built once: every request of the local owner shares them (they are never mutated).
@@ -76,21 +80,34 @@ export function createAuth(config: ServerConfig, keys: ApiKeys) {
     // Spec, Authentication 9: an invalid credential gets 401, even where none is needed. A stale
     // key (after a rotation) should be found out here, not first over the tunnel.
     if (token !== undefined) return DENIED
-    // Cloud needs the key everywhere; so does anyone reaching an OSS server through the tunnel.
-    if (config.mode === 'cloud' || headers.remote) return DENIED
+    // Cloud needs the key everywhere; so does anyone reaching an OSS server from elsewhere: another
+    // machine (folio serve --host 0.0.0.0) or the tunnel. The README promises the open API to
+    // programs on this machine.
+    if (config.mode === 'cloud' || !headers.local) return DENIED
     // Spec, Authentication 8: OSS is open by default, and the sync endpoint needs the key when
-    // FOLIO_API_KEY is set. "Open" means open to this machine's programs and this server's own
-    // pages: another site, or a folio's script in the viewer sandbox, gets nothing without a key.
-    if (access === 'sync' && keys.fromEnvironment) return DENIED
+    // FOLIO_API_KEY is set (so does reading that key). "Open" means open to this machine's
+    // programs and this server's own pages: another site, or a folio's script in the viewer
+    // sandbox, gets nothing without a key.
+    if (access === 'guarded' && keys.fromEnvironment) return DENIED
     if (!isOwnHost(headers.host, config.allowedHosts)) return DENIED
     return fromForeignPage(headers) ? DENIED : viaOpen
   }
 
+  /** What the router and the hot cache in front of it read of a node request, alike. */
+  const credentialsOf = (req: IncomingMessage | undefined): CredentialHeaders => {
+    const h = req?.headers
+    return { authorization: h?.authorization, origin: h?.origin, host: h?.host, local: fromThisMachine(req, config.trustProxy) }
+  }
+  const resolveRequest = (req: IncomingMessage | undefined, access: Access) => resolve(credentialsOf(req), access)
+  const resolveEvent = (event: H3Event, access: Access) => resolveRequest(nodeRequest(event), access)
+
   return {
     resolve,
+    resolveRequest,
+    resolveEvent,
     /** Returns the caller, or throws 401. Public endpoints return the caller when identified. */
     authorize(event: H3Event, access: Access): Principal | undefined {
-      const principal = resolve(requestHeaders(event), access)
+      const principal = resolveEvent(event, access)
       if (principal === DENIED) throw unauthorized()
       return principal
     },
@@ -98,8 +115,3 @@ export function createAuth(config: ServerConfig, keys: ApiKeys) {
 }
 
 export type Auth = ReturnType<typeof createAuth>
-
-export function requestHeaders(event: H3Event): CredentialHeaders {
-  const h = event.req.headers
-  return { authorization: h.get('authorization'), origin: h.get('origin'), host: h.get('host'), remote: isRemoteRequest(nodeRequest(event)) }
-}

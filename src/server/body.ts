@@ -2,56 +2,103 @@ import { promisify } from 'node:util'
 import { gunzip } from 'node:zlib'
 import type { H3Event } from 'h3'
 import { ERRORS, type ErrorCase } from '../api/errors.js'
-import { type ApiError, fail } from './errors.js'
+import { ApiError, fail } from './errors.js'
+import { nodeRequest } from './remote.js'
+import { type BodyTimeouts, bodyTimeoutsOf, nextChunkWithin, tooSlowMessage } from './slow-body.js'
 
 const gunzipAsync = promisify(gunzip)
 
 /**
  * Reads the request body, refusing it as soon as it passes `limit` bytes: a declared
  * Content-Length over the limit is refused before reading, a chunked body while streaming.
- * Nothing unbounded is ever buffered.
+ * Nothing unbounded is ever buffered. A body that stops arriving, or comes slower than the
+ * listener's minimum rate, is a 408 (slow-body.ts); the connection closes after it.
  */
 export async function readBodyBytes(event: H3Event, limit: number, tooLarge: () => ApiError): Promise<Buffer> {
   const declared = Number(event.req.headers.get('content-length'))
   if (Number.isFinite(declared) && declared > limit) throw tooLarge()
   const stream = event.req.body
   if (!stream) return Buffer.alloc(0)
-  const reader = stream.getReader()
+  const body = timedBodyReader(event, stream)
   const chunks: Uint8Array[] = []
   let total = 0
   for (;;) {
-    let chunk: ReadableStreamReadResult<Uint8Array>
-    try {
-      chunk = await reader.read()
-    } catch {
-      // The client hung up mid-body: nothing to store, nobody to answer, nothing to log.
-      throw fail(ERRORS.invalidBody, 'The request body was cut off before its end.')
-    }
-    const { value, done } = chunk
-    if (done) break
-    total += value.byteLength
+    const chunk = await body.next()
+    if (!chunk) break
+    total += chunk.byteLength
     if (total > limit) {
-      discardRest(reader)
+      body.discardRest()
       throw tooLarge()
     }
-    chunks.push(value)
+    chunks.push(chunk)
   }
   return Buffer.concat(chunks, total)
 }
 
 /**
+ * A request body chunk by chunk, under the listener's timeouts: next() answers undefined at the
+ * end, throws a 400 when the client hung up mid-body (nothing to store, nobody to answer, nothing
+ * to log) and a 408 when the body comes too slowly (the connection closes after it). The reader
+ * is not cancelled then: that would reset the connection before the client reads the answer.
+ */
+export function timedBodyReader(event: H3Event, stream: ReadableStream<Uint8Array>) {
+  const timeouts = bodyTimeoutsOf(nodeRequest(event))
+  const startedAt = Date.now()
+  const reader = stream.getReader()
+  let received = 0
+  return {
+    async next(): Promise<Uint8Array | undefined> {
+      let chunk: ReadableStreamReadResult<Uint8Array> | typeof TOO_SLOW
+      try {
+        chunk = await readWithin(reader, nextChunkWithin(timeouts, startedAt, received, Date.now()))
+      } catch {
+        throw fail(ERRORS.invalidBody, 'The request body was cut off before its end.')
+      }
+      if (chunk === TOO_SLOW) throw fail(ERRORS.requestTimeout, tooSlowMessage(timeouts), { connection: 'close' })
+      if (chunk.done) return undefined
+      received += chunk.value.byteLength
+      return chunk.value
+    },
+    /** The rest is read and dropped, so the client reads the refusal (see discardRest). */
+    discardRest: () => discardRest(reader, timeouts),
+  }
+}
+
+/** A 408 from a body reader: endpoints that answer any bad body with success false still pass it on. */
+export const isTooSlow = (error: unknown) => error instanceof ApiError && error.status === ERRORS.requestTimeout.status
+
+const TOO_SLOW = Symbol('too slow')
+
+/** The next chunk, or TOO_SLOW when it does not come within `ms`. */
+async function readWithin(reader: ReadableStreamDefaultReader<Uint8Array>, ms: number): Promise<ReadableStreamReadResult<Uint8Array> | typeof TOO_SLOW> {
+  if (ms <= 0) return TOO_SLOW
+  let timer: NodeJS.Timeout | undefined
+  try {
+    return await Promise.race([reader.read(), new Promise<typeof TOO_SLOW>((resolve) => (timer = setTimeout(resolve, ms, TOO_SLOW)))])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
  * After refusing a body, keep reading (and dropping) what the client still sends, so that it
  * finishes its upload and reads our answer; cancelling at once would reset the connection under
- * it. Past `cap` bytes the client is not listening anyway: then cancel.
+ * it. Past `cap` bytes, or slower than the listener's minimum rate, the client is not listening
+ * anyway: then cancel.
  */
-export function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, cap = 64 * 1024 * 1024): void {
+export function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, timeouts: BodyTimeouts, cap = 64 * 1024 * 1024): void {
   void (async () => {
+    const startedAt = Date.now()
     let dropped = 0
     try {
       for (;;) {
-        const { value, done } = await reader.read()
-        if (done) return
-        dropped += value.byteLength
+        const chunk = await readWithin(reader, nextChunkWithin(timeouts, startedAt, dropped, Date.now()))
+        if (chunk === TOO_SLOW) {
+          await reader.cancel()
+          return
+        }
+        if (chunk.done) return
+        dropped += chunk.value.byteLength
         if (dropped > cap) {
           await reader.cancel()
           return

@@ -1,6 +1,8 @@
 import { userInfo } from 'node:os'
 import { allowedHostsFromEnv } from './host-check.js'
+import { DEFAULT_KEY_GUESS_LIMITS, type KeyGuessLimits } from './key-guesses.js'
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limit.js'
+import { DEFAULT_BODY_TIMEOUTS } from './slow-body.js'
 
 export type { Mode } from '../api/contract.js'
 import type { Mode } from '../api/contract.js'
@@ -26,9 +28,32 @@ export interface ServerConfig {
     commentsPerFolio: number
     /** Bytes one folio's comments may take on disk (FOLIO_MAX_COMMENT_BYTES) */
     commentBytesPerFolio: number
+    /** Live-update streams one client may hold open (the tunnel's viewers, one client: 50×) */
+    eventStreamsPerClient: number
+    /** Live-update streams the server holds open in all */
+    eventStreams: number
+    /** A body with no bytes for this long is too slow: 408 (slow-body.ts) */
+    bodyIdleMs: number
+    /** …and so is one slower on average than bodyMinBytesPerSecond once this has passed */
+    bodyGraceMs: number
+    bodyMinBytesPerSecond: number
+    /** node's headersTimeout: the request line and headers, on both listeners */
+    headersTimeoutMs: number
+    /** node's requestTimeout, the ceiling for a whole request: the biggest upload at the minimum rate */
+    requestTimeoutMs: number
   }
   /** Requests per minute per client on the public endpoints. */
   rateLimits: RateLimits
+  /** Wrong access keys answered per folio and client (key-guesses.ts). */
+  keyGuesses: KeyGuessLimits
+  /**
+   * FOLIO_TRUST_PROXY / serve --trust-proxy: a proxy or tunnel server of the operator appends
+   * X-Forwarded-For, so its last hop names the client, and a request that carries one did not
+   * come from this machine. Off, the header is ignored: the tunnel's viewers are one client.
+   */
+  trustProxy: boolean
+  /** How long a frame token (the viewer frame's path segment) lasts; the share page renews it. */
+  frameTokenSeconds: number
   tunnel: {
     /** The localtunnel server (FOLIO_TUNNEL_HOST); the client's default when unset. */
     host?: string
@@ -36,15 +61,21 @@ export interface ServerConfig {
   }
 }
 
-/** What a caller (folio serve, a test) may set: any field, and any of the limits alone. */
-export type ServerConfigOverrides = Omit<Partial<ServerConfig>, 'limits'> & { limits?: Partial<ServerConfig['limits']> }
+/** What a caller may set: any top-level field, and single fields of the nested ones. */
+export type ConfigOverrides = Partial<Omit<ServerConfig, 'limits' | 'keyGuesses'>> & {
+  limits?: Partial<ServerConfig['limits']>
+  keyGuesses?: Partial<KeyGuessLimits>
+}
 
-export function defaultConfig(overrides: ServerConfigOverrides = {}): ServerConfig {
+export function defaultConfig(overrides: ConfigOverrides = {}): ServerConfig {
   return {
     mode: 'oss',
     apiKey: process.env.FOLIO_API_KEY || process.env.SERVICE_API_KEY || undefined,
     localAuthor: safeUserName(),
     allowedHosts: allowedHostsFromEnv(process.env.FOLIO_ALLOWED_HOSTS),
+    trustProxy: flagFromEnv('FOLIO_TRUST_PROXY', process.env.FOLIO_TRUST_PROXY),
+    // Minutes: the share page renews it (templates/viewer/share-frame.js).
+    frameTokenSeconds: 5 * 60,
     ...overrides,
     limits: {
       jsonBodyBytes: 20 * 1024 * 1024,
@@ -56,9 +87,18 @@ export function defaultConfig(overrides: ServerConfigOverrides = {}): ServerConf
       // few hundred bytes a comment; the share page sends at most 2,000 characters of element HTML.
       commentsPerFolio: positiveIntegerFromEnv('FOLIO_MAX_COMMENTS') ?? 1000,
       commentBytesPerFolio: positiveIntegerFromEnv('FOLIO_MAX_COMMENT_BYTES') ?? 4 * 1024 * 1024,
+      eventStreamsPerClient: 16,
+      eventStreams: 1_000,
+      bodyIdleMs: DEFAULT_BODY_TIMEOUTS.idleMs,
+      bodyGraceMs: DEFAULT_BODY_TIMEOUTS.graceMs,
+      bodyMinBytesPerSecond: DEFAULT_BODY_TIMEOUTS.minBytesPerSecond,
+      headersTimeoutMs: 20_000,
+      // 25 MB at 16 KB/s, plus the grace: 27 minutes.
+      requestTimeoutMs: 30 * 60_000,
       ...overrides.limits,
     },
     rateLimits: { ...DEFAULT_RATE_LIMITS, ...rateLimitsFromEnv(process.env.FOLIO_RATE_LIMITS), ...overrides.rateLimits },
+    keyGuesses: { ...DEFAULT_KEY_GUESS_LIMITS, ...overrides.keyGuesses },
     tunnel: { host: process.env.FOLIO_TUNNEL_HOST || undefined, startTimeoutMs: 15_000, ...overrides.tunnel },
   }
 }
@@ -97,4 +137,12 @@ export function rateLimitsFromEnv(value: string | undefined): Partial<RateLimits
     out[bucket as keyof RateLimits] = n
   }
   return out
+}
+
+/** 1/true/yes or 0/false/no (empty: off); anything else is refused, never guessed at. */
+export function flagFromEnv(name: string, value: string | undefined): boolean {
+  const v = value?.trim().toLowerCase()
+  if (!v || v === '0' || v === 'false' || v === 'no') return false
+  if (v === '1' || v === 'true' || v === 'yes') return true
+  throw new Error(`${name}: "${value}" is not 1/true/yes or 0/false/no`)
 }

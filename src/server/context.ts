@@ -1,10 +1,13 @@
+import type { IncomingMessage } from 'node:http'
 import type { FolioStore } from '../store/index.js'
 import type { TunnelManager } from '../tunnel/tunnel-manager.js'
 import type { ApiKeys } from './api-keys.js'
 import type { Auth } from './auth.js'
 import type { HotCache } from './hot-cache.js'
+import type { KeyGuessGuard } from './key-guesses.js'
 import type { LiveUpdates } from './live.js'
 import type { RateLimiter } from './rate-limit.js'
+import type { StreamSlots } from './stream-slots.js'
 import type { ViewerAccess } from './viewer-access.js'
 import type { ServerConfig } from './config.js'
 import type { Templates } from './templates.js'
@@ -19,8 +22,14 @@ export interface ServerContext {
   tunnel?: TunnelManager
   hot: HotCache
   limiter: RateLimiter
+  /** Wrong access keys per folio and client (key-guesses.ts). */
+  keyGuesses: KeyGuessGuard
+  /** Who sent a request, for rate limits and budgets (remote.ts: clientOf). */
+  clientOf: (req: IncomingMessage | undefined) => string
   viewerAccess: ViewerAccess
   live: LiveUpdates
+  /** Open live-update streams, per client and in all. */
+  streams: StreamSlots
   templates: Templates
   log: (message: string, error?: unknown) => void
 }

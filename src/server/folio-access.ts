@@ -2,7 +2,7 @@ import { ERRORS, type ErrorCase } from '../api/errors.js'
 import { isFolioId } from '../domain/ids.js'
 import type { FolioMeta } from '../domain/model.js'
 import type { H3Event } from 'h3'
-import { DENIED, type Principal, requestHeaders } from './auth.js'
+import { DENIED, type Principal } from './auth.js'
 import type { ServerContext } from './context.js'
 import { fail } from './errors.js'
 import { grantOf, type Grant } from './viewer-access.js'
@@ -54,6 +54,6 @@ export async function requireViewable(ctx: ServerContext, event: H3Event, id: st
  * Public endpoints let everyone in; this is what their owner-only parts ask.
  */
 export function isOwner(ctx: ServerContext, event: H3Event, meta: FolioMeta): boolean {
-  const principal = ctx.auth.resolve(requestHeaders(event), 'required')
+  const principal = ctx.auth.resolveEvent(event, 'required')
   return principal !== undefined && principal !== DENIED && principal.workspaceId === meta.workspaceId
 }

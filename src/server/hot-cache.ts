@@ -4,7 +4,6 @@ import type { Access, RateLimitBucket } from '../api/contract.js'
 import type { FolioStore } from '../store/index.js'
 import { type Auth, DENIED } from './auth.js'
 import type { RateLimiter } from './rate-limit.js'
-import { clientOf, isRemoteRequest } from './remote.js'
 import { noneMatchHits } from './conditional.js'
 
 /**
@@ -48,10 +47,12 @@ export class HotCache {
   readonly #generations = new Map<string, number>()
   readonly #auth: Auth
   readonly #limiter: RateLimiter
+  readonly #clientOf: (req: IncomingMessage) => string
 
-  constructor(store: FolioStore, auth: Auth, limiter: RateLimiter) {
+  constructor(store: FolioStore, auth: Auth, limiter: RateLimiter, clientOf: (req: IncomingMessage) => string) {
     this.#auth = auth
     this.#limiter = limiter
+    this.#clientOf = clientOf
     store.folios.onChange((id) => this.invalidate(id))
     store.engagement.onChange((id) => this.invalidate(id))
   }
@@ -104,14 +105,13 @@ export class HotCache {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !req.url) return false
     const entry = this.#entries.get(req.url)
     if (!entry) return false
-    const h = req.headers
-    const principal = this.#auth.resolve({ authorization: h.authorization, origin: h.origin, host: h.host, remote: isRemoteRequest(req) }, entry.access)
+    const principal = this.#auth.resolveRequest(req, entry.access)
     if (principal === DENIED) return false // the router answers the 401
     if (entry.workspaceId && principal?.workspaceId !== entry.workspaceId) return false
     const notModified = noneMatchHits(req.headers['if-none-match'], entry.etag)
     let headers = notModified ? entry.notModifiedHeaders : entry.headers
     if (entry.rateLimit) {
-      const state = this.#limiter.hit(entry.rateLimit, clientOf(req))
+      const state = this.#limiter.hit(entry.rateLimit, this.#clientOf(req))
       if (!state.allowed) return false // the router answers the 429
       headers = headers.concat('x-ratelimit-limit', String(state.limit), 'x-ratelimit-remaining', String(state.remaining), 'x-ratelimit-reset', String(state.reset))
     }

@@ -22,10 +22,14 @@ export interface RateLimitState {
 }
 
 /**
- * Everyone who comes through the tunnel together may use this many times one client's limit:
- * a flooder who invents a new X-Forwarded-For per request still cannot write without bound.
+ * The tunnel's viewers are one client (remote.ts), whose limit is this many times one client's,
+ * so an audience can watch together. With a trusted proxy they are told apart, and together may
+ * use no more than that: a flooder who invents a hop per request still cannot write without bound.
  */
 export const REMOTE_CEILING_FACTOR = 50
+
+/** One client's limit, or for the tunnel's viewers (one client to us) REMOTE_CEILING_FACTOR times it. */
+export const limitFor = (client: string, perClient: number) => (client === REMOTE_CLIENT ? perClient * REMOTE_CEILING_FACTOR : perClient)
 
 /** Fixed one-minute windows per client and bucket, kept in memory (bounded). */
 export class RateLimiter {
@@ -40,9 +44,9 @@ export class RateLimiter {
 
   hit(bucket: RateLimitBucket, client: string, now = Date.now()): RateLimitState {
     const window = this.#count(`${bucket}:${client}`, now)
-    const limit = this.#limits[bucket]
+    const limit = limitFor(client, this.#limits[bucket])
     let allowed = window.count <= limit
-    if (client.startsWith(REMOTE_CLIENT)) {
+    if (client.startsWith(`${REMOTE_CLIENT}:`)) {
       const shared = this.#count(`${bucket}:${REMOTE_CLIENT}*`, now)
       allowed &&= shared.count <= limit * REMOTE_CEILING_FACTOR
     }
@@ -76,4 +80,9 @@ export function rateLimitHeaders(state: RateLimitState): Record<string, string> 
 export function tooManyRequests(state: RateLimitState, now = Date.now()): ApiError {
   const retryAfter = Math.max(1, state.reset - Math.floor(now / 1000))
   return fail(ERRORS.tooManyRequests, `Slow down: try again in ${retryAfter} s.`, { ...rateLimitHeaders(state), 'retry-after': String(retryAfter) })
+}
+
+/** Too many wrong access keys for one folio (key-guesses.ts): the same 429, without a window to count down. */
+export function tooManyGuesses(retryAfterSeconds: number): ApiError {
+  return fail(ERRORS.tooManyRequests, `Too many wrong access keys for this folio: try again in ${retryAfterSeconds} s.`, { 'retry-after': String(retryAfterSeconds) })
 }

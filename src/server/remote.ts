@@ -1,40 +1,78 @@
 import type { IncomingMessage } from 'node:http'
+import { isIP, type Socket } from 'node:net'
 import type { H3Event } from 'h3'
 
 /**
  * Requests that arrive through the public tunnel come in on a listener of their own; the mark
  * is set there, on the socket's request, so no header can fake it.
  */
-const REMOTE = Symbol('folio.remote')
+const VIA_TUNNEL = Symbol('folio.viaTunnel')
 
-export function markRemote(req: IncomingMessage): void {
-  ;(req as unknown as Record<symbol, boolean>)[REMOTE] = true
+export function markViaTunnel(req: IncomingMessage): void {
+  ;(req as unknown as Record<symbol, boolean>)[VIA_TUNNEL] = true
 }
 
-export function isRemoteRequest(req: IncomingMessage | undefined): boolean {
-  return Boolean(req && (req as unknown as Record<symbol, boolean>)[REMOTE])
+export function viaTunnel(req: IncomingMessage | undefined): boolean {
+  return Boolean(req && (req as unknown as Record<symbol, boolean>)[VIA_TUNNEL])
+}
+
+/** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6 (a listener on :: sees ::ffff:127.0.0.1). */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (!address) return false
+  const bare = address.toLowerCase().replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '')
+  if (isIP(bare) === 4) return bare.startsWith('127.')
+  return bare === '::1' || bare === '0:0:0:0:0:0:0:1'
+}
+
+/**
+ * From a program on this machine: the socket's peer is a loopback address and the request did
+ * not come through the tunnel (whose client is on this machine too, and forwards strangers), nor
+ * (with trustProxy) through the operator's proxy. Only the socket is asked: a Host or
+ * X-Forwarded-For header is whatever the client wrote.
+ */
+export function fromThisMachine(req: IncomingMessage | undefined, trustProxy: boolean): boolean {
+  if (!req || viaTunnel(req) || !loopbackPeer(req.socket)) return false
+  return !(trustProxy && req.headers['x-forwarded-for'])
+}
+
+const LOOPBACK_PEER = Symbol('folio.loopbackPeer')
+
+/** Asked once per connection: its peer does not change, and keep-alive clients send many requests. */
+function loopbackPeer(socket: Socket): boolean {
+  const marked = socket as Socket & { [LOOPBACK_PEER]?: boolean }
+  return (marked[LOOPBACK_PEER] ??= isLoopbackAddress(socket.remoteAddress))
 }
 
 export function nodeRequest(event: H3Event): IncomingMessage | undefined {
   return (event.req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req
 }
 
-/** Clients behind the tunnel: their ids all start so (see RateLimiter's shared remote ceiling). */
+/**
+ * The one id of every client behind the tunnel: a localtunnel server proxies with the viewer's
+ * own headers and appends no X-Forwarded-For (localtunnel/server, lib/Client.js), so whatever
+ * that header says, the viewer typed. Unless the operator says their proxy appends it
+ * (FOLIO_TRUST_PROXY), the tunnel's viewers are one client.
+ */
 export const REMOTE_CLIENT = 'remote'
+const UNKNOWN_CLIENT = 'unknown'
+
+/** Whether an id names one client, rather than several the server cannot tell apart. */
+export const namesOneClient = (client: string) => client !== REMOTE_CLIENT && client !== UNKNOWN_CLIENT
 
 /**
- * Who the client is, for rate limits. Through the tunnel every request comes from the local
- * tunnel client, so there X-Forwarded-For names the viewer: its last hop, the one the tunnel
- * server's proxy appended (earlier hops are whatever the client chose to send). A tunnel server
- * that adds no such header leaves it spoofable, which is why remote clients also share one
- * ceiling (rate-limit.ts).
+ * Who the client is, for rate limits and key-guess budgets: the socket's peer address, or
+ * REMOTE_CLIENT through the tunnel. With trustProxy, the last X-Forwarded-For hop (the one the
+ * operator's proxy appended; earlier hops are whatever the client sent), as `remote:<address>`.
  */
-export function clientOf(req: IncomingMessage | undefined): string {
-  if (!req) return 'unknown'
-  if (isRemoteRequest(req)) {
-    const forwarded = req.headers['x-forwarded-for']
-    const last = (Array.isArray(forwarded) ? forwarded.at(-1) : forwarded)?.split(',').at(-1)?.trim()
-    return last ? `${REMOTE_CLIENT}:${last}` : REMOTE_CLIENT
-  }
-  return req.socket.remoteAddress ?? 'unknown'
+export function clientOf(req: IncomingMessage | undefined, trustProxy: boolean): string {
+  if (!req) return UNKNOWN_CLIENT
+  const forwarded = trustProxy ? lastForwardedHop(req) : undefined
+  if (forwarded) return `${REMOTE_CLIENT}:${forwarded}`
+  if (viaTunnel(req)) return REMOTE_CLIENT
+  return req.socket.remoteAddress ?? UNKNOWN_CLIENT
+}
+
+function lastForwardedHop(req: IncomingMessage): string | undefined {
+  const forwarded = req.headers['x-forwarded-for']
+  return (Array.isArray(forwarded) ? forwarded.at(-1) : forwarded)?.split(',').at(-1)?.trim() || undefined
 }

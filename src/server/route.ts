@@ -4,7 +4,7 @@ import type { z } from 'zod'
 import type { BodyOf, Contract, ParamsOf, QueryOf, RateLimitBucket } from '../api/contract.js'
 import { ERRORS } from '../api/errors.js'
 import { rateLimitHeaders, tooManyRequests } from './rate-limit.js'
-import { clientOf, nodeRequest } from './remote.js'
+import { nodeRequest } from './remote.js'
 import type { Principal } from './auth.js'
 import type { ServerContext } from './context.js'
 import { type ApiError, fail } from './errors.js'
@@ -36,14 +36,14 @@ export function validationError(where: 'body' | 'query', error: z.ZodError): Api
 
 /** Counts the request against its client's bucket: 429 past the limit, the X-RateLimit-* headers always. */
 export function applyRateLimit(ctx: ServerContext, event: H3Event, bucket: RateLimitBucket): void {
-  const state = ctx.limiter.hit(bucket, clientAddress(event))
+  const state = ctx.limiter.hit(bucket, clientAddress(ctx, event))
   if (!state.allowed) throw tooManyRequests(state)
   for (const [name, value] of Object.entries(rateLimitHeaders(state))) event.res.headers.set(name, value)
 }
 
-/** Who the client is, for rate limits (see remote.ts). */
-export function clientAddress(event: H3Event): string {
-  return clientOf(nodeRequest(event))
+/** Who the client is, for rate limits and key-guess budgets (see remote.ts). */
+export function clientAddress(ctx: ServerContext, event: H3Event): string {
+  return ctx.clientOf(nodeRequest(event))
 }
 
 /** The request's path and query exactly as received: the key of the hot cache. */

@@ -6,10 +6,11 @@ import { openStore, type FolioStore } from '../store/index.js'
 import { createTunnelManager, type TunnelManager } from '../tunnel/tunnel-manager.js'
 import { ApiKeys } from './api-keys.js'
 import { createApp, createServerContext, logProblemsTo } from './app.js'
-import { defaultConfig, type Mode, type ServerConfig, type ServerConfigOverrides } from './config.js'
+import { type ConfigOverrides, defaultConfig, type Mode } from './config.js'
 import { listenMain, networkUrls } from './listener.js'
-import { markRemote } from './remote.js'
+import { markViaTunnel } from './remote.js'
 import { onRequestEnd } from './request-end.js'
+import { type BodyTimeouts, closeIfLeftoverStalls, setBodyTimeouts } from './slow-body.js'
 import { logRequests } from './request-log.js'
 
 export { PortInUseError } from './listener.js'
@@ -21,7 +22,7 @@ export interface ServeOptions {
   host: string
   dataDir: string
   mode: Mode
-  config?: ServerConfigOverrides
+  config?: ConfigOverrides
   /** Warnings and errors always; one line per request at debug level. Default: stderr at info. */
   logger?: Logger
 }
@@ -62,16 +63,29 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // The tunnel manager needs the tunnel listener's port: it joins the context once that listens.
   const ctx = createServerContext({ store, config, keys, log })
   const routed = toNodeHandler(createApp(ctx))
+  const { limits } = config
+  const bodyTimeouts: BodyTimeouts = { idleMs: limits.bodyIdleMs, graceMs: limits.bodyGraceMs, minBytesPerSecond: limits.bodyMinBytesPerSecond }
   // Hot GETs answered from memory skip the router (see hot-cache.ts); the rest go through h3.
   const handle = (req: IncomingMessage, res: ServerResponse) => {
+    if (req.headers['transfer-encoding'] || Number(req.headers['content-length']) > 0) {
+      setBodyTimeouts(req, bodyTimeouts)
+      res.once('finish', () => {
+        if (!req.complete) closeIfLeftoverStalls(req, bodyTimeouts)
+      })
+    }
     if (!ctx.hot.serve(req, res)) void routed(req, res)
   }
   const inFlight = new InFlight()
   const http = logger.withTag('http')
+  // node's own limits, on both listeners: the headers in headersTimeout, the whole request within
+  // requestTimeout (a ceiling; slow-body.ts judges bodies by their progress). Checked every
+  // connectionsCheckingInterval: 30 s on the main listener (listhen makes it), finer here.
+  const timeouts = { headersTimeout: limits.headersTimeoutMs, requestTimeout: Math.max(limits.requestTimeoutMs, limits.headersTimeoutMs) }
   const tunnelListener = createServer(
+    { ...timeouts, connectionsCheckingInterval: Math.min(30_000, Math.max(250, limits.headersTimeoutMs / 4)) },
     inFlight.track(
       logRequests(http, (req, res) => {
-        markRemote(req)
+        markViaTunnel(req)
         handle(req, res)
       }, 'tunnel'),
     ),
@@ -88,6 +102,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     throw error
   }
   const server = main.server as Server
+  Object.assign(server, timeouts)
   const tunnelLog = logger.withTag('tunnel')
   const tunnel = createTunnelManager({
     localPort: (tunnelListener.address() as AddressInfo).port,

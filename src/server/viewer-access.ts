@@ -1,51 +1,76 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { H3Event } from 'h3'
 import type { FolioMeta } from '../domain/model.js'
-import { type Auth, DENIED, requestHeaders } from './auth.js'
+import { type Auth, DENIED } from './auth.js'
 
 /**
  * What lets a viewer see a folio that is not simply public:
  *   key   — they proved the private folio's access key (bound to that key: changing it ends the grant)
  *   owner — the owner opened a preview
- * Grants travel as short-lived signed tokens: in an HttpOnly cookie scoped to the folio (for
- * the share page and its API calls) and in the frame's path (the sandboxed frame has an opaque
- * origin, so cookies do not reach the folio's own files). The key itself never leaves the POST.
+ * Grants travel as signed tokens of two scopes, never interchangeable:
+ *   cookie — in an HttpOnly, SameSite=Strict cookie scoped to the folio, for the share page and
+ *            its API calls (12 h). No script sees it.
+ *   frame  — in the sandboxed frame's path (its opaque origin gets no cookies), for the folio's
+ *            files only, for a few minutes: any script the folio includes can read its URL. The
+ *            share page fetches a fresh one before it runs out (GET /api/files/{id}/frame).
+ * The key itself never leaves the POST.
  */
 export type Grant = { kind: 'key'; keyHash: string } | { kind: 'owner' }
 
-const TOKEN_TTL_S = 12 * 60 * 60
+export type TokenScope = 'cookie' | 'frame'
+
+export const COOKIE_TOKEN_SECONDS = 12 * 60 * 60
+
+const SCOPE_MARK: Record<TokenScope, string> = { cookie: 'c', frame: 'f' }
 
 const b64url = (b: Buffer | string) => Buffer.from(b).toString('base64url')
 
-export function createViewerAccess(secret: () => Promise<Buffer>) {
+/** A frame token that was ours and right, but is past its time: the share page can renew it. */
+export const EXPIRED = Symbol('expired')
+
+export function createViewerAccess(secret: () => Promise<Buffer>, options: { frameTokenSeconds: number }) {
+  const frameSeconds = options.frameTokenSeconds
   const sign = async (payload: string) => createHmac('sha256', await secret()).update(payload).digest()
 
   const fingerprint = async (accessKey: string) => createHmac('sha256', await secret()).update(`key:${accessKey.trim()}`).digest('base64url').slice(0, 22)
 
+  /** The grant a token carries, EXPIRED, or undefined (not ours, another folio, another scope). */
+  async function check(token: string | undefined, folioId: string, scope: TokenScope): Promise<Grant | typeof EXPIRED | undefined> {
+    if (!token || token.length > 512) return undefined
+    const [payload, mac] = token.split('.')
+    if (!payload || !mac) return undefined
+    const expected = await sign(payload)
+    const given = Buffer.from(mac, 'base64url')
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined
+    try {
+      const data = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { f: string; s?: string; k: string; h?: string; x: number }
+      // A token without a scope was made by an older folio, when one token did both jobs: none.
+      if (data.f !== folioId || data.s !== SCOPE_MARK[scope] || typeof data.x !== 'number') return undefined
+      if (data.x <= Date.now()) return EXPIRED
+      if (data.k === 'owner') return { kind: 'owner' }
+      if (data.k === 'key' && typeof data.h === 'string') return { kind: 'key', keyHash: data.h }
+    } catch {
+      // a token we did not make
+    }
+    return undefined
+  }
+
   return {
     fingerprint,
+    frameTokenSeconds: frameSeconds,
 
-    async mint(folioId: string, grant: Grant, ttlSeconds = TOKEN_TTL_S): Promise<string> {
-      const payload = b64url(JSON.stringify({ f: folioId, k: grant.kind, h: grant.kind === 'key' ? grant.keyHash : undefined, e: Math.floor(Date.now() / 1000) + ttlSeconds }))
-      return `${payload}.${(await sign(payload)).toString('base64url')}`
+    /** A signed token for this grant and scope; expiresAt in ms. */
+    async mint(folioId: string, grant: Grant, scope: TokenScope): Promise<{ token: string; expiresAt: number }> {
+      const expiresAt = Date.now() + (scope === 'frame' ? frameSeconds : COOKIE_TOKEN_SECONDS) * 1000
+      const payload = b64url(JSON.stringify({ f: folioId, s: SCOPE_MARK[scope], k: grant.kind, h: grant.kind === 'key' ? grant.keyHash : undefined, x: expiresAt }))
+      return { token: `${payload}.${(await sign(payload)).toString('base64url')}`, expiresAt }
     },
 
-    async verify(token: string | undefined, folioId: string): Promise<Grant | undefined> {
-      if (!token || token.length > 512) return undefined
-      const [payload, mac] = token.split('.')
-      if (!payload || !mac) return undefined
-      const expected = await sign(payload)
-      const given = Buffer.from(mac, 'base64url')
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined
-      try {
-        const data = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { f: string; k: string; h?: string; e: number }
-        if (data.f !== folioId || typeof data.e !== 'number' || data.e < Date.now() / 1000) return undefined
-        if (data.k === 'owner') return { kind: 'owner' }
-        if (data.k === 'key' && typeof data.h === 'string') return { kind: 'key', keyHash: data.h }
-      } catch {
-        // a token we did not make
-      }
-      return undefined
+    check,
+
+    async verify(token: string | undefined, folioId: string, scope: TokenScope): Promise<Grant | undefined> {
+      const found = await check(token, folioId, scope)
+      return found === EXPIRED ? undefined : found
     },
 
     /** Draft: owner only. Private: the owner, or whoever proved the current key. Else: anyone. */
@@ -62,11 +87,11 @@ export type ViewerAccess = ReturnType<typeof createViewerAccess>
 
 export const accessCookieName = (folioId: string) => `folio_access_${folioId}`
 
-/** The viewer's grant for this folio: an API key counts as the owner, else the access cookie. */
+/** The viewer's grant for this folio: an API key counts as the owner, else the access cookie (cookie scope only). */
 export async function grantOf(ctx: { auth: Auth; viewerAccess: ViewerAccess }, event: H3Event, folioId: string): Promise<Grant | undefined> {
-  const principal = ctx.auth.resolve(requestHeaders(event), 'public')
+  const principal = ctx.auth.resolveEvent(event, 'public')
   if (principal && principal !== DENIED) return { kind: 'owner' }
-  return ctx.viewerAccess.verify(readCookie(event.req.headers.get('cookie'), accessCookieName(folioId)), folioId)
+  return ctx.viewerAccess.verify(readCookie(event.req.headers.get('cookie'), accessCookieName(folioId)), folioId, 'cookie')
 }
 
 export function readCookie(header: string | null, name: string): string | undefined {
@@ -84,6 +109,16 @@ export function readCookie(header: string | null, name: string): string | undefi
   return undefined
 }
 
-export function accessCookie(folioId: string, token: string, secure: boolean): string {
-  return `${accessCookieName(folioId)}=${token}; Path=/; Max-Age=${TOKEN_TTL_S}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`
+/** The access cookie for a grant: a cookie-scope token, HttpOnly, SameSite=Strict. */
+export async function accessCookie(viewerAccess: ViewerAccess, folioId: string, grant: Grant, secure: boolean): Promise<string> {
+  const { token } = await viewerAccess.mint(folioId, grant, 'cookie')
+  return `${accessCookieName(folioId)}=${token}; Path=/; Max-Age=${COOKIE_TOKEN_SECONDS}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`
+}
+
+/** Where the frame loads the folio's files from: `-` for a published public folio, else a fresh frame token. */
+export async function frameAccess(viewerAccess: ViewerAccess, meta: FolioMeta, grant: Grant | undefined): Promise<{ frameBase: string; expiresAt: number | null }> {
+  const needsToken = meta.isPrivate || meta.status === 'draft'
+  if (!needsToken || !grant) return { frameBase: `/v/${meta.id}/-/`, expiresAt: null }
+  const { token, expiresAt } = await viewerAccess.mint(meta.id, grant, 'frame')
+  return { frameBase: `/v/${meta.id}/${token}/`, expiresAt }
 }

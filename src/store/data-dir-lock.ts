@@ -25,7 +25,7 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
   const path = join(dataDir, 'folio.lock')
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      const handle = await open(path, 'wx')
+      const handle = await open(path, 'wx', 0o600)
       await handle.writeFile(String(process.pid))
       await handle.sync()
       await handle.close()

@@ -1,15 +1,16 @@
 import { mkdir } from 'node:fs/promises'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { createStorage, type Storage } from 'unstorage'
 import { BlobStore } from './blob-store.js'
 import { lockDataDir } from './data-dir-lock.js'
 import { durableFsDriver } from './durable-fs-driver.js'
+import { closeFiles, openToOthers } from './file-modes.js'
 import { EngagementRepository } from './engagement-repository.js'
 import { FolioRepository } from './folio-repository.js'
 import { FolioViews } from './folio-views.js'
 import { KeyedMutex } from './keyed-mutex.js'
 import { migrate } from './migrations.js'
-import { SettingsRepository } from './settings-repository.js'
+import { SETTINGS_FOLDER, SettingsRepository } from './settings-repository.js'
 
 export { BlobMissingError } from './blob-store.js'
 export { CorruptDocumentError } from './json-io.js'
@@ -63,7 +64,12 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
     const engagement = new EngagementRepository(storage, locks, folios)
     const views = new FolioViews(folios, engagement)
     const settings = new SettingsRepository(storage)
-    await migrate({ storage, folios, engagement, log })
+    await migrate({ dataDir, storage, folios, engagement, log })
+    // The signing secret and the API key are the owner's alone, whatever copied them here.
+    await closeFiles(join(dataDir, SETTINGS_FOLDER))
+    if (await openToOthers(dataDir)) {
+      log(`${dataDir} can be read by other users of this machine, and it holds the server's secrets and private folios' access keys: run chmod 700 ${dataDir}`)
+    }
     const recovered = await folios.recover()
     if (recovered) log(`Finished ${recovered} deletion(s) interrupted by a previous stop.`)
     return {

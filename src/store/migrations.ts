@@ -6,6 +6,7 @@ import type { EngagementRepository } from './engagement-repository.js'
 import type { FolioRepository } from './folio-repository.js'
 import { keys } from './keys.js'
 import { clearPrefix, readJson, writeJson } from './json-io.js'
+import { closeTree } from './file-modes.js'
 import { type Analytics, type Comment, EMPTY_ANALYTICS, FOLIO_STATUSES, type FileMap, PROJECT_MODES } from '../domain/model.js'
 
 /**
@@ -19,8 +20,10 @@ import { type Analytics, type Comment, EMPTY_ANALYTICS, FOLIO_STATUSES, type Fil
  * (store/history-segments.ts). Format 2 still reads format 1's manifests where they are, so that
  * step converts nothing: the stamp only keeps an older folio from misreading a newer dir.
  * Format 3 gives every folio a version log (store/version-log.ts) so lists show versions
- * without reading history. Format 5 moves each folio's comments.json (one array, rewritten
- * whole on every comment) into comment segments (store/comment-segments.ts).
+ * without reading history. Format 4 closes the files and folders an older folio left readable
+ * by other users (store/file-modes.ts): one walk, once. Format 5 moves each folio's
+ * comments.json (one array, rewritten whole on every comment) into comment segments
+ * (store/comment-segments.ts).
  */
 export const CURRENT_FORMAT = 5
 
@@ -38,6 +41,8 @@ export class FormatTooNewError extends Error {
 }
 
 interface MigrationContext {
+  /** The folder the storage keeps its files in. */
+  dataDir: string
   storage: Storage
   folios: FolioRepository
   engagement: EngagementRepository
@@ -48,8 +53,7 @@ const MIGRATIONS: Record<number, (ctx: MigrationContext) => Promise<void>> = {
   0: importLegacyDatabase,
   1: async () => {},
   2: addVersionLogs,
-  // Format 4 comes from the access branch (file modes); this stand-in keeps the steps counted.
-  3: async () => {},
+  3: closeToOthers,
   4: segmentComments,
 }
 
@@ -153,6 +157,12 @@ async function addVersionLogs(ctx: MigrationContext): Promise<void> {
   let done = 0
   for (const id of await folioIds(ctx.storage)) if (await ctx.folios.addVersionLog(id)) done++
   if (done) ctx.log(`Added a version log to ${done} folio(s) (data format 3).`)
+}
+
+/** Format 3 → 4: files 0600 and folders 0700, where an older folio wrote 0644 and 0755. */
+async function closeToOthers(ctx: MigrationContext): Promise<void> {
+  const { files, folders } = await closeTree(ctx.dataDir)
+  if (files || folders) ctx.log(`Made ${files} files and ${folders} folders private to their owner (data format 4).`)
 }
 
 /**

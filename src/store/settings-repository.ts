@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto'
 import type { Storage } from 'unstorage'
 import { readJson, writeJson } from './json-io.js'
 
+/** The folder of the data dir the settings (the secrets among them) live in. */
+export const SETTINGS_FOLDER = 'settings'
+
 /**
  * Server-wide settings, one small key each (settings/<name>.json): the signing secret, the
  * tunnel's display URL, keys. Values are JSON objects.
@@ -17,13 +20,13 @@ export class SettingsRepository {
 
   async get<T extends object>(name: string): Promise<T | undefined> {
     if (this.#cache.has(name)) return this.#cache.get(name) as T | undefined
-    const value = await readJson<T>(this.#storage, `settings:${name}.json`)
+    const value = await readJson<T>(this.#storage, `${SETTINGS_FOLDER}:${name}.json`)
     this.#cache.set(name, value)
     return value
   }
 
   async set(name: string, value: object): Promise<void> {
-    await writeJson(this.#storage, `settings:${name}.json`, value)
+    await writeJson(this.#storage, `${SETTINGS_FOLDER}:${name}.json`, value)
     this.#cache.set(name, value)
   }
 

@@ -235,6 +235,29 @@
     }
   }
 
+  /* ---------- a fresh frame token for links ---------- */
+
+  // A private folio's frame base carries a token that lasts minutes; the share page keeps a fresh
+  // one (share-frame.js) and sends it here, so links within the folio follow it rather than the
+  // one this page was loaded under. Anything else (a script setting location) gets the server's
+  // "expired" page, which asks the share page to reload the frame.
+  let freshBase = null;
+  const here = new URL(location.href);
+
+  function onLinkClick(event) {
+    if (!freshBase || commenting || !(event.target instanceof Element)) return;
+    const link = event.target.closest('a[href]');
+    if (!link || typeof link.href !== 'string') return; // SVG links keep theirs
+    let url;
+    try {
+      url = new URL(link.href, location.href);
+    } catch {
+      return;
+    }
+    if (url.host !== here.host || !url.pathname.startsWith(basePath) || url.pathname.startsWith(freshBase)) return;
+    link.href = freshBase + url.pathname.slice(basePath.length) + url.search + url.hash;
+  }
+
   /* ---------- wiring ---------- */
 
   window.addEventListener('message', (event) => {
@@ -251,6 +274,9 @@
         break;
       case 'focus':
         focusPin(data.id);
+        break;
+      case 'base':
+        if (typeof data.base === 'string' && data.base.startsWith('/v/') && data.base.endsWith('/')) freshBase = data.base;
         break;
     }
   });
@@ -270,6 +296,7 @@
   }
 
   function start() {
+    window.addEventListener('click', onLinkClick, true);
     lastSize = docSize();
     post({ type: 'ready', file, ...lastSize });
     if ('ResizeObserver' in window) {

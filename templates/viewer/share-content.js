@@ -9,6 +9,7 @@
 import { startAnalytics } from './share-analytics.js';
 import { createComments } from './share-comments.js';
 import { createComposer } from './share-composer.js';
+import { createFrameAccess } from './share-frame.js';
 import { startLive } from './share-live.js';
 import { createPresentation } from './share-presentation.js';
 import { createReactions } from './share-reactions.js';
@@ -37,7 +38,9 @@ export function renderContent(app, boot) {
 
   document.body.className = 'content-page';
   const ui = {};
-  const view = { app, boot, state, ui, toBridge, toast, loadFrame };
+  // Access was withdrawn (a new key, unpublished): the server decides what this viewer sees now.
+  const frameAccess = createFrameAccess(boot, { onRevoked: () => location.reload() });
+  const view = { app, boot, state, ui, toBridge, toast, loadFrame, frameAccess };
   view.reactions = createReactions(view);
   view.comments = createComments(view);
   view.composer = createComposer(view);
@@ -74,6 +77,7 @@ export function renderContent(app, boot) {
 
   // From bridge.js: ready {file, width, height} · resize {width, height}
   // · click {x, y, selector, elementHtml, file, clientX, clientY} · mode-exit · pin-click {id}
+  // From the server's page for a frame token that ran out: expired {path}
   window.addEventListener('message', (event) => {
     if (state.closed || event.source !== ui.frame.contentWindow) return;
     const data = event.data;
@@ -81,6 +85,7 @@ export function renderContent(app, boot) {
     switch (data.type) {
       case 'ready':
         if (typeof data.file === 'string') state.currentFile = data.file;
+        toBridge({ type: 'base', base: frameAccess.base }); // the page may have been loaded under an older one
         if (state.commenting) toBridge({ type: 'mode', commenting: true }); // a new page forgot it
         view.comments.render();
         if (state.pendingFocus) {
@@ -98,15 +103,42 @@ export function renderContent(app, boot) {
         view.comments.setPanel(true, { focusList: false });
         view.comments.highlightListItem(data.id);
         break;
+      case 'expired':
+        if (typeof data.path === 'string') reloadExpired(data.path);
+        break;
     }
   });
+
+  frameAccess.onChange((base) => toBridge({ type: 'base', base }));
+
+  // The frame went to a page with a token that ran out (a script navigated, a form was sent):
+  // the same page again under a fresh one. Never in a loop: a third time within a minute stops.
+  const expiries = [];
+  function reloadExpired(path) {
+    const now = Date.now();
+    while (expiries.length && now - expiries[0] > 60_000) expiries.shift();
+    if (expiries.push(now) > 2) {
+      toast('This folio could not be reloaded: reload the page.');
+      return;
+    }
+    const at = path.indexOf('?');
+    const file = at === -1 ? path : path.slice(0, at);
+    const query = at === -1 ? '' : path.slice(at);
+    frameAccess.renew().then((base) => {
+      state.currentFile = file;
+      ui.frame.src = base + encodePath(file) + query;
+    }, () => {});
+  }
 
   /* ---------- frame ---------- */
 
   function loadFrame(file, bust) {
     state.currentFile = file;
     // Same path for a new version: the query makes sure no cached copy of the old one is shown.
-    ui.frame.src = boot.frameBase + encodePath(file) + (bust ? `?v=${encodeURIComponent(bust)}` : '');
+    const query = bust ? `?v=${encodeURIComponent(bust)}` : '';
+    frameAccess.urlOf(file, query).then((url) => {
+      if (state.currentFile === file) ui.frame.src = url;
+    });
   }
 
   /* ---------- toasts ---------- */

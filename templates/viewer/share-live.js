@@ -73,6 +73,7 @@ export function startLive(view, analytics) {
     state.closed = true;
     events.close();
     analytics.stop();
+    view.frameAccess.stop();
     if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
     renderMissing(app);
   });

@@ -47,7 +47,8 @@ export function renderGate(app, boot) {
         location.reload(); // the server has set the access cookie
         return;
       }
-      error.textContent = res.status === 429 ? 'Slow down a little' : 'That key is not right';
+      const wait = Number(res.headers.get('retry-after')) || 0;
+      error.textContent = res.status === 429 ? `Too many tries: wait ${wait > 1 ? `${wait} seconds` : 'a moment'}, then try again` : 'That key is not right';
     } catch {
       error.textContent = 'Could not reach the server. Try again.';
     } finally {

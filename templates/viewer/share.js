@@ -16,6 +16,7 @@
  *   share-presentation.js  presentation mode
  *   share-live.js          the event stream (new versions, comments, reactions, metadata)
  *   share-analytics.js     view and time beacons
+ *   share-frame.js         the frame's base, with its short-lived token kept fresh
  *   icons.js, post-json.js, ui.js (shared with the dashboard): small helpers
  */
 

@@ -12,6 +12,10 @@ import { createServer as createTcpServer, type AddressInfo, type Server as TcpSe
  * - a connection to `url` (a port of its own per client here, not a subdomain) is paired with an
  *   idle tunnel socket and bytes are piped both ways, untouched, until either side closes.
  *
+ * Untouched like the real one: localtunnel/server (lib/Client.js, handleRequest) proxies with the
+ * viewer's own headers and appends no X-Forwarded-For, so whatever that header says, the viewer
+ * wrote. The server must not tell viewers apart by it (remote.ts); keep this server honest.
+ *
  * Like the real server, a client that holds no socket for `forgetAfterMs` is forgotten and its
  * ports close, so a stopped client is visible in tunnels().
  */

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createLogger, formatLine, type LogLevel, LogLevels } from '../../src/log/logger.js'
-import type { ServerConfigOverrides } from '../../src/server/config.js'
+import type { ConfigOverrides } from '../../src/server/config.js'
 import { type RunningServer, startServer } from '../../src/server/serve.js'
 
 export interface TestServer {
@@ -26,13 +26,20 @@ export async function makeDataDir(): Promise<string> {
 
 /** The real server (same createApp as `folio serve`) on a random port with a temp data dir. */
 export async function startTestServer(
-  options: { dataDir?: string; mode?: 'oss' | 'cloud'; config?: ServerConfigOverrides; logLevel?: LogLevel } = {},
+  options: {
+    dataDir?: string
+    mode?: 'oss' | 'cloud'
+    config?: ConfigOverrides
+    logLevel?: LogLevel
+    /** Where the main listener listens (default 127.0.0.1); 0.0.0.0 or :: to reach it from this machine's network addresses. */
+    host?: string
+  } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await makeDataDir())
   const logs: string[] = []
   const server = await startServer({
     port: 0,
-    host: '127.0.0.1',
+    host: options.host ?? '127.0.0.1',
     dataDir,
     mode: options.mode ?? 'oss',
     config: { apiKey: undefined, ...options.config },

@@ -18,6 +18,7 @@ interface ServeFlags {
   tunnel?: boolean
   tunnelHost?: string
   open?: boolean
+  trustProxy?: boolean
 }
 
 export default async (options: ServeFlags, command: Command) => {
@@ -40,7 +41,10 @@ export default async (options: ServeFlags, command: Command) => {
       host: options.host,
       dataDir,
       mode: options.mode,
-      config: options.tunnelHost ? { tunnel: { host: options.tunnelHost, startTimeoutMs: 15_000 } } : {},
+      config: {
+        ...(options.tunnelHost ? { tunnel: { host: options.tunnelHost, startTimeoutMs: 15_000 } } : {}),
+        ...(options.trustProxy ? { trustProxy: true } : {}),
+      },
       logger: log,
     })
   } catch (error) {

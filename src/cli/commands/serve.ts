@@ -13,6 +13,7 @@ export function registerServe(program: Command): void {
     .option('--tunnel', 'also open a public tunnel at start (folio tunnel start|stop later)')
     .option('--tunnel-host <url>', 'your own localtunnel server (default: $FOLIO_TUNNEL_HOST, else localtunnel.me)')
     .option('--open', 'open the dashboard in the browser ($BROWSER, else the system default) once serving')
+    .option('--trust-proxy', 'your own proxy or tunnel server appends X-Forwarded-For: its last hop names the client (default: $FOLIO_TRUST_PROXY)')
     .addHelpText(
       'after',
       `
@@ -29,6 +30,11 @@ sites' pages, requests through the tunnel and host names it does not know need t
 show). IP addresses and localhost always count as its own; add names with --host <name> or
 FOLIO_ALLOWED_HOSTS=folio.lan,mybox (a guard against DNS rebinding). Network addresses need the
 API key: folio keys show prints it.
+
+X-Forwarded-For is ignored unless you pass --trust-proxy (FOLIO_TRUST_PROXY=1): only for a proxy or
+tunnel server of yours that appends it (a localtunnel server does not). Then its last hop tells
+viewers apart for rate limits and access-key budgets, and a request carrying one is not treated
+as coming from this machine.
 
 Ctrl+C (SIGINT) or SIGTERM stops it after in-flight writes finish.`,
     )

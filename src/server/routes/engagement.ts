@@ -16,7 +16,7 @@ import { type CommentActor, type CommentRequest, hashAuthorToken, newAuthorToken
 import { versionNumber } from '../../domain/ids.js'
 import type { FolioMeta } from '../../domain/model.js'
 import { CommentForbiddenError, CommentLimitError, CommentNotFoundError } from '../../store/index.js'
-import { readBodyBytes } from '../body.js'
+import { isTooSlow, readBodyBytes } from '../body.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../errors.js'
 import { isOwner, requireViewable } from '../folio-access.js'
@@ -106,7 +106,9 @@ export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
     let body: unknown
     try {
       body = JSON.parse((await readBodyBytes(event, 64 * 1024, () => fail(ERRORS.invalidBody))).toString('utf8'))
-    } catch {
+    } catch (error) {
+      // A body that stalls is not a malformed beacon: it holds a socket, and gets its 408.
+      if (isTooSlow(error)) throw error
       body = undefined
     }
     if (!(await engagement.recordBeacon(params.id, parseBeacon(body)))) throw fail(ERRORS.projectNotFound)

@@ -6,11 +6,13 @@ import { compareFilePaths } from '../../domain/file-paths.js'
 import { isFolioId, versionId } from '../../domain/ids.js'
 import type { FolioMeta } from '../../domain/model.js'
 import { secretsEqual } from '../auth.js'
-import { readBodyBytes } from '../body.js'
+import { isTooSlow, readBodyBytes } from '../body.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../errors.js'
 import { requireViewable } from '../folio-access.js'
-import { JSON_CONTENT_TYPE, jsonText, mountRoute, requestTarget } from '../route.js'
+import { tooManyGuesses } from '../rate-limit.js'
+import { namesOneClient } from '../remote.js'
+import { clientAddress, JSON_CONTENT_TYPE, jsonText, mountRoute, requestTarget } from '../route.js'
 import { accessCookie, grantOf } from '../viewer-access.js'
 
 /** GET/POST /api/files/{id}/public and the live event stream of a share page. */
@@ -59,25 +61,42 @@ export function registerSharingRoutes(app: H3, ctx: ServerContext): void {
 
   mountRoute(app, ctx, verifyAccessKey, async ({ event, params }) => {
     // Spec: always 200 {success}; anything wrong (unknown folio, bad body, wrong key) is false.
-    const meta = isFolioId(params.id) ? await folios.get(params.id) : undefined
+    // Too many wrong keys for the folio is the rate limit: 429, decided before any comparison.
+    event.res.headers.set('cache-control', 'no-store')
     let given: unknown
     try {
       given = JSON.parse((await readBodyBytes(event, 16 * 1024, () => fail(ERRORS.invalidBody))).toString('utf8'))?.accessKey
-    } catch {
+    } catch (error) {
+      // A body too slow to read is no answer at all: 408, and the connection closes.
+      if (isTooSlow(error)) throw error
       given = undefined
     }
-    const expected = meta?.accessKey.trim() ?? ''
-    const success = typeof given === 'string' && expected !== '' && secretsEqual(given.trim(), expected)
-    if (success && meta) {
-      const token = await ctx.viewerAccess.mint(meta.id, { kind: 'key', keyHash: await ctx.viewerAccess.fingerprint(meta.accessKey) })
-      event.res.headers.append('set-cookie', accessCookie(meta.id, token, event.url.protocol === 'https:'))
+    const known = isFolioId(params.id) ? await folios.get(params.id) : undefined
+    // Nothing to guess (no such folio, no key, no key given): not counted.
+    if (!known || known.accessKey.trim() === '' || typeof given !== 'string') return { success: false }
+    const client = clientAddress(ctx, event)
+    const admission = await ctx.keyGuesses.admit(known.id, { id: client, identified: namesOneClient(client) })
+    if ('retryAfterSeconds' in admission) throw tooManyGuesses(admission.retryAfterSeconds)
+    let success = false
+    try {
+      // Read again: the key may have changed while the attempt waited its turn.
+      const meta = await folios.get(known.id)
+      const expected = meta?.accessKey.trim() ?? ''
+      success = expected !== '' && secretsEqual(given.trim(), expected)
+      if (success && meta) {
+        const grant = { kind: 'key', keyHash: await ctx.viewerAccess.fingerprint(meta.accessKey) } as const
+        event.res.headers.append('set-cookie', await accessCookie(ctx.viewerAccess, meta.id, grant, event.url.protocol === 'https:'))
+      }
+    } finally {
+      admission.attempt.done(success)
     }
-    event.res.headers.set('cache-control', 'no-store')
     return { success }
   })
 
   mountRoute(app, ctx, folioEvents, async ({ event, params }) => {
     const { meta, grant } = await requireViewable(ctx, event, params.id)
+    const slot = ctx.streams.take(clientAddress(ctx, event))
+    if ('refused' in slot) throw slot.refused
     const stream = new EventStream(event)
     const send = (name: string, data: object) => void stream.push({ event: name, data: JSON.stringify(data) }).catch(() => {})
     const unsubscribe = ctx.live.subscribe(meta.id, async ({ event: name, data }) => {
@@ -103,6 +122,7 @@ export function registerSharingRoutes(app: H3, ctx: ServerContext): void {
     stream.onClosed(() => {
       clearInterval(heartbeat)
       unsubscribe()
+      slot.release()
     })
     return stream
   })

@@ -5,7 +5,7 @@ import { ERRORS } from '../../api/errors.js'
 import { uploadBatch, uploadFile } from '../../api/uploads.js'
 import { checkFilePath } from '../../domain/file-paths.js'
 import { mimeForPath, sniffImage } from '../../domain/image-sniff.js'
-import { discardRest, readBodyBytes } from '../body.js'
+import { readBodyBytes, timedBodyReader } from '../body.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../errors.js'
 import { requireFolio } from '../folio-access.js'
@@ -105,7 +105,7 @@ async function readParts(event: H3Event, contentType: string, fileLimit: number,
     const parts: Array<{ path: string; bytes: Buffer }> = []
     let total = 0
     let failed = false
-    const reader = body.getReader()
+    const reader = timedBodyReader(event, body)
     const failOnce = (error: Error) => {
       if (failed) return
       failed = true
@@ -140,14 +140,15 @@ async function readParts(event: H3Event, contentType: string, fileLimit: number,
     void (async () => {
       try {
         for (;;) {
-          const { value, done } = await reader.read()
-          if (done) break
-          if (failed) return discardRest(reader)
+          const value = await reader.next()
+          if (!value) break
+          if (failed) return reader.discardRest()
           if (!parser.write(value)) await once(parser, 'drain')
         }
         if (!failed) parser.end()
-      } catch {
-        failOnce(fail(ERRORS.invalidBody, 'The request body was cut off before its end.'))
+      } catch (error) {
+        // Cut off (400) or too slow (408).
+        failOnce(error as Error)
       }
     })()
   })

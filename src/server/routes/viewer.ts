@@ -1,7 +1,7 @@
-import type { H3 } from 'h3'
+import type { H3, H3Event } from 'h3'
 import { FastResponse } from 'srvx'
 import { ERRORS } from '../../api/errors.js'
-import { dashboardPage, rawFile, sharePage, viewerAsset } from '../../api/viewer.js'
+import { dashboardPage, rawFile, renewFrame, sharePage, viewerAsset } from '../../api/viewer.js'
 import { PAGE_COMMENTS } from '../../api/engagement.js'
 import { compareFilePaths } from '../../domain/file-paths.js'
 import { escapeHtml } from '../../domain/html.js'
@@ -9,11 +9,12 @@ import { injectBeforeBodyEnd, jsonForScript } from '../../domain/html-inject.js'
 import { isFolioId, versionId } from '../../domain/ids.js'
 import { mimeForPath } from '../../domain/image-sniff.js'
 import type { FolioMeta } from '../../domain/model.js'
-import { DENIED, requestHeaders } from '../auth.js'
+import { DENIED } from '../auth.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../errors.js'
+import { requireViewable } from '../folio-access.js'
 import { mountRoute, requestTarget } from '../route.js'
-import { accessCookie, type Grant, grantOf } from '../viewer-access.js'
+import { accessCookie, EXPIRED, frameAccess, type Grant, grantOf } from '../viewer-access.js'
 import { noneMatchHits } from '../conditional.js'
 
 /**
@@ -58,10 +59,10 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
     let grant = await grantOf(ctx, event, meta.id)
     let preview = false
     // The owner may preview a draft or private folio (in OSS the local API is open).
-    if (query.preview !== undefined && ctx.auth.resolve(requestHeaders(event), 'required') !== DENIED) {
+    if (query.preview !== undefined && ctx.auth.resolveEvent(event, 'required') !== DENIED) {
       grant = { kind: 'owner' }
       preview = true
-      event.res.headers.append('set-cookie', accessCookie(meta.id, await ctx.viewerAccess.mint(meta.id, grant), event.url.protocol === 'https:'))
+      event.res.headers.append('set-cookie', await accessCookie(ctx.viewerAccess, meta.id, grant, event.url.protocol === 'https:'))
     }
     if (!(await ctx.viewerAccess.canView(meta, grant))) {
       return renderShare(ctx, { id: meta.id, title: meta.title, description: meta.description, view: meta.status === 'draft' ? 'draft' : 'gate', api: `/api/files/${meta.id}` })
@@ -73,7 +74,10 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
     const generation = isFolioId(params.id) ? ctx.hot.generation(params.id) : 0
     const meta = isFolioId(params.id) ? await folios.get(params.id) : undefined
     if (!meta) throw fail(ERRORS.notFound)
-    const grant = params.access === '-' ? undefined : await ctx.viewerAccess.verify(params.access, meta.id)
+    const found = params.access === '-' ? undefined : await ctx.viewerAccess.check(params.access, meta.id, 'frame')
+    // A page of the frame whose token ran out asks the share page for a fresh one.
+    if (found === EXPIRED && isNavigation(event)) return expiredPage(params.path, event.url.search)
+    const grant = found === EXPIRED ? undefined : found
     if ((params.access !== '-' && !grant) || !(await ctx.viewerAccess.canView(meta, grant))) {
       throw fail(ERRORS.notFound, 'This link has expired or the folio is not public: open its share page again.')
     }
@@ -101,12 +105,17 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
     return new FastResponse(asBody(body), { headers })
   })
 
+  mountRoute(app, ctx, renewFrame, async ({ event, params }) => {
+    const { meta, grant } = await requireViewable(ctx, event, params.id)
+    event.res.headers.set('cache-control', 'no-store')
+    return frameAccess(ctx.viewerAccess, meta, grant)
+  })
+
   async function contentBoot(ctx: ServerContext, meta: FolioMeta, grant: Grant | undefined, preview: boolean) {
     const latest = versionId(meta.head)
     const [head, comments, reactions] = await Promise.all([folios.manifest(meta.id, meta.head), engagement.openComments(meta.id, latest, PAGE_COMMENTS), engagement.reactions(meta.id)])
     const files = Object.keys(head?.files ?? {}).sort(compareFilePaths)
-    const needsToken = meta.isPrivate || meta.status === 'draft'
-    const access = needsToken && grant ? await ctx.viewerAccess.mint(meta.id, grant) : '-'
+    const frame = await frameAccess(ctx.viewerAccess, meta, grant)
     return {
       id: meta.id,
       title: meta.title,
@@ -119,7 +128,9 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
       latestVersionId: latest,
       activeFileList: files,
       entry: files.includes('index.html') ? 'index.html' : (files.find((f) => /\.html?$/i.test(f)) ?? files[0] ?? 'index.html'),
-      frameBase: `/v/${meta.id}/${access}/`,
+      frameBase: frame.frameBase,
+      frameExpiresAt: frame.expiresAt,
+      frameTokenSeconds: ctx.viewerAccess.frameTokenSeconds,
       comments,
       reactions,
       api: `/api/files/${meta.id}`,
@@ -136,6 +147,30 @@ async function renderShare(ctx: ServerContext, boot: { id: string; title: string
   const html = template.body.toString('utf8').replace(/\{\{(title|boot)\}\}/g, (_, name: string) => values[name]!)
   // no-store: the page may carry a signed, short-lived frame link.
   return new FastResponse(html, { status, headers: { ...PAGE_HEADERS, 'cache-control': 'no-store' } })
+}
+
+/** The frame loading a page (not a script, image or fetch of it): browsers say so in Sec-Fetch-Dest. */
+function isNavigation(event: H3Event): boolean {
+  const dest = event.req.headers.get('sec-fetch-dest')
+  if (dest) return dest === 'iframe' || dest === 'document'
+  return (event.req.headers.get('accept') ?? '').includes('text/html')
+}
+
+/**
+ * In the frame, for a page whose token ran out: the share page (its parent, which checks that
+ * the message comes from its frame) reloads the frame at the same path with a fresh token.
+ * Opened on its own it just says what happened.
+ */
+function expiredPage(rawPath: string | undefined, search: string) {
+  const path = (filePath(rawPath) ?? 'index.html') + search
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Link expired</title></head><body>
+<p>This link has expired: open the folio's share page again.</p>
+<script>(() => {
+  if (window.parent === window) return;
+  window.parent.postMessage({ source: 'folio-bridge', type: 'expired', path: ${jsonForScript(path)} }, new URL('/', location.href).origin);
+})();</script>
+</body></html>`
+  return new FastResponse(html, { status: 404, headers: { ...FOLIO_FILE_HEADERS, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } })
 }
 
 /** A Buffer is a Uint8Array, which srvx sends as is; the DOM typings just do not say so. */
