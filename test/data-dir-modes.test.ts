@@ -1,3 +1,4 @@
+import { LogLevels } from '../src/log/logger.js'
 import { chmod, readdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -61,7 +62,8 @@ describe('a data dir written by an older folio', () => {
     expect(before.get(join('folios', id, 'meta.json'))).toBe(0o644)
     expect(before.size).toBeGreaterThan(10)
 
-    ts = await startTestServer({ dataDir: dir })
+    // At info: the migration says what it did.
+    ts = await startTestServer({ dataDir: dir, logLevel: LogLevels.info })
     const after = await modes(dir)
     expect(after.size).toBe(before.size + 1) // + the lock file
     for (const [path, m] of after) expect(m & 0o077, `${path} is ${m.toString(8)}`).toBe(0)
@@ -71,7 +73,7 @@ describe('a data dir written by an older folio', () => {
     // The dir itself is the owner's choice (it may be a folder they share on purpose): a warning
     // that says how to close it.
     expectLogged(ts, [
-      expect.stringMatching(/^folio: \[store\] Made \d+ files and \d+ folders private to their owner \(data format 4\)\.$/) as unknown as string,
+      expect.stringMatching(/^\[store\] Made \d+ files and \d+ folders private to their owner \(data format 4\)\.$/) as unknown as string,
       readableWarning(dir),
     ])
     // The data still reads: the private folio's key still works.

@@ -317,7 +317,7 @@ describe('start-up: lock, migrations, recovery', () => {
     const c = (id: unknown, text: string) => ({ id, text, author: 'Ann', createdAt: '2025-03-01T00:00:00.000Z', versionId: 'v1', filename: 'index.html', resolved: false })
     const legacy = [c('c_1700000000000', 'first'), c('c_1700000000005', 'newest'), c('c_1700000000002', 'middle'), c('c_1700000000002', 'same id'), c('imported-7', 'foreign id')]
     await writeFile(join(dataDir, 'folios', meta.id, 'comments.json'), JSON.stringify(legacy))
-    await writeFile(join(dataDir, 'format.json'), JSON.stringify({ format: 3, updatedAt: new Date().toISOString() }))
+    await writeFile(join(dataDir, 'format.json'), JSON.stringify({ format: 4, updatedAt: new Date().toISOString() }))
 
     const logs: string[] = []
     const reopened = await openStore({ dataDir, log: (m) => logs.push(m) })

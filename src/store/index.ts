@@ -68,7 +68,7 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
     // The signing secret and the API key are the owner's alone, whatever copied them here.
     await closeFiles(join(dataDir, SETTINGS_FOLDER))
     if (await openToOthers(dataDir)) {
-      log(`${dataDir} can be read by other users of this machine, and it holds the server's secrets and private folios' access keys: run chmod 700 ${dataDir}`)
+      warn(`${dataDir} can be read by other users of this machine, and it holds the server's secrets and private folios' access keys: run chmod 700 ${dataDir}`)
     }
     const recovered = await folios.recover()
     if (recovered) log(`Finished ${recovered} deletion(s) interrupted by a previous stop.`)
