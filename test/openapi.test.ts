@@ -31,6 +31,23 @@ describe('GET /api/openapi', () => {
     expect(doc.components.schemas.CreatedCommentResult.properties.authorToken).toBeDefined()
   })
 
+  it('declares the anchor and thread extensions of Comment (issue 9) as optional, with descriptions', () => {
+    const comment = doc.components.schemas.Comment
+    for (const field of ['anchor', 'parentId', 'anchoredVersionId', 'outdated']) {
+      expect(comment.properties[field], field).toBeDefined()
+      expect(comment.required).not.toContain(field)
+    }
+    for (const field of ['parentId', 'anchoredVersionId', 'outdated']) expect(comment.properties[field].description).toMatch(/^Extension/)
+    const anchor = doc.components.schemas.CommentAnchor
+    expect(anchor.required.sort()).toEqual(['offsetX', 'offsetY', 'selector'])
+    expect(Object.keys(anchor.properties).sort()).toEqual(['hash', 'offsetX', 'offsetY', 'quote', 'selector', 'slide', 'viewport'])
+    expect(anchor.properties.quote.maxLength).toBe(300)
+    const create = doc.components.schemas.CreateCommentRequest
+    expect(Object.keys(create.properties)).toEqual(expect.arrayContaining(['anchor', 'parentId']))
+    expect(create.properties).not.toHaveProperty('outdated')
+    expect(doc.paths['/api/files/{id}/events'].get.description).toContain('revoked')
+  })
+
   it('lists every route the server has, and nothing it does not', () => {
     const app = createApp(createServerContext({ store: s.ts.server.store, config: defaultConfig() }))
     const mounted = (app as unknown as { '~routes': Array<{ method: string; route: string }> })['~routes']

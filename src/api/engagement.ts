@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { REACTION_EMOJI } from '../domain/reactions.js'
 import { defineContract } from './contract.js'
 import { ERRORS, when } from './errors.js'
-import { Comment, FolioIdParams, named, Reactions } from './schemas.js'
+import { Comment, CommentAnchor, FolioIdParams, named, Reactions } from './schemas.js'
 
 const { accessKeyRequired: gated, projectNotFound: notFound, tooManyRequests: limited } = ERRORS
 const percent = (axis: string) =>
@@ -63,6 +63,12 @@ export const CreateCommentBody = named(
       .max(4000, { error: 'elementHtml must be at most 4,000 characters' })
       .optional()
       .describe('HTML of the element at comment time; the share page sends at most 2,000 characters of it'),
+    anchor: CommentAnchor.optional(),
+    parentId: z
+      .string({ error: 'parentId must be a string' })
+      .max(40, { error: 'parentId must be at most 40 characters' })
+      .optional()
+      .describe('Extension: answers this comment (c_…): a comment of this folio, not deleted and not itself a reply. Answering a resolved thread reopens nothing. A reply takes no anchor'),
   }),
 )
 
@@ -96,7 +102,7 @@ export const createComment = defineContract({
   response: { status: 200, description: 'The new comment (unresolved) and its author token', schema: CreatedComment },
   errors: [
     ERRORS.missingCommentParameters,
-    when(ERRORS.invalidBody, 'A field has the wrong type or is too long, x/y is outside 0–100, or versionId/filename names nothing in this folio'),
+    when(ERRORS.invalidBody, 'A field has the wrong type or is too long, x/y or an anchor offset is outside 0–100, versionId/filename names nothing in this folio, parentId names no comment that can be answered, or a reply carries an anchor'),
     ERRORS.commentsDisabled,
     ERRORS.commentLimitReached,
     gated,

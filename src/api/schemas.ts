@@ -87,6 +87,55 @@ export const Version = named(
   }),
 )
 
+const inBox = (field: string) =>
+  z
+    .number({ error: `${field} must be a number` })
+    .min(0, { error: `${field} must be between 0 and 100 (percent of the element's box)` })
+    .max(100, { error: `${field} must be between 0 and 100 (percent of the element's box)` })
+const pixels = (field: string) =>
+  z
+    .number({ error: `${field} must be a number` })
+    .positive({ error: `${field} must be above 0` })
+    .max(100_000, { error: `${field} must be at most 100,000` })
+
+/** Where a pin was made (issue 9): an optional extension of the spec's Comment. */
+export const CommentAnchor = named(
+  'CommentAnchor',
+  z
+    .object({
+      selector: z
+        .string({ error: 'anchor.selector must be a string' })
+        .trim()
+        .min(1, { error: 'anchor.selector must not be empty' })
+        .max(2000, { error: 'anchor.selector must be at most 2,000 characters' })
+        .describe("A robust CSS selector of the element the pin is on: its id, else data attributes, else a short structural path. Re-anchoring rewrites it when the element moves in a new version"),
+      quote: z
+        .string({ error: 'anchor.quote must be a string' })
+        .max(300, { error: 'anchor.quote must be at most 300 characters' })
+        .optional()
+        .describe("The element's trimmed text, whitespace collapsed, at most 300 characters: how the element is found again when its selector no longer fits"),
+      offsetX: inBox('anchor.offsetX').describe("Where across the element's box, percent 0–100"),
+      offsetY: inBox('anchor.offsetY').describe("Where down the element's box, percent 0–100"),
+      hash: z
+        .string({ error: 'anchor.hash must be a string' })
+        .max(200, { error: 'anchor.hash must be at most 200 characters' })
+        .optional()
+        .describe('location.hash inside the frame when the pin was made, e.g. "#3" or "#/slide-3"'),
+      slide: z
+        .number({ error: 'anchor.slide must be a number' })
+        .int({ error: 'anchor.slide must be a whole number' })
+        .min(0, { error: 'anchor.slide must be 0 or more' })
+        .max(100_000, { error: 'anchor.slide must be at most 100,000' })
+        .optional()
+        .describe('Index of the active slide (from 0) when the page is a deck and it could be told'),
+      viewport: z
+        .object({ width: pixels('anchor.viewport.width'), height: pixels('anchor.viewport.height') }, { error: 'anchor.viewport must be {width, height}' })
+        .optional()
+        .describe('Size of the frame in CSS pixels when the pin was made'),
+    }, { error: 'anchor must be an object {selector, offsetX, offsetY, …}' })
+    .describe('Extension (issue 9): where the pin was made. x/y of the comment stay the fallback'),
+)
+
 export const Comment = named(
   'Comment',
   z.object({
@@ -106,6 +155,19 @@ export const Comment = named(
       .optional()
       .describe('Owner views only: when someone other than the owner deleted it. Viewers no longer see it; the owner can restore it (PUT deleted: false)'),
     deletedBy: z.enum(['author', 'viewer', 'owner']).optional().describe('Owner views only: who deleted it (the author proved it with the author token)'),
+    anchor: CommentAnchor.optional(),
+    parentId: z
+      .string()
+      .optional()
+      .describe('Extension: the c_… id of the comment this one answers (a reply). Replies have no anchor of their own, show under their parent and are resolved, reopened and deleted with it'),
+    anchoredVersionId: z
+      .string()
+      .optional()
+      .describe('Extension: the newest version on which the anchored element was found; set to versionId at creation, moved forward by the server when a version lands. On the page of the latest version when it equals latestVersionId'),
+    outdated: z
+      .boolean()
+      .optional()
+      .describe('Extension: true when the anchored element could not be found in the newest version (anchoredVersionId keeps the last version it was found on): listed, not pinned'),
   }),
 )
 

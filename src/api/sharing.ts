@@ -58,6 +58,10 @@ export const verifyAccessKey = defineContract({
   errors: [ERRORS.tooManyRequests],
 })
 
+/** Why the server closes a share page's live stream: sent as the `revoked` event just before. */
+export const REVOKED_REASONS = ['draft', 'private', 'key-changed', 'deleted'] as const
+export type RevokedReason = (typeof REVOKED_REASONS)[number]
+
 export const folioEvents = defineContract({
   operationId: 'folioEvents',
   method: 'GET',
@@ -65,7 +69,7 @@ export const folioEvents = defineContract({
   tag: 'Sharing',
   summary: 'Live updates for an open share page (Server-Sent Events)',
   description:
-    'Events: version {latestVersionId, activeFileList}; comments {comments} (unresolved, latest version); reactions {reactions}; meta {status, title, allowComments, presentationModeOnly, isPrivate}; deleted {}. A comment line every 25 s keeps proxies from closing the stream.',
+    "Events: version {latestVersionId, activeFileList}; comments {comments} (the comments on the page: unresolved, on the latest version — anchored ones once re-anchored to it — with their replies; sent after a new version once its pins are re-anchored); reactions {reactions}; meta {status, title, allowComments, commentModeration, presentationModeOnly, isPrivate}; deleted {}; revoked {reason: 'draft' | 'private' | 'key-changed' | 'deleted'}, sent just before the server closes the stream because this viewer may no longer see the folio (a deletion sends deleted too). A comment line every 25 s keeps proxies from closing the stream.",
   access: 'public',
   rateLimit: 'events',
   params: FolioIdParams,

@@ -87,6 +87,34 @@ export interface Comment {
    */
   deletedAt?: string
   deletedBy?: CommentDeleter
+  /** Where the pin was made (issue 9): the element, a quote of its text, the offset inside it. */
+  anchor?: CommentAnchor
+  /** The comment this one answers (a reply): replies have no anchor and follow their parent. */
+  parentId?: string
+  /** The newest version on which the anchored element was found (re-anchoring moves it forward). */
+  anchoredVersionId?: string
+  /** Re-anchoring could not find the element in the newest version: listed, not pinned. */
+  outdated?: boolean
+}
+
+/**
+ * Where in a page a pin was made, so it can be drawn on the same element at any width and found
+ * again in a later version. `x`/`y` of the comment stay the fallback (percent of the page).
+ */
+export interface CommentAnchor {
+  /** A robust CSS selector of the element: its id, else data attributes, else a short structural path. */
+  selector: string
+  /** The element's trimmed text with whitespace collapsed (at most 300 characters). */
+  quote?: string
+  /** Where inside the element's box, in percent (0–100). */
+  offsetX: number
+  offsetY: number
+  /** location.hash inside the frame when the pin was made ("#3", "#/slide-3"). */
+  hash?: string
+  /** The active slide's index when the page is a deck and it could be told. */
+  slide?: number
+  /** The frame's size when the pin was made. */
+  viewport?: { width: number; height: number }
 }
 
 /** Who soft-deleted a comment: its author (with the author token), another viewer, or the owner (PUT deleted: true). */
