@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { applyBeacon, MAX_BEACON_SECONDS, parseBeacon } from '../src/domain/analytics.js'
-import { commentNumber, isOpenOn, nextCommentNumber } from '../src/domain/comments.js'
+import { groupFeedback, isOnPage, newestThreads, openCount } from '../src/domain/comment-threads.js'
+import { commentNumber, nextCommentNumber } from '../src/domain/comments.js'
 import { injectBeforeBodyEnd, jsonForScript } from '../src/domain/html-inject.js'
 import { sniffImage } from '../src/domain/image-sniff.js'
 import { EMPTY_ANALYTICS } from '../src/domain/model.js'
@@ -70,7 +71,51 @@ describe('comments', () => {
   it('shows viewers the unresolved comments of the latest version, none deleted', () => {
     const c = (id: string, versionId: string, resolved: boolean, deletedAt?: string) => ({ id, versionId, resolved, deletedAt }) as any
     const all = [c('a', 'v1', false), c('b', 'v2', true), c('c', 'v2', false), c('d', 'v2', false, '2026-01-01T00:00:00.000Z')]
-    expect(all.filter(isOpenOn('v2')).map((x: any) => x.id)).toEqual(['c'])
+    expect(all.filter(isOnPage('v2')).map((x: any) => x.id)).toEqual(['c'])
+  })
+
+  it('puts a pin on the page by the version it is anchored on, never an outdated one or a reply', () => {
+    const onPage = isOnPage('v3')
+    expect(onPage({ id: 'c_1', versionId: 'v1', anchoredVersionId: 'v3', resolved: false })).toBe(true)
+    expect(onPage({ id: 'c_2', versionId: 'v3', anchoredVersionId: 'v2', resolved: false })).toBe(false)
+    expect(onPage({ id: 'c_3', versionId: 'v1', anchoredVersionId: 'v3', outdated: true, resolved: false })).toBe(false)
+    expect(onPage({ id: 'c_4', versionId: 'v3', parentId: 'c_1', resolved: false })).toBe(false)
+  })
+
+  it('groups open threads for the owner: on the page, outdated, earlier; replies under their parent, counted', () => {
+    const all = [
+      { id: 'c_1', versionId: 'v1', anchoredVersionId: 'v2', resolved: false },
+      { id: 'c_2', versionId: 'v1', anchoredVersionId: 'v1', outdated: true, resolved: false },
+      { id: 'c_3', versionId: 'v1', resolved: false },
+      { id: 'c_4', versionId: 'v2', resolved: true },
+      { id: 'c_5', versionId: 'v2', parentId: 'c_1', resolved: false },
+      { id: 'c_6', versionId: 'v2', parentId: 'c_4', resolved: false },
+      { id: 'c_7', versionId: 'v2', parentId: 'c_1', resolved: false, deletedAt: '2026-01-01T00:00:00.000Z' },
+    ]
+    const groups = groupFeedback(all, 'v2')
+    const ids = (threads: typeof groups.onPage) => threads.map((t) => [t.comment.id, ...t.replies.map((r) => r.id)])
+    expect(ids(groups.onPage)).toEqual([['c_1', 'c_5']])
+    expect(ids(groups.outdated)).toEqual([['c_2']])
+    expect(ids(groups.earlier)).toEqual([['c_3']])
+    // c_6 answers a resolved thread: not open on its own; c_7 is deleted.
+    expect(openCount(groups)).toBe(4)
+  })
+
+  it('picks the newest threads reading newest first, replies waiting for their parent, within the limit', () => {
+    const all = [
+      { id: 'c_1', versionId: 'v1', resolved: false },
+      { id: 'c_2', versionId: 'v1', resolved: true },
+      { id: 'c_3', versionId: 'v1', parentId: 'c_1', resolved: false },
+      { id: 'c_4', versionId: 'v1', parentId: 'c_2', resolved: false },
+      { id: 'c_5', versionId: 'v1', resolved: false },
+    ]
+    const pick = (limit: number) => {
+      const threads = newestThreads<(typeof all)[number]>({ limit, top: isOnPage('v1'), reply: (c) => !c.resolved })
+      for (const c of [...all].reverse()) if (!threads.visit(c)) break
+      return threads.result().map((c) => c.id)
+    }
+    expect(pick(10)).toEqual(['c_1', 'c_3', 'c_5'])
+    expect(pick(1)).toEqual(['c_5'])
   })
 })
 

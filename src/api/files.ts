@@ -167,7 +167,9 @@ export const BriefResponse = z.object({
   title: z.string(),
   description: z.string(),
   brief: z.string().describe('Markdown design brief: open feedback pins (in page order) and the file structure'),
-  openComments: z.array(Comment).describe('Unresolved comments, in the order the brief lists them'),
+  openComments: z
+    .array(Comment)
+    .describe('Open comments (not resolved, not deleted; replies of open threads included), in the order the brief lists them: on the page of the latest version, outdated, then left on earlier versions. As many as the owner’s open count'),
 })
 named('Brief', BriefResponse)
 

@@ -47,11 +47,6 @@ export function pageComment(stored: StoredComment): Comment {
 
 export const isDeleted = (c: Pick<Comment, 'deletedAt'>) => c.deletedAt !== undefined
 
-/** What the share page shows: the unresolved comments of the latest version, none deleted. */
-export function isOpenOn(latestVersionId: string) {
-  return (c: Comment) => !c.resolved && !isDeleted(c) && c.versionId === latestVersionId
-}
-
 /** Who asks to resolve, delete or restore a comment. */
 export interface CommentActor {
   /** The folio's owner: the workspace credential, or the open local API. */

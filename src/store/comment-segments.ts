@@ -42,6 +42,10 @@ export interface CommentBatch {
    * CommentNotFoundError. `change` may throw to refuse; nothing changes then.
    */
   update(commentId: string, change: (comment: StoredComment) => StoredComment | undefined): Promise<StoredComment | undefined>
+  /** The comment as this batch has it (changes so far included); undefined when there is none. */
+  get(commentId: string): Promise<StoredComment | undefined>
+  /** The comments after this one (ids grow: the newer ones) that `keep` accepts, oldest first. */
+  after(commentId: string, keep: (comment: StoredComment) => boolean): Promise<StoredComment[]>
   commit(): Promise<void>
 }
 
@@ -88,6 +92,18 @@ export class CommentSegments {
       for (let i = comments.length - 1; i >= 0 && out.length < limit; i--) if (keep(comments[i]!)) out.push(comments[i]!)
     }
     return out.reverse()
+  }
+
+  /**
+   * Visits comments newest first until `visit` returns false: for answers that need a little
+   * state across comments (a reply comes after its parent), reading only as far back as they must.
+   */
+  async scanNewest(id: string, visit: (comment: StoredComment) => boolean): Promise<void> {
+    const starts = [...(await this.#summary(id)).starts]
+    for (let s = starts.length - 1; s >= 0; s--) {
+      const { comments } = await this.#read(id, starts[s]!)
+      for (let i = comments.length - 1; i >= 0; i--) if (!visit(comments[i]!)) return
+    }
   }
 
   /** How many comments a folio holds and their bytes on disk. */
@@ -160,6 +176,24 @@ export class CommentSegments {
         counts.set(first, target.comments.length)
         bytes.set(first, (bytes.get(first) ?? 0) - sizeOf(before) + (after ? sizeOf(after) : -1))
         return after
+      },
+
+      get: async (commentId) => {
+        const n = commentNumber(commentId)
+        const first = n === undefined ? undefined : startOf(starts, n)
+        return first === undefined ? undefined : (await segment(first)).comments.find((c) => c.id === commentId)
+      },
+
+      after: async (commentId, keep) => {
+        const n = commentNumber(commentId)
+        const from = n === undefined ? undefined : startOf(starts, n)
+        if (n === undefined || from === undefined) return []
+        const out: StoredComment[] = []
+        for (const first of starts) {
+          if (first < from) continue
+          for (const c of (await segment(first)).comments) if ((commentNumber(c.id) ?? 0) > n && keep(c)) out.push(c)
+        }
+        return out
       },
 
       commit: async () => {

@@ -1,17 +1,8 @@
 import { LRUCache } from 'lru-cache'
 import type { Storage } from 'unstorage'
 import { applyBeacon, type Beacon } from '../domain/analytics.js'
-import {
-  type CommentActor,
-  type CommentRequest,
-  isDeleted,
-  isOpenOn,
-  moderate,
-  ownerComment,
-  pageComment,
-  publicComment,
-  type StoredComment,
-} from '../domain/comments.js'
+import { isOnPage, isOpen, isReply, newestThreads } from '../domain/comment-threads.js'
+import { type CommentActor, type CommentRequest, isDeleted, moderate, ownerComment, pageComment, publicComment, type StoredComment } from '../domain/comments.js'
 import { applyReactionRequest, type ReactionRequest, type Reactions } from '../domain/reactions.js'
 import { type CommentBatch, type CommentLimits, CommentSegments } from './comment-segments.js'
 import type { FolioRepository } from './folio-repository.js'
@@ -19,7 +10,7 @@ import { GroupCommit, type Pending } from './group-commit.js'
 import type { KeyedMutex } from './keyed-mutex.js'
 import { keys } from './keys.js'
 import { readJson, writeJson } from './json-io.js'
-import { CommentForbiddenError, CommentNotFoundError } from './store-errors.js'
+import { CommentForbiddenError, CommentNotFoundError, InvalidReplyError } from './store-errors.js'
 import { type Analytics, type Comment, type CommentModeration, EMPTY_ANALYTICS } from '../domain/model.js'
 
 export type EngagementKind = 'comments' | 'reactions' | 'analytics'
@@ -91,15 +82,24 @@ export class EngagementRepository {
     return (await this.#comments.all(id)).map(ownerComment)
   }
 
-  /** A viewer's list: the newest `limit` comments that are not deleted (of one version, if given), oldest first. */
+  /**
+   * A viewer's list: the newest `limit` comments that are not deleted (threads made on one
+   * version, if given), oldest first. A deleted comment's replies go with it.
+   */
   async publicComments(id: string, options: { limit: number; versionId?: string }): Promise<Comment[]> {
-    const keep = (c: StoredComment) => !isDeleted(c) && (options.versionId === undefined || c.versionId === options.versionId)
-    return (await this.#comments.newest(id, options.limit, keep)).map(publicComment)
+    const top = (c: StoredComment) => !isDeleted(c) && (options.versionId === undefined || c.versionId === options.versionId)
+    return (await this.#threads(id, { limit: options.limit, top, reply: (c) => !isDeleted(c) })).map(publicComment)
   }
 
-  /** What the share page shows: the newest `limit` unresolved comments of the latest version. */
+  /** What the share page shows: the newest `limit` comments on the page of the latest version, with their open replies. */
   async openComments(id: string, latestVersionId: string, limit: number): Promise<Comment[]> {
-    return (await this.#comments.newest(id, limit, isOpenOn(latestVersionId))).map(pageComment)
+    return (await this.#threads(id, { limit, top: isOnPage(latestVersionId), reply: isOpen })).map(pageComment)
+  }
+
+  async #threads(id: string, options: Parameters<typeof newestThreads<StoredComment>>[0]): Promise<StoredComment[]> {
+    const threads = newestThreads<StoredComment>(options)
+    await this.#comments.scanNewest(id, (c) => threads.visit(c))
+    return threads.result()
   }
 
   /** How many comments the folio holds (soft-deleted included) and their bytes on disk. */
@@ -107,11 +107,22 @@ export class EngagementRepository {
     return this.#comments.size(id)
   }
 
-  /** Throws CommentLimitError when the folio is full; undefined when the folio is gone. */
+  /**
+   * Throws CommentLimitError when the folio is full, InvalidReplyError when parentId names no
+   * comment that can be answered; undefined when the folio is gone. An anchored comment starts
+   * anchored on the version it was made on.
+   */
   async addComment(id: string, input: NewComment, limits: CommentLimits, now?: number): Promise<Comment | undefined> {
-    const stored = await this.#changeComments(id, (batch) =>
-      batch.add((commentId) => ({ ...input, id: commentId, createdAt: new Date().toISOString(), resolved: false }), limits, now),
-    )
+    const stored = await this.#changeComments(id, async (batch) => {
+      if (input.parentId !== undefined) {
+        // Checked in the batch: a delete of the parent flushed before this cannot slip between.
+        const parent = await batch.get(input.parentId)
+        if (!parent || isDeleted(parent)) throw new InvalidReplyError(`parentId: ${input.parentId} is not a comment of this folio.`)
+        if (isReply(parent)) throw new InvalidReplyError(`parentId: ${input.parentId} is a reply itself: answer the comment it answers (${parent.parentId}).`)
+      }
+      const anchored = input.anchor ? { anchoredVersionId: input.versionId } : {}
+      return batch.add((commentId) => ({ ...input, ...anchored, id: commentId, createdAt: new Date().toISOString(), resolved: false }), limits, now)
+    })
     return stored && ownerComment(stored)
   }
 
@@ -128,6 +139,7 @@ export class EngagementRepository {
     moderation: CommentModeration,
   ): Promise<{ comment: Comment } | { removed: true } | undefined> {
     const after = await this.#changeComments(id, async (batch) => {
+      const before = await batch.get(commentId)
       const changed = await batch.update(commentId, (comment) => {
         const outcome = moderate(comment, request, actor, moderation)
         if ('refused' in outcome) {
@@ -136,10 +148,26 @@ export class EngagementRepository {
         }
         return outcome.comment
       })
+      if (before && !isReply(before)) await this.#followThread(batch, commentId, request, changed)
       return { changed }
     })
     if (!after) return undefined
     return after.changed ? { comment: actor.owner ? ownerComment(after.changed) : publicComment(after.changed) } : { removed: true }
+  }
+
+  /**
+   * A thread moves as one, in the same batch (one write): resolving or reopening its parent does
+   * the same to its replies; removing the parent for good removes them. A soft delete needs no
+   * write here: views leave out the replies of a deleted parent, and a restore brings them back.
+   */
+  async #followThread(batch: CommentBatch, parentId: string, request: CommentRequest, parent: StoredComment | undefined): Promise<void> {
+    const removed = parent === undefined
+    const resolved = request.kind === 'change' ? request.resolved : undefined
+    if (!removed && resolved === undefined) return
+    for (const reply of await batch.after(parentId, (c) => c.parentId === parentId)) {
+      if (removed) await batch.update(reply.id, () => undefined)
+      else if (reply.resolved !== resolved && !isDeleted(reply)) await batch.update(reply.id, (c) => ({ ...c, resolved: resolved! }))
+    }
   }
 
   /** Writes a folio's comments into segments (migrations: the folio has none yet). */

@@ -21,6 +21,7 @@ export {
   CommentLimitError,
   CommentNotFoundError,
   InvalidFilePathError,
+  InvalidReplyError,
   VersionConflictError,
   VersionNotFoundError,
 } from './store-errors.js'

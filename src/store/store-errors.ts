@@ -34,4 +34,7 @@ export class CommentLimitError extends Error {
 /** The folio's moderation setting (or an owner-only change) refuses this caller. */
 export class CommentForbiddenError extends Error {}
 
+/** A reply names no comment it can answer: missing, deleted, or itself a reply. */
+export class InvalidReplyError extends Error {}
+
 const formatMb = (bytes: number) => `${(bytes / 1024 / 1024).toLocaleString('en', { maximumFractionDigits: 1 })} MB`

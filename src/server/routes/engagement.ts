@@ -15,7 +15,7 @@ import { parseBeacon } from '../../domain/analytics.js'
 import { type CommentActor, type CommentRequest, hashAuthorToken, newAuthorToken } from '../../domain/comments.js'
 import { versionNumber } from '../../domain/ids.js'
 import type { FolioMeta } from '../../domain/model.js'
-import { CommentForbiddenError, CommentLimitError, CommentNotFoundError } from '../../store/index.js'
+import { CommentForbiddenError, CommentLimitError, CommentNotFoundError, InvalidReplyError } from '../../store/index.js'
 import { isTooSlow, readBodyBytes } from '../body.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../errors.js'
@@ -25,6 +25,7 @@ import { mountRoute } from '../route.js'
 const commentErrors = (error: unknown): never => {
   if (error instanceof CommentNotFoundError) throw fail(ERRORS.commentNotFound, error.message)
   if (error instanceof CommentForbiddenError) throw fail(ERRORS.forbidden, error.message)
+  if (error instanceof InvalidReplyError) throw fail(ERRORS.invalidBody, error.message)
   if (error instanceof CommentLimitError) {
     throw fail(
       ERRORS.commentLimitReached,
@@ -53,6 +54,7 @@ export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
   mountRoute(app, ctx, createComment, async ({ event, params, body, principal }) => {
     const { meta } = await requireViewable(ctx, event, params.id)
     if (!meta.allowComments) throw fail(ERRORS.commentsDisabled)
+    if (body.parentId !== undefined && body.anchor) throw fail(ERRORS.invalidBody, 'anchor: a reply has no anchor of its own, it shows under its parent. Send parentId or anchor, not both.')
     const n = versionNumber(body.versionId)
     const version = n !== undefined && n <= meta.head ? await folios.manifest(meta.id, n) : undefined
     if (!version) throw fail(ERRORS.invalidBody, `versionId: ${body.versionId} is not a version of this folio (latest is v${meta.head}).`)
