@@ -3,7 +3,7 @@ import { createComment, listComments, react, recordAnalytics } from '../src/api/
 import { deleteFolio, updateFolio } from '../src/api/files.js'
 import { folioEvents, getPublicFolio, verifyAccessKey } from '../src/api/sharing.js'
 import { uploadFile } from '../src/api/uploads.js'
-import { dashboardPage, rawFile, sharePage, viewerAsset } from '../src/api/viewer.js'
+import { dashboardPage, folioPage, rawFile, sharePage, viewerAsset } from '../src/api/viewer.js'
 import { contractPath } from '../src/client/index.js'
 import { useServer } from './helpers/use-server.js'
 
@@ -247,6 +247,10 @@ describe('pages and assets', () => {
     const home = await s.api.send(dashboardPage)
     expect(home.status).toBe(200)
     expect(home.headers.get('content-type')).toContain('text/html')
+    // A folio's own page is the same shell: it reads the id from its address (unknown ids say so there).
+    const folioHome = await s.api.send(folioPage, { params: { id: 'abc123' } })
+    expect(folioHome.status).toBe(200)
+    expect(folioHome.text).toBe(home.text)
     for (const [name, type] of [['share.js', 'text/javascript'], ['bridge.js', 'text/javascript'], ['share.css', 'text/css'], ['dashboard.js', 'text/javascript']]) {
       const res = await s.api.send(viewerAsset, { params: { asset: name! } })
       expect(res.status).toBe(200)

@@ -8,7 +8,7 @@ import { folioEvents, getPublicFolio, verifyAccessKey } from './sharing.js'
 import { getSyncManifest, syncFiles } from './sync.js'
 import { controlTunnel, getTunnel } from './tunnel.js'
 import { uploadBatch, uploadFile } from './uploads.js'
-import { dashboardPage, rawFile, renewFrame, sharePage, viewerAsset } from './viewer.js'
+import { dashboardPage, folioPage, rawFile, renewFrame, sharePage, viewerAsset } from './viewer.js'
 
 export * from './contract.js'
 export * as files from './files.js'
@@ -55,6 +55,7 @@ export const contracts = [
   listDesignSystems,
   getOpenApi,
   dashboardPage,
+  folioPage,
   sharePage,
   rawFile,
   viewerAsset,

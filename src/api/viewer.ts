@@ -9,8 +9,21 @@ export const dashboardPage = defineContract({
   method: 'GET',
   path: '/',
   tag: 'Pages',
-  summary: 'The local dashboard: every folio with its share link, views and reactions',
+  summary: "The local dashboard: every folio with its share link, views, reactions and the owner's actions, and the inbox of every comment",
   access: 'public',
+  response: { status: 200, description: 'HTML page', contentType: 'text/html' },
+  errors: [],
+})
+
+export const folioPage = defineContract({
+  operationId: 'folioPage',
+  method: 'GET',
+  path: '/folios/{id}',
+  tag: 'Pages',
+  summary: "The dashboard's page of one folio: its settings, versions and every comment",
+  description: 'The same page as the dashboard (it reads the id from its address and loads the folio through the API); an unknown id says so on the page.',
+  access: 'public',
+  params: z.object({ id: z.string() }),
   response: { status: 200, description: 'HTML page', contentType: 'text/html' },
   errors: [],
 })

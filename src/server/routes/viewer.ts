@@ -1,7 +1,7 @@
 import type { H3, H3Event } from 'h3'
 import { FastResponse } from 'srvx'
 import { ERRORS } from '../../api/errors.js'
-import { dashboardPage, rawFile, renewFrame, sharePage, viewerAsset } from '../../api/viewer.js'
+import { dashboardPage, folioPage, rawFile, renewFrame, sharePage, viewerAsset } from '../../api/viewer.js'
 import { PAGE_COMMENTS } from '../../api/engagement.js'
 import { compareFilePaths } from '../../domain/file-paths.js'
 import { escapeHtml } from '../../domain/html.js'
@@ -39,11 +39,14 @@ const PAGE_HEADERS = {
 export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
   const { folios, engagement } = ctx.store
 
-  mountRoute(app, ctx, dashboardPage, async () => {
+  // One shell for both: the page reads the folio id from its address and asks the API.
+  const dashboard = async () => {
     const page = await ctx.templates.asset('index.html')
     if (!page) throw fail(ERRORS.notFound)
     return new FastResponse(asBody(page.body), { headers: { ...PAGE_HEADERS, 'cache-control': 'no-cache' } })
-  })
+  }
+  mountRoute(app, ctx, dashboardPage, dashboard)
+  mountRoute(app, ctx, folioPage, dashboard)
 
   mountRoute(app, ctx, viewerAsset, async ({ event, params }) => {
     const asset = await ctx.templates.asset(params.asset)
