@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander'
 import { packageVersion } from '../version.js'
+import { registerComments } from './commands/comments.js'
 import { registerCreate } from './commands/create.js'
 import { registerKeys } from './commands/keys.js'
 import { registerLogin } from './commands/login.js'
@@ -37,6 +38,7 @@ Examples:
   $ folio create "Q3 review" --html deck.html --publish
   $ folio sync <id> ./site --watch           push every save
   $ folio status                             live views, reactions, comments and the tunnel
+  $ folio comments <id>                      open comments; resolve, delete, --watch for new ones
   $ folio <command> --help                   every option of a command, with examples
 
 Environment:
@@ -61,6 +63,7 @@ pointing elsewhere, pass that server's key with --key or FOLIO_API_KEY.`,
   registerLogin(program)
   registerCreate(program)
   registerReadCommands(program)
+  registerComments(program)
   registerUpload(program)
   registerSync(program)
   registerKeys(program)

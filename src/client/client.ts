@@ -34,6 +34,8 @@ export interface RequestInput<C extends Contract> {
   /** Last, so they may replace the key or the content type. */
   headers?: Record<string, string>
   timeoutMs?: number
+  /** Ends the request (and the reading of its body) when aborted; replaces the timeout, so an event stream can stay open. */
+  signal?: AbortSignal
 }
 
 /**
@@ -73,7 +75,7 @@ export function createClient(options: ClientOptions) {
     const init: RequestInit & { duplex?: 'half' } = { method: contract.method, headers: { ...auth, ...contentType, ...input.headers }, body }
     if (typeof ReadableStream !== 'undefined' && body instanceof ReadableStream) init.duplex = 'half'
     try {
-      return await fetch(url(contract, input.params, input.query as Record<string, unknown>), { ...init, signal: AbortSignal.timeout(timeoutMs) })
+      return await fetch(url(contract, input.params, input.query as Record<string, unknown>), { ...init, signal: input.signal ?? AbortSignal.timeout(timeoutMs) })
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause
       if ((error as Error).name === 'TimeoutError') throw new ServerUnreachableError(server, `no answer within ${Math.round(timeoutMs / 1000)} s`)

@@ -1,0 +1,98 @@
+import { createInterface } from 'node:readline/promises'
+import type { Command } from 'commander'
+import { deleteComment, resolveComment } from '../../api/engagement.js'
+import { ERRORS } from '../../api/errors.js'
+import { ApiClientError } from '../../client/index.js'
+import { openUrl } from '../../terminal/open-url.js'
+import { oneLine } from '../../tui/format.js'
+import { type InboxComment, isOpen, listText, readComments, threads } from '../comment-lines.js'
+import { type CliContext, shareUrl, withContext } from '../context.js'
+import { CliError } from '../errors.js'
+
+type Action = 'list' | 'resolve' | 'reopen' | 'delete' | 'restore'
+
+export interface CommentsOptions {
+  all?: boolean
+  open?: boolean | string
+  watch?: boolean
+  hard?: boolean
+  yes?: boolean
+}
+
+export default (id: string, action: Action, commentId: string | undefined, options: CommentsOptions, command: Command) =>
+  withContext(command, async (ctx) => {
+    checkOptions(id, action, commentId, options)
+    if (action !== 'list') return moderate(ctx, id, action, commentId!, options)
+    if (options.open !== undefined) await openSharePage(ctx, id, typeof options.open === 'string' ? options.open : undefined)
+    if (options.watch) {
+      const { watchComments } = await import('./comments-watch.js')
+      return watchComments(ctx, id, { all: Boolean(options.all) })
+    }
+    if (options.open !== undefined) return
+    const folio = await readComments(ctx.client, id)
+    const list = threads(folio.comments, options.all ? () => true : isOpen)
+    ctx.print(list.flatMap((t) => [t.root, ...t.replies]), () => listText(folio, list, Boolean(options.all)))
+  })
+
+function checkOptions(id: string, action: Action, commentId: string | undefined, options: CommentsOptions): void {
+  if (action === 'list' && commentId) throw new CliError(`${commentId}: folio comments ${id} lists every comment; to act on one, name the action first (folio comments ${id} resolve ${commentId}).`)
+  if (action !== 'list' && !commentId) throw new CliError(`folio comments ${id} ${action} needs the comment's id, e.g. folio comments ${id} ${action} c_1754550000000 (folio comments ${id} --all lists them).`)
+  if (action !== 'list' && (options.watch || options.all || options.open !== undefined)) throw new CliError(`--watch, --all and --open go with the list: folio comments ${id} --watch.`)
+  if ((options.hard || options.yes) && action !== 'delete') throw new CliError('--hard and --yes go with delete: folio comments <id> delete <commentId> --hard.')
+}
+
+async function openSharePage(ctx: CliContext, id: string, commentId: string | undefined): Promise<void> {
+  // The owner's view (preview): opening it counts no view, and a draft or private folio shows too.
+  const url = `${shareUrl(ctx, id)}?preview=1${commentId ? `#comment=${encodeURIComponent(commentId)}` : ''}`
+  const opened = ctx.json ? false : await openUrl(url)
+  // As folio open: exit 0 either way, the URL is the result and the browser a convenience.
+  ctx.print({ url, opened }, () => (opened ? `Opened ${url}` : `No browser could be opened (set BROWSER to choose one). Open this URL yourself:\n${url}`))
+}
+
+/** What the owner is told after each step, with the way back where there is one. */
+const DONE: Record<Exclude<Action, 'list'>, (what: string, id: string, commentId: string) => string> = {
+  resolve: (what) => `Resolved ${what}.`,
+  reopen: (what) => `Reopened ${what}.`,
+  delete: (what, id, commentId) => `Deleted ${what}: viewers no longer see it. folio comments ${id} restore ${commentId} brings it back.`,
+  restore: (what) => `Restored ${what}: viewers see it again.`,
+}
+
+async function moderate(ctx: CliContext, id: string, action: Exclude<Action, 'list'>, commentId: string, options: CommentsOptions): Promise<void> {
+  try {
+    if (action === 'delete' && options.hard) return await deleteForGood(ctx, id, commentId, Boolean(options.yes))
+    const change = action === 'resolve' ? { resolved: true } : action === 'reopen' ? { resolved: false } : { deleted: action === 'delete' }
+    const { comment } = await ctx.client.call(resolveComment, { params: { id }, body: { commentId, ...change } })
+    ctx.print(comment, () => DONE[action](`${commentId} (${describe(comment as InboxComment)})`, id, commentId))
+  } catch (error) {
+    throw unknownComment(error, id, commentId)
+  }
+}
+
+async function deleteForGood(ctx: CliContext, id: string, commentId: string, yes: boolean): Promise<void> {
+  const { comments } = await readComments(ctx.client, id)
+  const comment = comments.find((c) => c.id === commentId)
+  if (!comment) throw noSuchComment(id, commentId)
+  if (!yes) {
+    if (!process.stdin.isTTY || !process.stderr.isTTY) {
+      throw new CliError(`Nothing deleted: --hard removes ${commentId} for good, so confirm with --yes (or run it in a terminal to be asked).`)
+    }
+    const prompt = createInterface({ input: process.stdin, output: process.stderr })
+    const answer = await prompt.question(`Delete ${commentId} (${describe(comment)}) for good? This cannot be undone. [y/N] `).finally(() => prompt.close())
+    if (!/^y(es)?$/i.test(answer.trim())) {
+      ctx.note(`Nothing deleted. folio comments ${id} delete ${commentId} (without --hard) hides it from viewers instead.`)
+      return
+    }
+  }
+  await ctx.client.call(deleteComment, { params: { id }, query: { commentId } })
+  ctx.print({ success: true, commentId, removed: true }, () => `Deleted for good: ${commentId} (${describe(comment)})`)
+}
+
+const describe = (c: InboxComment) => `${oneLine(c.author || 'Guest', 20)}: “${oneLine(c.text, 50)}”`
+
+const noSuchComment = (id: string, commentId: string) =>
+  new CliError(`No comment ${commentId} on folio ${id} (deleted for good, or a typo?); folio comments ${id} --all lists them.`)
+
+/** The server's "Comment not found" names no folio: say which comment, and where the ids are. */
+function unknownComment(error: unknown, id: string, commentId: string): unknown {
+  return error instanceof ApiClientError && error.status === 404 && error.error === ERRORS.commentNotFound.error ? noSuchComment(id, commentId) : error
+}
