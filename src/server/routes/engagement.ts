@@ -65,6 +65,8 @@ export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
       .addComment(meta.id, { ...body, author: body.author || principal?.email || 'Guest', authorTokenHash: hash }, { maxComments: commentsPerFolio, maxBytes: commentBytesPerFolio })
       .catch(commentErrors)
     if (!comment) throw fail(ERRORS.projectNotFound)
+    // A pin made on a page open since before the latest version: bring it to that version.
+    if (comment.anchor && n !== meta.head) engagement.reanchor(meta.id)
     return { success: true, comment, authorToken: token }
   })
 
