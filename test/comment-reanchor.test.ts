@@ -169,7 +169,7 @@ describe('re-anchoring when a version lands', () => {
 
 describe('shutdown', () => {
   it('waits for re-anchoring: after a restart every pin stands on the new version', async () => {
-    const ts = await startTestServer({ config: { rateLimits: { comments: 10_000 } } })
+    const ts = await startTestServer({ config: { rateLimits: { comments: 10_000, reactions: 600, analytics: 600, public: 600, events: 120 } } })
     const api = testApi(ts.url)
     const many = REPORT_V1.replace('</main>', `${Array.from({ length: 300 }, (_, i) => `<p>Paragraph number ${i} says something</p>`).join('')}</main>`)
     const id = await api.create('Many pins', { 'index.html': many }, { status: 'published' })
