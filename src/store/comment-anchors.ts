@@ -1,4 +1,4 @@
-import { parsePage, type ParsedPage, relocate } from '../domain/anchor-match.js'
+import type { ParsedPage } from '../domain/anchor-match.js'
 import { isOpen, isReply, pinnedVersion } from '../domain/comment-threads.js'
 import type { StoredComment } from '../domain/comments.js'
 import { versionId, versionNumber } from '../domain/ids.js'
@@ -75,8 +75,11 @@ export class CommentAnchors {
       const pins = (await this.#options.comments(id))
         .filter((c) => c.anchor !== undefined && !isReply(c) && isOpen(c) && c.outdated !== true && pinnedVersion(c) !== latest)
         .slice(-this.#options.maxComments)
+      if (pins.length === 0) return await this.#options.apply(id, [])
+      // The parser and selector engine load with the first pin to look for, not at every start.
+      const match = await import('../domain/anchor-match.js')
       const moves: AnchorMove[] = []
-      const look = new Lookup(folios, id)
+      const look = new Lookup(folios, id, match)
       for (const c of pins) {
         // Parsing and searching are synchronous work: let requests through between pins.
         await new Promise((resolve) => setImmediate(resolve))
@@ -101,7 +104,7 @@ export class CommentAnchors {
     if (ref.s > REANCHOR_MAX_FILE_BYTES) return { anchoredVersionId: latest }
     const page = await look.page(ref.h)
     const previous = before && isHtml(c.filename, before) && before.s <= REANCHOR_MAX_FILE_BYTES ? await look.page(before.h) : undefined
-    const found = relocate(page, c.anchor!, previous)
+    const found = look.match.relocate(page, c.anchor!, previous)
     if (found.found) return { anchoredVersionId: latest, anchor: { ...c.anchor!, selector: found.selector } }
     // An element no version's HTML had (a script builds it) cannot be judged here: it goes forward.
     return found.judged ? { outdated: true } : { anchoredVersionId: latest }
@@ -118,6 +121,7 @@ class Lookup {
   constructor(
     readonly folios: FolioRepository,
     readonly id: string,
+    readonly match: typeof import('../domain/anchor-match.js'),
   ) {}
 
   manifest(n: number): Promise<VersionManifest | undefined> {
@@ -128,7 +132,7 @@ class Lookup {
 
   page(hash: string): Promise<ParsedPage> {
     let found = this.#pages.get(hash)
-    if (!found) this.#pages.set(hash, (found = this.folios.content(this.id, hash).then((bytes) => parsePage(bytes.toString('utf8')))))
+    if (!found) this.#pages.set(hash, (found = this.folios.content(this.id, hash).then((bytes) => this.match.parsePage(bytes.toString('utf8')))))
     return found
   }
 }
