@@ -19,7 +19,7 @@ const THREADS_PER_FOLIO = 20;
 const $ = (id) => document.getElementById(id);
 const els = {
   layout: $('layout'), folios: $('folios'), inbox: $('inbox'), inboxTitle: $('inbox-title'), inboxList: $('inbox-list'), filters: $('filters'),
-  error: $('error'), summary: $('summary'), updated: $('updated'), gate: $('key-gate'), gateWhy: $('key-why'), keyInput: $('key-input'),
+  error: $('error'), summary: $('summary'), jump: $('jump-inbox'), updated: $('updated'), gate: $('key-gate'), gateWhy: $('key-why'), keyInput: $('key-input'),
 };
 /** The folio of /folios/{id}, or undefined on the dashboard. */
 const folioId = (() => {
@@ -136,6 +136,7 @@ function renderDashboard() {
     cardCache.clear();
     els.folios.replaceChildren(emptyState());
     els.inbox.hidden = true;
+    els.jump.hidden = true;
     els.summary.textContent = '';
     return;
   }
@@ -145,6 +146,8 @@ function renderDashboard() {
   const open = folios.reduce((n, f) => n + counts(f).open, 0);
   const size = folios.reduce((n, f) => n + (Number(f._storageBytes) || 0), 0);
   els.summary.textContent = [plural(folios.length, 'folio'), plural(views, 'view'), plural(open, 'open comment'), bytes(size)].join(' · ');
+  els.jump.hidden = false;
+  els.jump.textContent = `Inbox: ${number.format(open)} open ↓`;
 }
 
 function renderFolioPage() {
