@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { getFolio } from '../src/api/files.js'
+import { getBrief, getFolio } from '../src/api/files.js'
 import { dashboardPage, folioPage } from '../src/api/viewer.js'
 import { ARTIFACTS, eventually, launchBrowser } from './helpers/browser.js'
 import { seedInbox } from './helpers/inbox-seed.js'
@@ -64,6 +64,10 @@ describe('the inbox on the dashboard', () => {
     const card = page.locator(`article.card[data-id="${deck}"]`)
     expect(await card.locator('.stat', { hasText: 'Comments' }).locator('dd').textContent()).toBe('4')
     expect(await card.locator('.stat', { hasText: 'Outdated' }).locator('dd').textContent()).toBe('1')
+    // …and the brief agrees: the same open comments, the same outdated one.
+    const brief = (await s.api.send(getBrief, { params: { id: deck } })).body
+    expect(brief.openComments).toHaveLength(4)
+    expect(brief.openComments.filter((x: { outdated?: boolean }) => x.outdated)).toHaveLength(1)
     await page.screenshot({ path: join(ARTIFACTS, 'inbox-desktop.png') })
     // Filters: only what is outdated, then only what is deleted.
     await page.getByRole('button', { name: /^Outdated/ }).click()
@@ -84,11 +88,15 @@ describe('the inbox on the dashboard', () => {
     await kpi.getByRole('button', { name: /^Resolve \(Bo/ }).click()
     await eventually(async () => (await commentOf(deck, c.kpi.id)).resolved === true, 'the resolve')
     await expect.poll(() => kpi.locator('.comment-head .badge').first().textContent()).toBe('Resolved')
+    // Resolving a thread resolves its replies.
+    expect((await commentOf(deck, c.reply.id)).resolved).toBe(true)
+    await expect.poll(() => item(page, c.reply.id).locator('.badge').textContent()).toBe('Resolved')
     // Focus stays on the same control, now the other way round.
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Reopen')
     await page.screenshot({ path: join(ARTIFACTS, 'inbox-resolved.png') })
     await kpi.getByRole('button', { name: /^Reopen \(Bo/ }).click()
     await eventually(async () => (await commentOf(deck, c.kpi.id)).resolved === false, 'the reopen')
+    expect((await commentOf(deck, c.reply.id)).resolved).toBe(false)
     await expect.poll(() => kpi.getByRole('button', { name: /^Resolve \(Bo/ }).isVisible()).toBe(true)
 
     // The owner's delete hides it from viewers; Undo in the message brings it back.

@@ -7,7 +7,7 @@ import { deleteFolio, getFolio } from '../src/api/files.js'
 import { runCli, spawnCli } from './helpers/cli.js'
 import { BIN, killHard, spawnServer } from './helpers/cli-process.js'
 import { testApi } from './helpers/api.js'
-import { seedInbox, storedComment, viewerComment } from './helpers/inbox-seed.js'
+import { seedInbox, viewerComment } from './helpers/inbox-seed.js'
 import { startTerminal, terminalBackend, waitForExit, waitForScreen } from './helpers/terminal.js'
 import { useServer } from './helpers/use-server.js'
 
@@ -70,7 +70,9 @@ describe('folio comments <id>', () => {
     expect(resolved.code).toBe(0)
     expect(resolved.stdout).toBe(`Resolved ${c.kpi.id} (Bo: “+31% needs a source”).\n`)
     expect((await commentOf(deck, c.kpi.id)).resolved).toBe(true)
+    expect((await commentOf(deck, c.reply.id)).resolved).toBe(true) // its thread goes with it
     expect((await cli(['comments', deck])).stdout).not.toContain(c.kpi.id)
+    expect((await cli(['comments', deck, '--all'])).stdout).toMatch(new RegExp(`^↳ ${c.reply.id}\\s+Ann\\s+v2\\s+resolved`, 'm'))
 
     const reopened = await cli(['comments', deck, 'reopen', c.kpi.id, '--json'])
     expect(reopened.json()).toMatchObject({ id: c.kpi.id, resolved: false })
@@ -175,7 +177,7 @@ describe('folio comments <id> --watch', () => {
       const line = JSON.parse(await watch.waitForLine((l) => l.includes(fresh.id)))
       expect(line).toMatchObject({ event: 'comment', comment: { id: fresh.id, text: 'Arrived live', author: 'Gus' } })
       // A reply (the server's stream tells the page; the owner's list says it is new).
-      const reply = await storedComment(s.ts, deck, { text: 'Thanks, fixed', author: 'Owner', versionId: 'v2', parentId: c.kpi.id })
+      const reply = await viewerComment(s.ts, deck, { text: 'Thanks, fixed', author: 'Owner', versionId: 'v2', parentId: c.kpi.id })
       expect(JSON.parse(await watch.waitForLine((l) => l.includes(reply.id))).comment.parentId).toBe(c.kpi.id)
       // Resolving is no new comment: nothing printed for it.
       await cli(['comments', deck, 'resolve', c.earlier.id])
@@ -198,7 +200,7 @@ describe('folio comments <id> --watch', () => {
       await watch.waitForLine((l) => l.startsWith('Watching “Text deck” for new comments.'))
       expect(watch.lines[0]).toMatch(/^ID\s+AUTHOR/)
       expect(watch.lines.some((l) => l.startsWith(c.kpi.id))).toBe(true)
-      const reply = await storedComment(s.ts, deck, { text: 'Source added', author: 'Ivy', versionId: 'v2', parentId: c.kpi.id })
+      const reply = await viewerComment(s.ts, deck, { text: 'Source added', author: 'Ivy', versionId: 'v2', parentId: c.kpi.id })
       expect(await watch.waitForLine((l) => l.includes(reply.id))).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d  Ivy replied to Bo: Source added  \\(${reply.id}\\)$`))
       const fresh = await viewerComment(s.ts, deck, { text: 'Nice deck', author: 'Jo', versionId: 'v2' })
       expect(await watch.waitForLine((l) => l.includes(fresh.id))).toMatch(/^\d\d:\d\d:\d\d {2}Jo on v2: Nice deck {2}\(c_\d+\)$/)

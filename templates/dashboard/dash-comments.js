@@ -1,32 +1,39 @@
 /*
- * What the dashboard counts and how it groups comments. The rules are the ones the share page
- * and the brief use (issue 9): "open" = not resolved and not deleted; "outdated" = open and its
- * element was not found in the newest version; "on the page" = open and anchored on the latest
- * version. Replies (parentId) belong to their thread's first comment.
+ * What the dashboard counts and how it groups comments: the rules of src/domain/comment-threads.ts
+ * (issue 9), which the share page, the brief and folio comments use too. "open" = not resolved
+ * and not deleted (a reply also needs its thread open); "outdated" = open and its element was
+ * not found in the newest version; "earlier" = open and pinned on an older version. Replies
+ * have no place of their own: they follow their thread's first comment.
  */
 
 export const isDeleted = (c) => Boolean(c.deletedAt);
 export const isOpen = (c) => !c.resolved && !isDeleted(c);
-export const isOutdated = (c) => isOpen(c) && c.outdated === true;
+export const isOutdated = (c) => isOpen(c) && c.outdated === true && !c.parentId;
 
-/** open | outdated | earlier (open, anchored on an older version) | resolved | deleted */
+/** open | outdated | earlier (open, pinned on an older version) | resolved | deleted */
 export function stateOf(c, latestVersionId) {
   if (isDeleted(c)) return 'deleted';
   if (c.resolved) return 'resolved';
+  if (c.parentId) return 'open';
   if (c.outdated) return 'outdated';
   if ((c.anchoredVersionId || c.versionId) !== latestVersionId) return 'earlier';
   return 'open';
 }
 
+/** The card's numbers; "open" is the number the brief gives (replies in resolved threads are not waiting). */
 export function counts(folio) {
+  const comments = folio.comments || [];
+  const byId = new Map(comments.map((c) => [c.id, c]));
   const n = { open: 0, outdated: 0, resolved: 0, deleted: 0, all: 0 };
-  for (const c of folio.comments || []) {
+  for (const c of comments) {
     n.all++;
     if (isDeleted(c)) n.deleted++;
     else if (c.resolved) n.resolved++;
     else {
+      const parent = c.parentId ? byId.get(c.parentId) : undefined;
+      if (parent && !isOpen(parent)) continue;
       n.open++;
-      if (c.outdated) n.outdated++;
+      if (isOutdated(c)) n.outdated++;
     }
   }
   return n;

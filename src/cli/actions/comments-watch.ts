@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { folioEvents } from '../../api/sharing.js'
 import { ApiClientError, readEventStream, ServerUnreachableError } from '../../client/index.js'
-import { arrivalLine, type InboxComment, isOpen, listText, readComments, threads } from '../comment-lines.js'
+import { isOpen } from '../../domain/comment-threads.js'
+import { arrivalLine, listText, readComments, threads } from '../comment-lines.js'
 import type { CliContext } from '../context.js'
 import { CliError } from '../errors.js'
 
@@ -38,7 +39,7 @@ export async function watchComments(ctx: CliContext, id: string, options: { all:
     for (const c of fresh) seen.add(c.id)
     if (first) {
       first = false
-      const list = threads(folio.comments, options.all ? () => true : isOpen)
+      const list = threads(folio.comments, options.all ? 'all' : 'open')
       ctx.print({ event: 'watching', id, comments: list.reduce((n, t) => n + 1 + t.replies.length, 0) }, () =>
         `${listText(folio, list, options.all)}\nWatching “${folio.title}” for new comments. Ctrl+C to stop.`,
       )

@@ -5,7 +5,8 @@ import { ERRORS } from '../../api/errors.js'
 import { ApiClientError } from '../../client/index.js'
 import { openUrl } from '../../terminal/open-url.js'
 import { oneLine } from '../../tui/format.js'
-import { type InboxComment, isOpen, listText, readComments, threads } from '../comment-lines.js'
+import type { Comment } from '../../domain/model.js'
+import { listText, readComments, threads } from '../comment-lines.js'
 import { type CliContext, shareUrl, withContext } from '../context.js'
 import { CliError } from '../errors.js'
 
@@ -30,7 +31,7 @@ export default (id: string, action: Action, commentId: string | undefined, optio
     }
     if (options.open !== undefined) return
     const folio = await readComments(ctx.client, id)
-    const list = threads(folio.comments, options.all ? () => true : isOpen)
+    const list = threads(folio.comments, options.all ? 'all' : 'open')
     ctx.print(list.flatMap((t) => [t.root, ...t.replies]), () => listText(folio, list, Boolean(options.all)))
   })
 
@@ -62,7 +63,7 @@ async function moderate(ctx: CliContext, id: string, action: Exclude<Action, 'li
     if (action === 'delete' && options.hard) return await deleteForGood(ctx, id, commentId, Boolean(options.yes))
     const change = action === 'resolve' ? { resolved: true } : action === 'reopen' ? { resolved: false } : { deleted: action === 'delete' }
     const { comment } = await ctx.client.call(resolveComment, { params: { id }, body: { commentId, ...change } })
-    ctx.print(comment, () => DONE[action](`${commentId} (${describe(comment as InboxComment)})`, id, commentId))
+    ctx.print(comment, () => DONE[action](`${commentId} (${describe(comment)})`, id, commentId))
   } catch (error) {
     throw unknownComment(error, id, commentId)
   }
@@ -87,7 +88,7 @@ async function deleteForGood(ctx: CliContext, id: string, commentId: string, yes
   ctx.print({ success: true, commentId, removed: true }, () => `Deleted for good: ${commentId} (${describe(comment)})`)
 }
 
-const describe = (c: InboxComment) => `${oneLine(c.author || 'Guest', 20)}: “${oneLine(c.text, 50)}”`
+const describe = (c: Comment) => `${oneLine(c.author || 'Guest', 20)}: “${oneLine(c.text, 50)}”`
 
 const noSuchComment = (id: string, commentId: string) =>
   new CliError(`No comment ${commentId} on folio ${id} (deleted for good, or a typo?); folio comments ${id} --all lists them.`)
