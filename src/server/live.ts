@@ -4,7 +4,7 @@ import { compareFilePaths } from '../domain/file-paths.js'
 import type { FolioStore } from '../store/index.js'
 
 export interface LiveEvent {
-  event: 'version' | 'comments' | 'reactions' | 'meta' | 'deleted' | 'revoked'
+  event: 'version' | 'comments' | 'reactions' | 'meta' | 'deleted' | 'revoked' | 'closing'
   data: object
 }
 
@@ -58,6 +58,15 @@ export class LiveUpdates {
       set.delete(subscriber)
       if (set.size === 0 && this.#subscribers.get(folioId) === set) this.#subscribers.delete(folioId)
     }
+  }
+
+  /**
+   * The server is stopping: every open stream is told to end now. An event stream is a request
+   * that never finishes by itself, so a graceful shutdown would otherwise wait out its whole
+   * grace period for open share pages; they reconnect once the server is back.
+   */
+  closeAll(): void {
+    for (const set of [...this.#subscribers.values()]) for (const subscriber of [...set]) subscriber({ event: 'closing', data: {} })
   }
 
   /** Number of open streams (for status screens). */

@@ -129,6 +129,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         // listhen's close: no new connections; idle ones close now, busy ones after their answer.
         const stopped = Promise.all([main.close(), new Promise<void>((resolve) => tunnelListener.close(() => resolve()))])
         tunnelListener.closeIdleConnections()
+        ctx.live.closeAll()
         await Promise.race([inFlight.drained(), sleep(15_000)])
         server.closeAllConnections()
         tunnelListener.closeAllConnections()

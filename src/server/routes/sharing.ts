@@ -111,6 +111,10 @@ export function registerSharingRoutes(app: H3, ctx: ServerContext): void {
     }
     const unsubscribe = ctx.live.subscribe(meta.id, async ({ event: name, data }) => {
       if (!open) return
+      if (name === 'closing') {
+        open = false
+        return void stream.close()
+      }
       if (name === 'deleted') return revoke('deleted')
       // Access is judged again before every event, not only on metadata events: a single PUT can
       // make a folio private or draft (or change its key) and add files at once, and a viewer who
