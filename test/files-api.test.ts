@@ -13,7 +13,7 @@ describe('POST /api/files', () => {
     const p = reply.body.project
     expect(p).toMatchObject({
       title: 'Quarterly review',
-      description: 'A multi-page HTML folio.',
+      description: 'A single-page HTML folio.',
       isPrivate: false,
       accessKey: '',
       allowComments: true,

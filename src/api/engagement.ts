@@ -202,7 +202,9 @@ export const ReactBody = named(
     increments: z
       .record(z.string(), z.unknown(), { error: ERRORS.invalidReactions.error })
       .optional()
-      .describe('Amounts to add atomically, e.g. {"👍": 1}: what a viewer clicking a reaction sends. From anyone but the owner, at most 1 per emoji'),
+      .describe(
+        'Amounts to add atomically, e.g. {"👍": 1}: what a viewer clicking a reaction sends; {"👍": -1} takes the click back (a count never goes below 0). From anyone but the owner, one step per emoji. Extension: clicks carrying the owner\'s credential (the workspace key, or the grant of the owner\'s preview) are answered with the counts and not counted',
+      ),
   }),
 )
 
@@ -239,7 +241,9 @@ export const recordAnalytics = defineContract({
   path: '/api/files/{id}/analytics',
   tag: 'Analytics',
   summary: 'A viewer beacon',
-  description: 'An empty or malformed body still answers success. Answered once the update is on disk.',
+  description:
+    "An empty or malformed body still answers success. Answered once the update is on disk. Extension: a beacon carrying the owner's credential (the workspace key, or the grant of the owner's preview) is the owner looking at their own folio: answered success, not recorded.",
+
   access: 'public',
   rateLimit: 'analytics',
   params: FolioIdParams,

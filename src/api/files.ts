@@ -44,7 +44,7 @@ export const CreateFolioBody = z.object({
   title: Title,
   initialHtml: z.string().optional().describe('A full HTML document, stored as index.html'),
   defaultFiles: FileMap.optional().describe('Map of filename to content (instead of initialHtml)'),
-  description: Description.optional(),
+  description: Description.optional().describe("Default: 'A multi-page HTML folio.' for several HTML pages, 'A single-page HTML folio.' for one, 'An HTML folio.' for none"),
   projectMode: ProjectMode.optional().describe('Default deck'),
   isPrivate: z.boolean().optional().describe('OSS: always false on create'),
   accessKey: AccessKey.optional(),

@@ -57,3 +57,15 @@ export function isOwner(ctx: ServerContext, event: H3Event, meta: FolioMeta): bo
   const principal = ctx.auth.resolveEvent(event, 'required')
   return principal !== undefined && principal !== DENIED && principal.workspaceId === meta.workspaceId
 }
+
+/**
+ * Whether a viewer write (a reaction click, an analytics beacon) is the owner looking at their
+ * own folio, which must not count: the request carries the owner's credential, the workspace key
+ * or the grant the owner's preview (`?preview`) set. The open local API alone is not that: in
+ * OSS every program and page on this machine is "the owner", and the share page in a normal tab
+ * sends no key, so someone trying their own published page counts like any viewer.
+ */
+export function isOwnersOwnView(grant: Grant | undefined): boolean {
+  // grantOf: a valid key is the owner's grant; else the access cookie, which ?preview sets.
+  return grant?.kind === 'owner'
+}

@@ -4,7 +4,7 @@ import { compareFilePaths } from '../domain/file-paths.js'
 import type { FolioStore } from '../store/index.js'
 
 export interface LiveEvent {
-  event: 'version' | 'comments' | 'reactions' | 'meta' | 'deleted'
+  event: 'version' | 'comments' | 'reactions' | 'meta' | 'deleted' | 'revoked'
   data: object
 }
 
@@ -12,26 +12,36 @@ type Subscriber = (event: LiveEvent) => void
 
 /**
  * Turns store changes into events for open share pages (Server-Sent Events). Work is done only
- * for folios somebody is watching; analytics beacons are not broadcast.
+ * for folios somebody is watching; analytics beacons are not broadcast. A folio's events go out
+ * in the order of the changes (a version before the comments re-anchored to it).
  */
 export class LiveUpdates {
   readonly #store: FolioStore
   readonly #subscribers = new Map<string, Set<Subscriber>>()
+  readonly #queues = new Map<string, Promise<void>>()
 
   constructor(store: FolioStore, log: (message: string, error?: unknown) => void) {
     this.#store = store
     const send = (id: string, make: () => Promise<LiveEvent[]>) => {
       if (!this.#subscribers.has(id)) return
-      make().then(
-        (events) => {
-          for (const subscriber of this.#subscribers.get(id) ?? []) for (const e of events) subscriber(e)
-        },
-        (error) => log(`Live update for ${id} failed`, error),
-      )
+      const deliver = () =>
+        make().then(
+          (events) => {
+            for (const subscriber of this.#subscribers.get(id) ?? []) for (const e of events) subscriber(e)
+          },
+          (error) => log(`Live update for ${id} failed`, error),
+        )
+      const queued = (this.#queues.get(id) ?? Promise.resolve()).then(deliver)
+      this.#queues.set(id, queued)
+      void queued.then(() => {
+        if (this.#queues.get(id) === queued) this.#queues.delete(id)
+      })
     }
     store.folios.onChange((id, change) => {
       if (change === 'deleted') send(id, async () => [{ event: 'deleted', data: {} }])
-      else if (change === 'versions') send(id, async () => [await this.#version(id), await this.#comments(id)])
+      // The comments follow once re-anchored to the new version (a new version only: an upload
+      // changes no pin): the engagement change below sends them.
+      else if (change === 'versions') send(id, async () => [await this.#version(id)])
       else send(id, async () => [await this.#meta(id)])
     })
     store.engagement.onChange((id, kind) => {

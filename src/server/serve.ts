@@ -54,8 +54,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const logger = options.logger ?? createLogger()
   const log = logProblemsTo(logger)
   const storeLog = logger.withTag('store')
-  const store = await openStore({ dataDir: options.dataDir, log: (m) => storeLog.info(m), warn: (m) => storeLog.warn(m) })
   const config = defaultConfig({ ...options.config, mode: options.mode })
+  const store = await openStore({ dataDir: options.dataDir, log: (m) => storeLog.info(m), warn: (m) => storeLog.warn(m), maxReanchored: config.limits.commentsPerFolio })
   // Listening on a name (serve --host folio.lan) makes that name one of the server's own.
   if (options.host && isIP(options.host) === 0) config.allowedHosts.push(options.host.toLowerCase())
   const keys = await new ApiKeys(store.settings, config.apiKey).load()

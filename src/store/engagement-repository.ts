@@ -1,9 +1,10 @@
 import { LRUCache } from 'lru-cache'
 import type { Storage } from 'unstorage'
 import { applyBeacon, type Beacon } from '../domain/analytics.js'
-import { isOnPage, isOpen, isReply, newestThreads } from '../domain/comment-threads.js'
+import { isOnPage, isOpen, isReply, newestThreads, pinnedVersion } from '../domain/comment-threads.js'
 import { type CommentActor, type CommentRequest, isDeleted, moderate, ownerComment, pageComment, publicComment, type StoredComment } from '../domain/comments.js'
 import { applyReactionRequest, type ReactionRequest, type Reactions } from '../domain/reactions.js'
+import { type AnchorMove, CommentAnchors } from './comment-anchors.js'
 import { type CommentBatch, type CommentLimits, CommentSegments } from './comment-segments.js'
 import type { FolioRepository } from './folio-repository.js'
 import { GroupCommit, type Pending } from './group-commit.js'
@@ -48,12 +49,21 @@ export class EngagementRepository {
   /** Reactions and analytics documents: a few hundred bytes each, weighed as they are. */
   readonly #documents = new LRUCache<string, object>({ maxSize: 8 * 1024 * 1024, sizeCalculation: (doc) => 64 + JSON.stringify(doc).length })
   readonly #listeners = new Set<(id: string, kind: EngagementKind) => void>()
+  readonly #anchors: CommentAnchors
 
-  constructor(storage: Storage, locks: KeyedMutex, folios: FolioRepository) {
+  constructor(storage: Storage, locks: KeyedMutex, folios: FolioRepository, options: { warn?: (message: string) => void; maxReanchored?: number } = {}) {
     this.#storage = storage
     this.#folios = folios
     this.#commit = new GroupCommit(locks)
     this.#comments = new CommentSegments(storage)
+    this.#anchors = new CommentAnchors({
+      folios,
+      comments: (id) => this.#comments.all(id),
+      apply: (id, moves) => this.#applyMoves(id, moves),
+      warn: options.warn ?? ((m) => console.warn(m)),
+      maxComments: options.maxReanchored ?? 1000,
+    })
+    folios.onNewVersion((id) => this.#anchors.schedule(id))
     folios.onChange((id, change) => {
       if (change !== 'deleted') return
       for (const kind of ['reactions', 'analytics'] as const) this.#documents.delete(`${id}#${kind}`)
@@ -70,9 +80,30 @@ export class EngagementRepository {
     for (const listener of this.#listeners) listener(id, kind)
   }
 
-  /** Resolves once every queued engagement write is on disk (shutdown). */
-  idle(): Promise<void> {
-    return this.#commit.idle()
+  /** Resolves once re-anchoring is done and every queued engagement write is on disk (shutdown). */
+  async idle(): Promise<void> {
+    await this.#anchors.idle()
+    await this.#commit.idle()
+  }
+
+  /** Brings the folio's pins to its latest version (after a comment made on an older one). */
+  reanchor(id: string): void {
+    this.#anchors.schedule(id)
+  }
+
+  /**
+   * Writes what re-anchoring found, in one batch; a pin changed since it was read (resolved,
+   * deleted, moved by a newer run) is left as it is. Open share pages hear about it either way.
+   */
+  async #applyMoves(id: string, moves: AnchorMove[]): Promise<void> {
+    if (moves.length === 0) return this.#notify(id, 'comments')
+    await this.#changeComments(id, async (batch) => {
+      for (const move of moves) {
+        const current = await batch.get(move.commentId)
+        const still = current && isOpen(current) && current.outdated !== true && pinnedVersion(current) === move.from && current.anchor?.selector === move.selector
+        if (still) await batch.update(move.commentId, (c) => ({ ...c, ...move.next }))
+      }
+    })
   }
 
   /* ---------- comments ---------- */

@@ -74,6 +74,7 @@ export class FolioRepository {
   readonly #packer: HistoryPacker
   readonly #trash: Trash
   readonly #listeners = new Set<(id: string, change: FolioChange) => void>()
+  readonly #versionListeners = new Set<(id: string) => void>()
 
   constructor(storage: Storage, blobs: BlobStore, locks: KeyedMutex, options: { warn?: (message: string) => void } = {}) {
     this.#storage = storage
@@ -89,6 +90,15 @@ export class FolioRepository {
   onChange(listener: (id: string, change: FolioChange) => void): () => void {
     this.#listeners.add(listener)
     return () => this.#listeners.delete(listener)
+  }
+
+  /**
+   * A new version landed (PUT with files, a restore, a sync patch): not an upload, which merges
+   * into the latest version and makes none. After the 'versions' change, under the folio lock.
+   */
+  onNewVersion(listener: (id: string) => void): () => void {
+    this.#versionListeners.add(listener)
+    return () => this.#versionListeners.delete(listener)
   }
 
   #emit(id: string, change: FolioChange): void {
@@ -301,6 +311,7 @@ export class FolioRepository {
     this.#metas.set(next.id, meta)
     this.#packer.tidyLater(next.id, meta.head, head, compactions, restored)
     this.#emit(next.id, 'versions')
+    for (const listener of this.#versionListeners) listener(next.id)
     return { meta, head }
   }
 

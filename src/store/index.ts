@@ -47,6 +47,8 @@ export interface OpenStoreOptions {
   log?: (message: string) => void
   /** Something wrong that the store worked around (damaged files left out of a list). */
   warn?: (message: string) => void
+  /** How many pins one re-anchoring run looks at, at most (the folio's comment ceiling). */
+  maxReanchored?: number
 }
 
 /** Opens (creating, migrating and recovering as needed) the flat-file store in `dataDir`. */
@@ -62,7 +64,7 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
     const locks = new KeyedMutex()
     const blobs = new BlobStore(storage)
     const folios = new FolioRepository(storage, blobs, locks, { warn })
-    const engagement = new EngagementRepository(storage, locks, folios)
+    const engagement = new EngagementRepository(storage, locks, folios, { warn, maxReanchored: options.maxReanchored })
     const views = new FolioViews(folios, engagement)
     const settings = new SettingsRepository(storage)
     await migrate({ dataDir, storage, folios, engagement, log })

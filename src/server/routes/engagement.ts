@@ -19,7 +19,7 @@ import { CommentForbiddenError, CommentLimitError, CommentNotFoundError, Invalid
 import { isTooSlow, readBodyBytes } from '../body.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../errors.js'
-import { isOwner, requireViewable } from '../folio-access.js'
+import { isOwner, isOwnersOwnView, requireViewable } from '../folio-access.js'
 import { mountRoute } from '../route.js'
 
 const commentErrors = (error: unknown): never => {
@@ -65,6 +65,8 @@ export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
       .addComment(meta.id, { ...body, author: body.author || principal?.email || 'Guest', authorTokenHash: hash }, { maxComments: commentsPerFolio, maxBytes: commentBytesPerFolio })
       .catch(commentErrors)
     if (!comment) throw fail(ERRORS.projectNotFound)
+    // A pin made on a page open since before the latest version: bring it to that version.
+    if (comment.anchor && n !== meta.head) engagement.reanchor(meta.id)
     return { success: true, comment, authorToken: token }
   })
 
@@ -95,15 +97,18 @@ export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
   for (const contract of [react, setReactions]) {
     mountRoute(app, ctx, contract, async ({ event, params, body }) => {
       if (!body.reactions && !body.increments) throw fail(ERRORS.invalidReactions, 'Send {"reactions": {"👍": 3}} to set counts or {"increments": {"👍": 1}} to add.')
-      const { meta } = await requireViewable(ctx, event, params.id)
-      const reactions = await engagement.react(meta.id, { set: body.reactions, add: body.increments, owner: isOwner(ctx, event, meta) })
+      const { meta, grant } = await requireViewable(ctx, event, params.id)
+      // The owner's own clicks (their preview, a request with the key) do not count; setting
+      // counts is the owner's to do, so that still applies.
+      const add = isOwnersOwnView(grant) ? undefined : body.increments
+      const reactions = add || body.reactions ? await engagement.react(meta.id, { set: body.reactions, add, owner: isOwner(ctx, event, meta) }) : await engagement.reactions(meta.id)
       if (!reactions) throw fail(ERRORS.projectNotFound)
       return { success: true, reactions }
     })
   }
 
   mountRoute(app, ctx, recordAnalytics, async ({ event, params }) => {
-    await requireViewable(ctx, event, params.id)
+    const { grant } = await requireViewable(ctx, event, params.id)
     // Spec: an empty or malformed body still answers success (as an empty beacon).
     let body: unknown
     try {
@@ -113,6 +118,8 @@ export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
       if (isTooSlow(error)) throw error
       body = undefined
     }
+    // The owner looking at their own folio is not a view: answered alike, nothing recorded.
+    if (isOwnersOwnView(grant)) return { success: true }
     if (!(await engagement.recordBeacon(params.id, parseBeacon(body)))) throw fail(ERRORS.projectNotFound)
     return { success: true }
   })

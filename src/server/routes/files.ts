@@ -1,14 +1,13 @@
 import type { H3 } from 'h3'
 import { ERRORS } from '../../api/errors.js'
 import { createFolio, deleteFolio, getFolio, listFolios, updateFolio } from '../../api/files.js'
+import { defaultDescription } from '../../domain/html.js'
 import { isFolioId } from '../../domain/ids.js'
 import { LOCAL_WORKSPACE } from '../auth.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../errors.js'
 import { authorOf, cachedFolio, requireFolio } from '../folio-access.js'
 import { JSON_CONTENT_TYPE, jsonText, mountRoute, requestTarget } from '../route.js'
-
-const DEFAULT_DESCRIPTION = 'A multi-page HTML folio.'
 
 /** GET/POST /api/files, GET/PUT/DELETE /api/files/{id} */
 export function registerFileRoutes(app: H3, ctx: ServerContext): void {
@@ -28,7 +27,7 @@ export function registerFileRoutes(app: H3, ctx: ServerContext): void {
       meta: {
         workspaceId: principal?.workspaceId ?? LOCAL_WORKSPACE,
         title: body.title,
-        description: body.description ?? DEFAULT_DESCRIPTION,
+        description: body.description ?? defaultDescription(Object.keys(files)),
         // Spec: in OSS a folio is never private on create (PUT may make it private later).
         isPrivate: ctx.config.mode === 'oss' ? false : (body.isPrivate ?? false),
         accessKey: body.accessKey ?? '',

@@ -1,6 +1,6 @@
 import { EventStream, type H3 } from 'h3'
 import { ERRORS } from '../../api/errors.js'
-import { folioEvents, getPublicFolio, verifyAccessKey } from '../../api/sharing.js'
+import { folioEvents, getPublicFolio, type RevokedReason, verifyAccessKey } from '../../api/sharing.js'
 import { PAGE_COMMENTS } from '../../api/engagement.js'
 import { compareFilePaths } from '../../domain/file-paths.js'
 import { isFolioId, versionId } from '../../domain/ids.js'
@@ -13,7 +13,7 @@ import { requireViewable } from '../folio-access.js'
 import { tooManyGuesses } from '../rate-limit.js'
 import { namesOneClient } from '../remote.js'
 import { clientAddress, JSON_CONTENT_TYPE, jsonText, mountRoute, requestTarget } from '../route.js'
-import { accessCookie, grantOf } from '../viewer-access.js'
+import { accessCookie, type Grant, grantOf } from '../viewer-access.js'
 
 /** GET/POST /api/files/{id}/public and the live event stream of a share page. */
 export function registerSharingRoutes(app: H3, ctx: ServerContext): void {
@@ -98,32 +98,46 @@ export function registerSharingRoutes(app: H3, ctx: ServerContext): void {
     const slot = ctx.streams.take(clientAddress(ctx, event))
     if ('refused' in slot) throw slot.refused
     const stream = new EventStream(event)
+    let open = true
     const send = (name: string, data: object) => void stream.push({ event: name, data: JSON.stringify(data) }).catch(() => {})
+    // The page is told why before the stream ends, so it takes the content off the screen at
+    // once instead of reconnecting into a 403 (issue 9).
+    const revoke = (reason: RevokedReason) => {
+      if (!open) return
+      open = false
+      send('revoked', { reason })
+      if (reason === 'deleted') send('deleted', {})
+      void stream.close()
+    }
     const unsubscribe = ctx.live.subscribe(meta.id, async ({ event: name, data }) => {
-      if (name === 'deleted') {
-        send(name, data)
-        void stream.close()
-        return
-      }
+      if (!open) return
+      if (name === 'deleted') return revoke('deleted')
       // Access is judged again before every event, not only on metadata events: a single PUT can
       // make a folio private or draft (or change its key) and add files at once, and a viewer who
       // may no longer see it must not receive its file list, comments or reactions.
       const now = await folios.get(meta.id)
-      if (!now || !(await ctx.viewerAccess.canView(now, grant))) {
-        void stream.close()
-        return
-      }
-      send(name, data)
+      if (!now) return revoke('deleted')
+      if (!(await ctx.viewerAccess.canView(now, grant))) return revoke(await revokedBecause(ctx, now, grant))
+      if (open) send(name, data)
     })
     // Headers go out with the first chunk: send one at once. Then keep proxies from timing out.
     void stream.pushComment('folio live updates').catch(() => {})
     const heartbeat = setInterval(() => void stream.pushComment('keep-alive').catch(() => {}), 25_000)
     heartbeat.unref()
     stream.onClosed(() => {
+      open = false
       clearInterval(heartbeat)
       unsubscribe()
       slot.release()
     })
     return stream
   })
+}
+
+/** Why a viewer holding `grant` may no longer see the folio as it is now. */
+async function revokedBecause(ctx: ServerContext, now: FolioMeta, grant: Grant | undefined): Promise<RevokedReason> {
+  if (now.status === 'draft') return 'draft'
+  // They had proved a key and the folio is still private: the key is not that one any more.
+  if (grant?.kind === 'key' && now.accessKey.trim() !== '' && grant.keyHash !== (await ctx.viewerAccess.fingerprint(now.accessKey))) return 'key-changed'
+  return 'private'
 }

@@ -55,7 +55,7 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
 
   mountRoute(app, ctx, sharePage, async ({ event, params, query }) => {
     const meta = isFolioId(params.id) ? await folios.get(params.id) : undefined
-    if (!meta) return renderShare(ctx, { id: params.id, title: 'Not found', view: 'missing' }, 404)
+    if (!meta) return renderShare(ctx, { id: params.id, title: 'Not found', view: 'missing' }, { status: 404, noindex: true })
     let grant = await grantOf(ctx, event, meta.id)
     let preview = false
     // The owner may preview a draft or private folio (in OSS the local API is open).
@@ -64,10 +64,12 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
       preview = true
       event.res.headers.append('set-cookie', await accessCookie(ctx.viewerAccess, meta.id, grant, event.url.protocol === 'https:'))
     }
+    // Search engines keep out of drafts and private folios, whoever opens them.
+    const noindex = meta.isPrivate || meta.status === 'draft'
     if (!(await ctx.viewerAccess.canView(meta, grant))) {
-      return renderShare(ctx, { id: meta.id, title: meta.title, description: meta.description, view: meta.status === 'draft' ? 'draft' : 'gate', api: `/api/files/${meta.id}` })
+      return renderShare(ctx, { id: meta.id, title: meta.title, description: meta.description, view: meta.status === 'draft' ? 'draft' : 'gate', api: `/api/files/${meta.id}` }, { noindex })
     }
-    return renderShare(ctx, await contentBoot(ctx, meta, grant, preview))
+    return renderShare(ctx, await contentBoot(ctx, meta, grant, preview), { noindex })
   })
 
   mountRoute(app, ctx, rawFile, async ({ event, params }) => {
@@ -138,15 +140,37 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
   }
 }
 
-async function renderShare(ctx: ServerContext, boot: { id: string; title: string; view: string } & Record<string, unknown>, status = 200) {
+async function renderShare(ctx: ServerContext, boot: { id: string; title: string; view: string; description?: unknown } & Record<string, unknown>, options: { status?: number; noindex: boolean }) {
   const template = await ctx.templates.asset('share.html')
   if (!template) throw fail(ERRORS.notFound)
   // One pass with a function: text written by owners or viewers (a title, a comment) can neither
-  // be taken for another placeholder nor expand as a replacement pattern ($', $&).
-  const values: Record<string, string> = { title: escapeHtml(boot.title), boot: jsonForScript({ api: `/api/files/${boot.id}`, ...boot }) }
-  const html = template.body.toString('utf8').replace(/\{\{(title|boot)\}\}/g, (_, name: string) => values[name]!)
+  // be taken for another placeholder nor expand as a replacement pattern ($', $&). The head tags
+  // go into the template first, with placeholders of their own, for the same reason.
+  const values: Record<string, string> = {
+    title: escapeHtml(boot.title),
+    description: escapeHtml(previewText(typeof boot.description === 'string' ? boot.description : '')),
+    boot: jsonForScript({ api: `/api/files/${boot.id}`, ...boot }),
+  }
+  const head = [
+    '<meta property="og:title" content="{{title}}">',
+    values.description ? '<meta property="og:description" content="{{description}}">' : '',
+    options.noindex ? '<meta name="robots" content="noindex">' : '',
+  ].filter(Boolean)
+  const html = injectIntoHead(template.body.toString('utf8'), head.join('\n  ')).replace(/\{\{(title|description|boot)\}\}/g, (_, name: string) => values[name]!)
   // no-store: the page may carry a signed, short-lived frame link.
-  return new FastResponse(html, { status, headers: { ...PAGE_HEADERS, 'cache-control': 'no-store' } })
+  return new FastResponse(html, { status: options.status ?? 200, headers: { ...PAGE_HEADERS, 'cache-control': 'no-store' } })
+}
+
+/** A description as a link preview shows it: one line, at most 300 characters. */
+function previewText(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return flat.length > 300 ? `${flat.slice(0, 299)}…` : flat
+}
+
+/** Puts tags at the end of the template's head (before its first </head>), else at the start. */
+function injectIntoHead(html: string, tags: string): string {
+  const at = html.toLowerCase().indexOf('</head>')
+  return at === -1 ? tags + html : `${html.slice(0, at)}  ${tags}\n${html.slice(at)}`
 }
 
 /** The frame loading a page (not a script, image or fetch of it): browsers say so in Sec-Fetch-Dest. */
