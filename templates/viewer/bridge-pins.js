@@ -276,6 +276,7 @@
   function focus(id, { navigated = false } = {}) {
     const entry = drawn.get(String(id));
     if (!entry) return;
+    if (stale) place(); // the pins came with this message: find their elements first
     // The slide its element is on now, named the way this deck names slides; else where it was made.
     const slide = entry.el ? ns.anchors.slideIndexOf(entry.el, ns.anchors.slideState().slides) : undefined;
     const hash = (slide !== undefined && ns.anchors.hashForSlide(slide, location.hash || entry.pin.anchor?.hash)) || entry.pin.anchor?.hash;
@@ -292,7 +293,11 @@
     }
     const r = entry.button.getBoundingClientRect();
     const outside = r.bottom < 0 || r.top > innerHeight || r.right < 0 || r.left > innerWidth;
-    if (outside) {
+    // Scrolled away, or hidden in a scroll container: bring the element into view (never on a
+    // slide the deck does not show: scrolling its box would shift the slide).
+    const { active } = ns.anchors.slideState();
+    const elsewhere = slide !== undefined && active !== undefined && slide !== active;
+    if ((outside || entry.button.hidden) && !elsewhere) {
       const smooth = !matchMedia('(prefers-reduced-motion: reduce)').matches;
       (entry.el || entry.button).scrollIntoView({ block: 'center', inline: 'nearest', behavior: smooth ? 'smooth' : 'auto' });
     }

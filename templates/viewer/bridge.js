@@ -157,8 +157,24 @@
     return selector ? { selector, top: Math.round(scroller.scrollTop), left: Math.round(scroller.scrollLeft) } : undefined;
   }
 
-  /** Tells the share page the hash, slide and scroll positions when they changed. */
+  // At most every 200 ms (an animated page mutates on every frame), and once more after the last.
+  let lastReport = 0;
+  let reportTimer = null;
   function reportWhere() {
+    const wait = lastReport + 200 - Date.now();
+    if (wait > 0) {
+      reportTimer ??= setTimeout(() => {
+        reportTimer = null;
+        reportWhere();
+      }, wait);
+      return;
+    }
+    lastReport = Date.now();
+    tellWhere();
+  }
+
+  /** Tells the share page the hash, slide and scroll positions when they changed. */
+  function tellWhere() {
     const where = {
       hash: location.hash,
       slide: ns.anchors?.slideState().active,
