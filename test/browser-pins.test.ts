@@ -122,6 +122,29 @@ describe('pins on a long document with a table', () => {
     await closePage(desk)
     await closePage(phone)
   })
+
+  it('hide while their element cannot be seen: a closed <details>, scrolled away in its box', async () => {
+    const id = await publish('Status report', documentPage())
+    const page = await openPage(browser, s.api.url(sharePage, { id }), DESKTOP, pageErrors)
+    const frame = await folioFrame(page)
+    const METHOD = 'details.appendix p'
+    const LINE = '.log p:nth-child(2)'
+    await frame.locator('details.appendix summary').click()
+    const onMethod = await pin(page, id, METHOD, 'Which billing system?')
+    await expectPinOn(page, onMethod.id, METHOD)
+    await frame.locator('details.appendix summary').click()
+    await expectPinHidden(page, onMethod.id, METHOD)
+    await frame.locator('details.appendix summary').click()
+    await expectPinOn(page, onMethod.id, METHOD)
+
+    const onLine = await pin(page, id, LINE, 'What changed on the 2nd?')
+    await expectPinOn(page, onLine.id, LINE)
+    await frame.locator('.log').evaluate((box) => { box.scrollTop = box.scrollHeight })
+    await expectPinHidden(page, onLine.id, LINE)
+    await frame.locator('.log').evaluate((box) => { box.scrollTop = 0 })
+    await expectPinOn(page, onLine.id, LINE)
+    await closePage(page)
+  })
 })
 
 describe('pins on a chart dashboard', () => {

@@ -84,8 +84,11 @@ ${rows.map((r) => `<tr>${r.map((c, i) => `<td data-label="${['Project', 'Owner',
   const sections = ['Summary', 'Customers', 'Revenue', 'Costs', 'Hiring', 'Risks'].map(
     (title) => `<h2>${title}</h2><p>${PARAGRAPH}</p><p>${PARAGRAPH}</p><p>${PARAGRAPH}</p>`,
   )
+  const changes = Array.from({ length: 14 }, (_, i) => `<p>2026-10-${String(i + 1).padStart(2, '0')}: ${['Prices', 'Copy', 'Figures', 'Owners'][i % 4]} updated.</p>`).join('')
+  const extras = `<h2>Changelog</h2><div class="log">${changes}</div>
+<details class="appendix"><summary>Appendix: method</summary><p>Numbers are from the billing system, taken on the first working day of the month.</p></details>`
   // A new version may move the table from the end of the report to its start.
-  const body = options.movedTable ? [table, ...sections] : [...sections, table]
+  const body = options.movedTable ? [table, ...sections, extras] : [...sections, table, extras]
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Status report</title><style>
   body { margin: 0; font: 17px/1.6 Georgia, serif; color: #212529; }
@@ -93,6 +96,8 @@ ${rows.map((r) => `<tr>${r.map((c, i) => `<td data-label="${['Project', 'Owner',
   h1 { font: 700 34px/1.2 system-ui, sans-serif; } h2 { font: 650 22px/1.3 system-ui, sans-serif; margin-top: 40px; }
   table { width: 100%; border-collapse: collapse; font: 15px/1.4 system-ui, sans-serif; }
   th, td { text-align: left; padding: 10px 8px; border-bottom: 1px solid #dee2e6; }
+  .log { max-height: 150px; overflow: auto; border: 1px solid #dee2e6; border-radius: 8px; padding: 0 12px; font-size: 15px; }
+  details { margin-top: 24px; } summary { cursor: pointer; font-weight: 600; }
   @media (max-width: 600px) {
     thead { display: none; }
     table, tbody, tr, td { display: block; width: 100%; box-sizing: border-box; }
