@@ -69,7 +69,6 @@ describe('a new version', () => {
     await frame.locator('table.projects').waitFor()
     await frame.evaluate(() => window.scrollTo(0, 2400))
     await expect.poll(() => frame.evaluate(() => Math.round(scrollY))).toBe(2400)
-    await new Promise((r) => setTimeout(r, 300)) // the bridge tells the page where it is on the next frame
     await newVersion(id, documentPage().replace('Status report, October', 'Status report, November'))
     await expect.poll(async () => (await folioFrame(page)).evaluate(() => document.querySelector('h1')?.textContent), { timeout: 10_000 }).toBe('Status report, November')
     await expect.poll(async () => (await folioFrame(page)).evaluate(() => Math.round(scrollY))).toBe(2400)
@@ -123,7 +122,7 @@ describe('a folio withdrawn from an open share page', () => {
     await (await folioFrame(page)).locator('.slide.active').waitFor()
     await pressInFolio(page, 'ArrowRight', 'ArrowRight', 'ArrowRight')
     await expect.poll(() => activeSlide(page)).toBe(4)
-    await new Promise((r) => setTimeout(r, 200)) // where the viewer is reaches the page on the next frame
+    await new Promise((r) => setTimeout(r, 250)) // the bridge tells the page where the viewer is at most every 200 ms
 
     const started = Date.now()
     await s.api.send(updateFolio, { params: { id }, body: { status: 'draft' } })

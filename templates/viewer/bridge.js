@@ -254,6 +254,11 @@
       case 'restore':
         restore(data.scroll);
         break;
+      case 'where?':
+        // A new version is about to replace this page: where the viewer is, now, unthrottled.
+        lastWhere = '';
+        tellWhere();
+        break;
       case 'base':
         if (typeof data.base === 'string' && data.base.startsWith('/v/') && data.base.endsWith('/')) freshBase = data.base;
         break;

@@ -55,7 +55,7 @@ export function renderContent(app, boot) {
   const ui = {};
   // A fresh frame token refused (access withdrawn): share-access.js asks what happened.
   const frameAccess = createFrameAccess(boot, { onRevoked: () => view.access.check() });
-  const view = { app, boot, state, ui, toBridge, toast, loadFrame, frameAccess, stop };
+  const view = { app, boot, state, ui, toBridge, toast, loadFrame, askWhere, frameAccess, stop };
   view.moderation = createModeration(view);
   view.history = createCommentHistory(view);
   view.threads = createThreads(view);
@@ -96,7 +96,7 @@ export function renderContent(app, boot) {
 
   // From bridge.js: ready {file, width, height} · resize {width, height}
   // · click {x, y, selector, elementHtml, file, anchor, clientX, clientY} · mode-exit · pin-click {id}
-  // · where {file, hash, slide, scroll} · pin-slides {slides: {id: slide}} · key {key: 'Escape'}
+  // · where {file, hash, slide, scroll} (also the answer to where?) · pin-slides {slides: {id: slide}} · key {key: 'Escape'}
   // · navigate {id, hash}
   // From the server's page for a frame token that ran out: expired {path}
   window.addEventListener('message', (event) => {
@@ -123,6 +123,7 @@ export function renderContent(app, boot) {
           const slideChanged = data.slide !== state.where?.slide;
           state.where = { file: data.file, hash: typeof data.hash === 'string' ? data.hash : '', slide: data.slide, scroll: data.scroll };
           if (slideChanged) view.comments.render(); // the list marks the slide on screen
+          for (const answered of whereAsked.splice(0)) answered();
         }
         break;
       case 'pin-slides':
@@ -158,6 +159,25 @@ export function renderContent(app, boot) {
   });
 
   frameAccess.onChange((base) => toBridge({ type: 'base', base }));
+
+  // The bridge says where the viewer is at most every 200 ms: before a new version replaces the
+  // page, ask it now (a page without the bridge, an image, does not answer: then what we have).
+  const whereAsked = [];
+  function askWhere() {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        const i = whereAsked.indexOf(answered);
+        if (i !== -1) whereAsked.splice(i, 1);
+        resolve();
+      }, 150);
+      const answered = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      whereAsked.push(answered);
+      toBridge({ type: 'where?' });
+    });
+  }
 
   // The frame went to a page with a token that ran out (a script navigated, a form was sent):
   // the same page again under a fresh one. Never in a loop: a third time within a minute stops.

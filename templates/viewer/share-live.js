@@ -21,11 +21,13 @@ export function startLive(view) {
       if (!state.closed) fn(data);
     });
 
-    on('version', ({ latestVersionId, activeFileList }) => {
+    on('version', async ({ latestVersionId, activeFileList }) => {
       if (!latestVersionId || latestVersionId === state.latestVersionId) return;
       state.latestVersionId = latestVersionId;
       if (Array.isArray(activeFileList)) state.files = activeFileList;
       view.composer.close();
+      await view.askWhere();
+      if (state.closed || state.latestVersionId !== latestVersionId) return; // gone, or a newer one came
       const stays = state.files.includes(state.currentFile);
       const where = stays && state.where?.file === state.currentFile ? state.where : {};
       // The pins stay until the `comments` event after this one says where the server found
