@@ -10,6 +10,9 @@
  */
 
 const REFRESH_AFTER_MS = 400;
+// GET /comments shares the viewer's rate limit with posting comments: a busy folio must not use
+// it up, so at most one fetch every few seconds.
+const REFRESH_EVERY_MS = 3000;
 const LIST_LIMIT = 500;
 
 export const isOpen = (c) => !c.resolved && !c.deletedAt;
@@ -64,6 +67,7 @@ export function createCommentHistory(view) {
   let timer = null;
   let inFlight = false;
   let again = false;
+  let lastFetch = 0;
 
   async function fetchAll() {
     if (state.closed) return;
@@ -72,6 +76,7 @@ export function createCommentHistory(view) {
       return;
     }
     inFlight = true;
+    lastFetch = Date.now();
     try {
       const res = await fetch(`${boot.api}/comments?limit=${LIST_LIMIT}`, { credentials: 'same-origin', cache: 'no-store' });
       if (res.ok) {
@@ -95,7 +100,7 @@ export function createCommentHistory(view) {
   /** Soon, once: several changes in a row cost one request. */
   function refresh() {
     clearTimeout(timer);
-    timer = setTimeout(fetchAll, REFRESH_AFTER_MS);
+    timer = setTimeout(fetchAll, Math.max(REFRESH_AFTER_MS, lastFetch + REFRESH_EVERY_MS - Date.now()));
   }
 
   return { refresh, now: fetchAll, stop: () => clearTimeout(timer) };
