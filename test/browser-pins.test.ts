@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listComments } from '../src/api/engagement.js'
@@ -94,6 +95,45 @@ describe('pins on a 5-slide deck', () => {
     await expectPinOn(desk, onCell.id, CELL)
     await closePage(desk)
     await closePage(phone)
+  })
+})
+
+describe('slides told apart', () => {
+  const REVEAL_LIKE = `<!doctype html><html><head><style>
+    .reveal .slides > section { display: none; } .reveal .slides > section.present { display: block; }
+  </style></head><body><div class="reveal"><div class="slides">
+    <section class="present"><h2>Intro</h2></section><section class="future"><h2>Plan</h2><p id="plan">Ship in May</p></section>
+  </div></div><script>
+    addEventListener('keydown', (e) => {
+      if (e.key !== 'ArrowRight') return
+      const all = [...document.querySelectorAll('.slides > section')]
+      const i = all.findIndex((s) => s.classList.contains('present'))
+      all.forEach((s, n) => { s.className = n === i + 1 ? 'present' : n < i + 1 ? 'past' : 'future' })
+    })
+  </script></body></html>`
+  // Shown by the hash alone: no class marks the slide on screen.
+  const HASH_ONLY = `<!doctype html><html><body><section><h2>One</h2></section><section><h2>Two</h2><p id="two">Second</p></section>
+    <script>const show = () => document.querySelectorAll('section').forEach((s, i) => { s.hidden = i !== (parseInt(location.hash.slice(1), 10) || 1) - 1 })
+    addEventListener('hashchange', show); show()</script></body></html>`
+
+  it('records the slide of the starter deck, a reveal.js-like deck and a deck known by its hash', async () => {
+    const starter = (await readFile(new URL('../templates/starters/deck.html', import.meta.url), 'utf8')).replaceAll('{{title}}', 'Starter')
+    const cases = [
+      { html: starter, go: async (page: Page) => pressInFolio(page, 'ArrowRight', 'ArrowRight'), target: '.slide:nth-of-type(3) h2', slide: 2 },
+      { html: REVEAL_LIKE, go: async (page: Page) => pressInFolio(page, 'ArrowRight'), target: '#plan', slide: 1 },
+      { html: HASH_ONLY, go: async (page: Page) => (await folioFrame(page)).evaluate(() => { location.hash = '#2' }), target: '#two', slide: 1 },
+    ]
+    for (const { html, go, target, slide } of cases) {
+      const id = await publish('Deck', html)
+      const page = await openPage(browser, s.api.url(sharePage, { id }), DESKTOP, pageErrors)
+      await (await folioFrame(page)).locator('section').first().waitFor({ state: 'attached' })
+      await go(page)
+      await (await folioFrame(page)).locator(target).waitFor({ state: 'visible' })
+      const c = await pin(page, id, target, 'On this slide')
+      expect(c.anchor?.slide, target).toBe(slide)
+      await expectPinOn(page, c.id, target)
+      await closePage(page)
+    }
   })
 })
 
