@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createComment, getReactions, listComments } from '../src/api/engagement.js'
-import { getFolio } from '../src/api/files.js'
+import { getBrief, getFolio } from '../src/api/files.js'
 import { sharePage } from '../src/api/viewer.js'
 import type { Comment } from '../src/domain/model.js'
 import { eventually, launchBrowser } from './helpers/browser.js'
@@ -69,6 +69,7 @@ describe('threads', () => {
     // Their own reply they may delete; it counts as an open comment.
     await expect.poll(() => theirs.locator('.replies .thread-actions button').allTextContents()).toEqual(['Delete'])
     await expect.poll(() => other.locator('button.count-button').getAttribute('aria-label')).toBe('2 comments: show list')
+    expect((await s.api.send(getBrief, { params: { id } })).body.openComments).toHaveLength(2) // the brief counts alike
 
     // The author's page: the reply under the comment in the list, and in the pin's tooltip.
     await author.locator('button.count-button').click()

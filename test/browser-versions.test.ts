@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createComment, listComments } from '../src/api/engagement.js'
-import { updateFolio } from '../src/api/files.js'
+import { getBrief, updateFolio } from '../src/api/files.js'
 import { sharePage } from '../src/api/viewer.js'
 import type { Comment } from '../src/domain/model.js'
 import { eventually, launchBrowser } from './helpers/browser.js'
@@ -110,6 +110,7 @@ describe('a new version', () => {
     await expect.poll(async () => (await folioFrame(page)).evaluate(() => document.querySelector('folio-pins')?.getAttribute('data-pin-count')), { timeout: 10_000 }).toBe('0')
     await expect.poll(() => page.locator('#comments-panel .thread.outdated').getAttribute('data-thread')).toBe(onCell.id)
     expect(await page.locator('button.count-button').getAttribute('aria-label')).toBe('1 comment: show list')
+    expect((await s.api.send(getBrief, { params: { id } })).body.openComments).toHaveLength(1) // the brief counts alike
     await shot(page, 'version-outdated')
     await closePage(page)
   })
