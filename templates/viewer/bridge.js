@@ -2,9 +2,15 @@
  * folio bridge — injected into every HTML file of a folio shown inside the share page's iframe.
  *
  * The iframe is sandboxed without allow-same-origin, so the share page cannot touch this document:
- * everything (where the viewer clicked, which file is shown, where pins go) crosses via postMessage.
- * It is a classic script (not a module) because it is injected into arbitrary author HTML, possibly
- * in <head>, and must read document.currentScript synchronously.
+ * everything (where the viewer clicked, which file, slide and scroll position are shown, where
+ * pins go) crosses via postMessage. It is a classic script (not a module) because it is injected
+ * into arbitrary author HTML, possibly in <head>, and must read document.currentScript
+ * synchronously; module scripts could not be loaded from this opaque origin without CORS.
+ *
+ * Its parts are classic scripts too, loaded from here in order, that register on one namespace
+ * (a symbol-keyed, non-enumerable property of window): bridge-anchors.js (what an anchor names,
+ * slides, visibility) and bridge-pins.js (drawing the pins). This file: messages, comment mode,
+ * where the viewer is (hash, slide, scroll), links under a fresh frame token.
  */
 (() => {
   'use strict';
@@ -14,19 +20,19 @@
 
   const script = document.currentScript || document.querySelector('script[data-folio-base]');
   if (!script) return;
+  const NS = Symbol.for('folio.bridge');
+  if (window[NS]) return; // the page carries the bridge twice: one is enough
+  const ns = {};
+  Object.defineProperty(window, NS, { value: ns });
 
   // The share page lives on the server origin; ours is opaque ("null"), so we name the target
   // explicitly: a folio that navigates its frame elsewhere cannot make us talk to a stranger.
   const serverOrigin = new URL(script.src, location.href).origin;
   const basePath = new URL(script.dataset.folioBase || '/', location.href).pathname;
-
-  const PIN_Z = '2147483646';
+  const PARTS = ['bridge-anchors.js', 'bridge-pins.js'];
   const MAX_HTML = 2000;
 
   let commenting = false;
-  let pins = [];
-  let host = null; // <folio-pins> element holding the shadow root
-  let layer = null; // positioned container inside the shadow root
   let cursorStyle = null;
   let lastSize = { width: 0, height: 0 };
 
@@ -53,125 +59,20 @@
       // The parent went away (navigation): nothing to tell.
     }
   }
+  ns.post = post;
+  ns.isOwn = (el) => el.localName === 'folio-pins';
 
   function docSize() {
     const el = document.documentElement;
     return { width: el.scrollWidth, height: el.scrollHeight };
   }
 
-  /* ---------- pins ---------- */
-
-  const PIN_CSS = `
-    :host { all: initial; }
-    .layer { position: absolute; inset: 0 auto auto 0; width: 0; height: 0; pointer-events: none;
-      font: 13px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
-    .pin { position: absolute; pointer-events: auto; transform: translate(-50%, -50%);
-      width: 26px; height: 26px; border-radius: 50%; border: 2px solid #fff;
-      background: #3b5bdb; color: #fff; font: 600 12px/22px system-ui, sans-serif; text-align: center;
-      padding: 0; cursor: pointer; box-shadow: 0 2px 6px rgba(0,0,0,.35); transition: transform .15s; }
-    .pin:hover, .pin:focus-visible { transform: translate(-50%, -50%) scale(1.15); z-index: 2; }
-    .pin:focus-visible { outline: 3px solid #ffd43b; outline-offset: 2px; }
-    .pin.flash { animation: flash 1.4s ease-out 1; z-index: 3; }
-    @keyframes flash {
-      0%, 60% { box-shadow: 0 0 0 0 rgba(59,91,219,.9), 0 2px 6px rgba(0,0,0,.35); }
-      30% { box-shadow: 0 0 0 14px rgba(59,91,219,0), 0 2px 6px rgba(0,0,0,.35); }
-      100% { box-shadow: 0 2px 6px rgba(0,0,0,.35); } }
-    .tip { position: absolute; left: 30px; top: -6px; width: max-content; max-width: 260px;
-      background: #1b1e24; color: #f1f3f5; border-radius: 8px; padding: 8px 10px; text-align: left;
-      font-weight: 400; box-shadow: 0 6px 20px rgba(0,0,0,.3); display: none; white-space: pre-wrap;
-      overflow-wrap: anywhere; }
-    .pin.left .tip { left: auto; right: 30px; }
-    .tip b { display: block; font-weight: 600; margin-bottom: 2px; }
-    .pin:hover .tip, .pin:focus .tip, .pin.flash .tip { display: block; }
-    @media (prefers-reduced-motion: reduce) { .pin, .pin.flash { transition: none; animation: none; } }
-  `;
-
-  function ensureLayer() {
-    if (host && host.isConnected) return;
-    host = document.createElement('folio-pins');
-    // Inline !important: the folio's own CSS may style unknown elements or use * selectors.
-    for (const [k, v] of Object.entries({
-      position: 'absolute', top: '0', left: '0', width: '0', height: '0', margin: '0', padding: '0',
-      border: '0', display: 'block', overflow: 'visible', 'pointer-events': 'none', 'z-index': PIN_Z,
-    })) host.style.setProperty(k, v, 'important');
-    host.setAttribute('aria-label', 'Comment pins');
-    const root = host.attachShadow({ mode: 'open' }); // open: tests and tools may inspect the pins
-    const style = document.createElement('style');
-    style.textContent = PIN_CSS;
-    layer = document.createElement('div');
-    layer.className = 'layer';
-    root.append(style, layer);
-    // On <html> rather than <body>: a positioned body with margins would offset the pins.
-    document.documentElement.appendChild(host);
-  }
-
-  function renderPins() {
-    ensureLayer();
-    const { width, height } = docSize();
-    layer.replaceChildren();
-    for (const p of pins) {
-      const pin = document.createElement('button');
-      pin.type = 'button';
-      pin.className = 'pin' + (p.x > 60 ? ' left' : '');
-      pin.dataset.commentId = p.id;
-      pin.style.left = (p.x / 100) * width + 'px';
-      pin.style.top = (p.y / 100) * height + 'px';
-      pin.setAttribute('aria-label', `Comment ${p.n} by ${p.author || 'Guest'}: ${p.text}`);
-      pin.textContent = String(p.n);
-      const tip = document.createElement('span');
-      tip.className = 'tip';
-      tip.setAttribute('aria-hidden', 'true'); // the aria-label already says it
-      const who = document.createElement('b');
-      who.textContent = p.author || 'Guest';
-      tip.append(who, document.createTextNode(p.text));
-      pin.appendChild(tip);
-      pin.addEventListener('click', (e) => {
-        e.stopPropagation();
-        post({ type: 'pin-click', id: p.id });
-      });
-      layer.appendChild(pin);
-    }
-    host.setAttribute('data-pin-count', String(pins.length));
-  }
-
-  function focusPin(id) {
-    if (!layer) return;
-    const pin = [...layer.querySelectorAll('.pin')].find((el) => el.dataset.commentId === String(id));
-    if (!pin) return;
-    const smooth = !matchMedia('(prefers-reduced-motion: reduce)').matches;
-    pin.scrollIntoView({ block: 'center', inline: 'center', behavior: smooth ? 'smooth' : 'auto' });
-    pin.classList.remove('flash');
-    void pin.offsetWidth; // restart the animation when the same pin is focused twice
-    pin.classList.add('flash');
-    setTimeout(() => pin.classList.remove('flash'), 1600);
-  }
-
   /* ---------- comment mode ---------- */
-
-  function selectorFor(el) {
-    if (!(el instanceof Element)) return 'body';
-    const uniqueId = (node) =>
-      node.id && document.querySelectorAll('#' + CSS.escape(node.id)).length === 1;
-    const parts = [];
-    for (let node = el; node; node = node.parentElement) {
-      if (node === document.body) { parts.unshift('body'); break; }
-      if (node === document.documentElement) { parts.unshift('html'); break; }
-      if (uniqueId(node)) { parts.unshift('#' + CSS.escape(node.id)); break; }
-      let i = 1;
-      for (let s = node.previousElementSibling; s; s = s.previousElementSibling) {
-        if (s.localName === node.localName) i++;
-      }
-      parts.unshift(`${node.localName}:nth-of-type(${i})`);
-    }
-    return parts.join(' > ');
-  }
 
   const pct = (v, total) =>
     total > 0 ? Math.round(Math.min(100, Math.max(0, (v / total) * 100)) * 100) / 100 : 0;
 
-  function isOwnPin(event) {
-    return host !== null && event.composedPath().includes(host);
-  }
+  const isOwnPin = (event) => event.composedPath().some((n) => n instanceof Element && ns.isOwn(n));
 
   function onClick(event) {
     if (isOwnPin(event)) return; // pins stay usable while commenting
@@ -188,13 +89,15 @@
       pageY = clientY + scrollY;
     }
     const { width, height } = docSize();
+    const anchor = ns.anchors?.make(target, clientX, clientY);
     post({
       type: 'click',
       x: pct(pageX, width),
       y: pct(pageY, height),
-      selector: selectorFor(target),
+      selector: anchor?.selector ?? 'body',
       elementHtml: (target.outerHTML || '').slice(0, MAX_HTML),
       file,
+      anchor,
       // Where in the frame's viewport it happened, so the parent can put its form next to it.
       clientX: Math.round(clientX),
       clientY: Math.round(clientY),
@@ -208,12 +111,18 @@
     event.stopImmediatePropagation();
   }
 
-  function onKey(event) {
+  function onCommentKey(event) {
     if (event.key !== 'Escape') return;
     event.preventDefault();
     event.stopImmediatePropagation();
     setCommenting(false);
     post({ type: 'mode-exit' });
+  }
+
+  // Out of comment mode, Esc is the folio's first (its own dialog may close); if it leaves the
+  // key alone, the share page gets it (to close its panel) as if focus were there.
+  function onKey(event) {
+    if (event.key === 'Escape' && !commenting && !event.defaultPrevented) post({ type: 'key', key: 'Escape' });
   }
 
   const SWALLOWED = ['pointerdown', 'pointerup', 'mousedown', 'mouseup', 'dblclick', 'auxclick', 'submit'];
@@ -223,7 +132,7 @@
     commenting = on;
     const method = on ? 'addEventListener' : 'removeEventListener';
     window[method]('click', onClick, true);
-    window[method]('keydown', onKey, true);
+    window[method]('keydown', onCommentKey, true);
     for (const type of SWALLOWED) window[method](type, swallow, true);
     if (on) {
       cursorStyle = document.createElement('style');
@@ -233,6 +142,74 @@
       cursorStyle?.remove();
       cursorStyle = null;
     }
+  }
+
+  /* ---------- where the viewer is: kept by the share page across a new version ---------- */
+
+  let lastWhere = '';
+  let scroller = null; // the element the viewer last scrolled, when it is not the page
+  const selectors = new WeakMap();
+
+  function scrollerState() {
+    if (!scroller || !scroller.isConnected || !ns.anchors) return undefined;
+    let selector = selectors.get(scroller);
+    if (selector === undefined) selectors.set(scroller, (selector = ns.anchors.selectorFor(scroller)));
+    return selector ? { selector, top: Math.round(scroller.scrollTop), left: Math.round(scroller.scrollLeft) } : undefined;
+  }
+
+  // At most every 200 ms (an animated page mutates on every frame), and once more after the last.
+  let lastReport = 0;
+  let reportTimer = null;
+  function reportWhere() {
+    const wait = lastReport + 200 - Date.now();
+    if (wait > 0) {
+      reportTimer ??= setTimeout(() => {
+        reportTimer = null;
+        reportWhere();
+      }, wait);
+      return;
+    }
+    lastReport = Date.now();
+    tellWhere();
+  }
+
+  /** Tells the share page the hash, slide and scroll positions when they changed. */
+  function tellWhere() {
+    const where = {
+      hash: location.hash,
+      slide: ns.anchors?.slideState().active,
+      scroll: { x: Math.round(scrollX), y: Math.round(scrollY), box: scrollerState() },
+    };
+    const key = JSON.stringify(where);
+    if (key === lastWhere) return;
+    lastWhere = key;
+    post({ type: 'where', file, ...where });
+  }
+  ns.afterLayout = reportWhere;
+
+  /** Back where the viewer was on the previous version (the hash came with the URL). */
+  function restore(scroll) {
+    if (!scroll || typeof scroll !== 'object') return;
+    const apply = () => {
+      if (Number.isFinite(scroll.x) && Number.isFinite(scroll.y)) window.scrollTo(scroll.x, scroll.y);
+      const box = scroll.box;
+      if (box && typeof box.selector === 'string') {
+        let el = null;
+        try {
+          el = document.querySelector(box.selector);
+        } catch {
+          // not a selector any more: the page keeps its own scroll
+        }
+        if (el) {
+          el.scrollTop = Number(box.top) || 0;
+          el.scrollLeft = Number(box.left) || 0;
+          scroller = el;
+        }
+      }
+    };
+    apply();
+    // Late images and fonts make the page taller: once they are in, the same place again.
+    if (document.readyState !== 'complete') window.addEventListener('load', apply, { once: true });
   }
 
   /* ---------- a fresh frame token for links ---------- */
@@ -269,11 +246,18 @@
         setCommenting(Boolean(data.commenting));
         break;
       case 'pins':
-        pins = Array.isArray(data.pins) ? data.pins : [];
-        if (document.documentElement) renderPins();
+        ns.pins?.set(data.pins);
         break;
       case 'focus':
-        focusPin(data.id);
+        ns.pins?.focus(data.id);
+        break;
+      case 'restore':
+        restore(data.scroll);
+        break;
+      case 'where?':
+        // A new version is about to replace this page: where the viewer is, now, unthrottled.
+        lastWhere = '';
+        tellWhere();
         break;
       case 'base':
         if (typeof data.base === 'string' && data.base.startsWith('/v/') && data.base.endsWith('/')) freshBase = data.base;
@@ -290,15 +274,21 @@
       const size = docSize();
       if (size.width === lastSize.width && size.height === lastSize.height) return;
       lastSize = size;
-      if (pins.length) renderPins(); // positions are percentages of the document size
       post({ type: 'resize', ...size });
     });
   }
 
   function start() {
     window.addEventListener('click', onLinkClick, true);
+    window.addEventListener('keydown', onKey);
+    document.addEventListener('scroll', (event) => {
+      if (event.target instanceof Element) scroller = event.target;
+      else if (scrollY || scrollX) scroller = null; // the page itself scrolls
+    }, { capture: true, passive: true });
+    ns.pins?.start();
     lastSize = docSize();
     post({ type: 'ready', file, ...lastSize });
+    reportWhere();
     if ('ResizeObserver' in window) {
       const ro = new ResizeObserver(onResize);
       ro.observe(document.documentElement);
@@ -309,9 +299,26 @@
     window.addEventListener('load', onResize);
   }
 
-  if (document.readyState === 'loading') {
-    document.addEventListener('DOMContentLoaded', start, { once: true });
-  } else {
-    start();
+  /** The parts, in order, as classic scripts (async false keeps the order); then start. */
+  function loadParts() {
+    let left = PARTS.length;
+    const done = () => {
+      if (--left > 0) return;
+      if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start, { once: true });
+      else start();
+    };
+    for (const name of PARTS) {
+      const part = document.createElement('script');
+      part.src = new URL(name, script.src).href;
+      part.async = false;
+      // Gone from the folio's DOM once run; a part that fails to load leaves the pins out, no more.
+      part.onload = part.onerror = () => {
+        part.remove();
+        done();
+      };
+      (document.head || document.documentElement).appendChild(part);
+    }
   }
+
+  loadParts();
 })();

@@ -1,11 +1,11 @@
 /* The share page's one way of talking to the API. */
 
-/** POSTs JSON with the page's cookies; resolves to the response and its JSON body (or null). */
-export async function postJson(url, body) {
+/** Sends JSON (or nothing) with the page's cookies; resolves to the response and its JSON body (or null). */
+export async function requestJson(url, { method = 'POST', body, headers = {} } = {}) {
   const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
+    method,
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
     credentials: 'same-origin',
   });
   let data = null;
@@ -16,3 +16,6 @@ export async function postJson(url, body) {
   }
   return { res, data };
 }
+
+/** POSTs JSON with the page's cookies; resolves to the response and its JSON body (or null). */
+export const postJson = (url, body) => requestJson(url, { body });

@@ -1,9 +1,12 @@
 /*
  * Comments on the folio: the pins drawn inside the frame (by bridge.js), the panel that lists
- * them, and comment mode (the toggle in the bar; a click in the folio then opens the form).
+ * them (share-comment-list.js, each thread by share-thread.js), and comment mode (the toggle in
+ * the bar; a click in the folio then opens the form). What shows where: share-comment-sets.js.
  */
 
 import { svg } from './icons.js';
+import { pageGroups, renderList } from './share-comment-list.js';
+import { commentSets } from './share-comment-sets.js';
 import { ago, h } from './ui.js';
 
 export function createComments(view) {
@@ -19,52 +22,58 @@ export function createComments(view) {
     'aria-controls': 'comments-panel', onclick: () => setPanel(ui.panel.hidden),
   }, svg('chat'), ui.countLabel);
 
+  ui.historyToggle = h('input', {
+    type: 'checkbox', id: 'show-history',
+    onchange: () => {
+      state.showHistory = ui.historyToggle.checked;
+      view.history.refresh();
+      render();
+    },
+  });
   ui.list = h('ol', { class: 'comment-list' });
   ui.panel = h('aside', { class: 'panel', id: 'comments-panel', hidden: true, 'aria-labelledby': 'panel-title' },
     h('div', { class: 'panel-head' },
       h('h2', { id: 'panel-title' }, 'Comments'),
       h('button', { class: 'icon-button', type: 'button', 'aria-label': 'Close comments', onclick: () => setPanel(false) },
         svg('close'))),
+    h('label', { class: 'history-toggle', for: 'show-history' }, ui.historyToggle, 'Show earlier versions and resolved'),
     ui.list);
 
-  const commentsOnFile = () => state.comments.filter((c) => c.filename === state.currentFile);
+  let lastPins = '';
 
   function render() {
-    const n = state.comments.length;
+    const sets = commentSets(state);
+    const n = sets.openCount;
     ui.countLabel.textContent = String(n);
     ui.countButton.setAttribute('aria-label', `${n} comment${n === 1 ? '' : 's'}: show list`);
     ui.commentToggle.hidden = !state.allowComments;
 
-    const numbers = new Map(commentsOnFile().map((c, i) => [c.id, i + 1]));
-    view.toBridge({
-      type: 'pins',
-      // A presentation shows the folio as authored: no pins over the slides.
-      pins: state.presenting ? [] : commentsOnFile().map((c, i) => ({
-        n: i + 1, id: c.id, x: Number(c.x) || 0, y: Number(c.y) || 0,
-        author: c.author || 'Guest', text: c.text,
-      })),
-    });
+    const groups = pageGroups(sets.page, state.currentFile, state.pinSlides);
+    const onScreen = groups.filter((g) => g.file === state.currentFile).flatMap((g) => g.threads);
+    const numbers = new Map(onScreen.map((t, i) => [t.comment.id, i + 1]));
+    sendPins(onScreen, numbers);
+    renderList(view, ui.list, { sets, groups, numbers, currentSlide: state.where?.slide });
+  }
 
-    if (!n) {
-      ui.list.replaceChildren(h('li', { class: 'empty' },
-        state.allowComments
-          ? 'No comments yet. Turn on “Comment” and click anywhere in the folio.'
-          : 'No comments.'));
-      return;
-    }
-    ui.list.replaceChildren(...state.comments.map((c) => {
-      const num = numbers.get(c.id);
-      return h('li', {},
-        h('button', {
-          class: 'comment', type: 'button', 'data-id': c.id, onclick: () => focusComment(c),
-          'aria-label': `${num ? `Comment ${num}` : `Comment on ${c.filename}`} by ${c.author || 'Guest'}, ${ago(c.createdAt)}: ${c.text}`,
-        },
-        h('span', { class: 'comment-head', 'aria-hidden': 'true' },
-          num ? h('span', { class: 'num' }, String(num)) : h('span', { class: 'file' }, c.filename),
-          h('span', { class: 'author' }, c.author || 'Guest'),
-          h('time', { datetime: c.createdAt, 'data-ago': c.createdAt }, ago(c.createdAt))),
-        h('span', { class: 'text', 'aria-hidden': 'true' }, c.text)));
+  function sendPins(threads, numbers) {
+    // A presentation shows the folio as authored: no pins over the slides.
+    const pins = state.presenting ? [] : threads.map(({ comment: c, replies }) => ({
+      n: numbers.get(c.id), id: c.id, x: Number(c.x) || 0, y: Number(c.y) || 0,
+      anchor: c.anchor && typeof c.anchor === 'object' ? c.anchor : undefined,
+      author: c.author || 'Guest', text: c.text,
+      replies: replies.filter((r) => !r.resolved || c.resolved).map((r) => ({ author: r.author || 'Guest', text: r.text })),
     }));
+    // Sent again only when they changed: the bridge redraws on a new list.
+    const key = JSON.stringify(pins);
+    if (key === lastPins) return;
+    lastPins = key;
+    view.toBridge({ type: 'pins', pins });
+  }
+
+  /** A new frame (page, version) has no pins yet: the next render sends them whatever they are. */
+  function framesChanged() {
+    lastPins = '';
+    render();
   }
 
   /** "5 minutes ago" stays true while the page is open. */
@@ -77,7 +86,7 @@ export function createComments(view) {
   function focusComment(comment) {
     if (comment.filename !== state.currentFile && state.files.includes(comment.filename)) {
       state.pendingFocus = comment.id; // sent once the bridge of that page says ready
-      view.loadFrame(comment.filename);
+      view.loadFrame(comment.filename, null, { hash: comment.anchor?.hash || '' });
     } else {
       view.toBridge({ type: 'focus', id: comment.id });
     }
@@ -98,6 +107,7 @@ export function createComments(view) {
     if (!comment?.id || state.comments.some((c) => c.id === comment.id)) return; // SSE may win the race
     state.comments = [...state.comments, comment];
     render();
+    view.history.refresh();
   }
 
   function setPanel(open, { focusList = true } = {}) {
@@ -120,5 +130,5 @@ export function createComments(view) {
     else view.composer.close();
   }
 
-  return { render, keepTimesFresh, highlightListItem, add, setPanel, setCommenting };
+  return { render, framesChanged, keepTimesFresh, focusComment, highlightListItem, add, setPanel, setCommenting };
 }

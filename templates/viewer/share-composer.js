@@ -1,6 +1,7 @@
 /*
  * The new-comment form: it opens next to the spot clicked in the folio (marked on the stage),
- * remembers the viewer's name in this browser, and posts the comment with where it was made.
+ * remembers the viewer's name in this browser, and posts the comment with where it was made:
+ * the page percentages x/y (the fallback the API defines) and the anchor the bridge made.
  */
 
 import { postJson } from './post-json.js';
@@ -8,7 +9,7 @@ import { h } from './ui.js';
 
 const AUTHOR_KEY = 'folio.author';
 
-function storedAuthor() {
+export function storedAuthor() {
   try {
     return localStorage.getItem(AUTHOR_KEY) || '';
   } catch {
@@ -16,12 +17,31 @@ function storedAuthor() {
   }
 }
 
-function rememberAuthor(name) {
+export function rememberAuthor(name) {
   try {
     if (name) localStorage.setItem(AUTHOR_KEY, name);
     else localStorage.removeItem(AUTHOR_KEY);
   } catch {
     /* see storedAuthor */
+  }
+}
+
+/**
+ * Posts a new comment (or a reply: body.parentId) and keeps its author token in this browser;
+ * resolves to {comment} or {error} (a sentence for the viewer).
+ */
+export async function postComment(view, body) {
+  try {
+    const { res, data } = await postJson(`${view.boot.api}/comments`, body);
+    if (res.ok && data?.success) {
+      view.moderation.remember(data.comment?.id, data.authorToken);
+      view.comments.add(data.comment);
+      return { comment: data.comment };
+    }
+    if (res.status === 429) return { error: 'Slow down a little' };
+    return { error: data?.message || data?.error || `Could not post the comment (HTTP ${res.status}).` };
+  } catch {
+    return { error: 'Could not reach the server. Try again.' };
   }
 }
 
@@ -118,23 +138,16 @@ export function createComposer(view) {
       x: click.x, y: click.y, selector: click.selector, elementHtml: click.elementHtml,
     };
     if (author) body.author = author; // absent → the server names the viewer "Guest"
+    if (click.anchor && typeof click.anchor === 'object') body.anchor = click.anchor;
     p.submit.disabled = true;
     p.error.textContent = '';
-    try {
-      const { res, data } = await postJson(`${boot.api}/comments`, body);
-      if (res.ok && data?.success) {
-        view.comments.add(data.comment);
-        close({ refocus: true });
-        view.toast('Comment posted');
-      } else if (res.status === 429) {
-        p.error.textContent = 'Slow down a little';
-      } else {
-        p.error.textContent = data?.message || data?.error || `Could not post the comment (HTTP ${res.status}).`;
-      }
-    } catch {
-      p.error.textContent = 'Could not reach the server. Try again.';
-    } finally {
-      p.submit.disabled = false;
+    const { comment, error } = await postComment(view, body);
+    p.submit.disabled = false;
+    if (comment) {
+      close({ refocus: true });
+      view.toast('Comment posted');
+    } else {
+      p.error.textContent = error;
     }
   }
 

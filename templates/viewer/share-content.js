@@ -6,45 +6,64 @@
  * are created in does not matter.
  */
 
+import { createAccess, takePlace } from './share-access.js';
 import { startAnalytics } from './share-analytics.js';
+import { createCommentHistory } from './share-comment-sets.js';
 import { createComments } from './share-comments.js';
 import { createComposer } from './share-composer.js';
 import { createFrameAccess } from './share-frame.js';
 import { startLive } from './share-live.js';
+import { createModeration } from './share-moderation.js';
 import { createPresentation } from './share-presentation.js';
 import { createReactions } from './share-reactions.js';
+import { createThreads } from './share-thread.js';
 import { h } from './ui.js';
 
 const encodePath = (path) => path.split('/').map(encodeURIComponent).join('/');
 
 export function renderContent(app, boot) {
+  // The same folio loaded again (republished, unlocked with a new key): back where the viewer was.
+  const files = boot.activeFileList || [];
+  const entry = boot.entry || 'index.html';
+  const place = takePlace(boot);
+  const startFile = place && files.includes(place.file) ? place.file : entry;
   const state = {
     title: boot.title || 'Untitled folio',
     allowComments: boot.allowComments !== false,
     presentationOnly: Boolean(boot.presentationModeOnly),
     isPrivate: boot.isPrivate, // may be absent from boot: then the first meta event sets it
     latestVersionId: boot.latestVersionId,
-    files: boot.activeFileList || [],
-    entry: boot.entry || 'index.html',
-    currentFile: boot.entry || 'index.html',
-    comments: Array.isArray(boot.comments) ? boot.comments : [],
+    files,
+    entry,
+    currentFile: startFile,
+    comments: Array.isArray(boot.comments) ? boot.comments : [], // on the page (the server's list)
+    allComments: null, // every comment this viewer may see, once fetched (share-comment-sets.js)
+    showHistory: false,
     reactions: { ...(boot.reactions || {}) },
     commenting: false,
     pendingFocus: null, // comment id to focus once another file has loaded
     draft: null, // the click being commented on
+    where: null, // {file, hash, slide, scroll} as the bridge last said
+    pinSlides: {}, // comment id → the slide its element is on now (the file on screen)
+    restore: place?.scroll ?? null, // scroll to give the next page that says ready
     presenting: false,
     closed: false,
+    withdrawn: false,
   };
 
   document.body.className = 'content-page';
   const ui = {};
-  // Access was withdrawn (a new key, unpublished): the server decides what this viewer sees now.
-  const frameAccess = createFrameAccess(boot, { onRevoked: () => location.reload() });
-  const view = { app, boot, state, ui, toBridge, toast, loadFrame, frameAccess };
+  // A fresh frame token refused (access withdrawn): share-access.js asks what happened.
+  const frameAccess = createFrameAccess(boot, { onRevoked: () => view.access.check() });
+  const view = { app, boot, state, ui, toBridge, toast, loadFrame, askWhere, frameAccess, stop };
+  view.moderation = createModeration(view);
+  view.history = createCommentHistory(view);
+  view.threads = createThreads(view);
   view.reactions = createReactions(view);
   view.comments = createComments(view);
   view.composer = createComposer(view);
   view.presentation = createPresentation(view);
+  view.access = createAccess(view);
 
   /* -- header -- */
   ui.title = h('h1', { class: 'bar-title', title: state.title }, state.title);
@@ -60,7 +79,7 @@ export function renderContent(app, boot) {
     class: 'frame', title: state.title, allow: 'fullscreen',
     // NEVER allow-same-origin: with allow-scripts it would let the folio escape the sandbox.
     sandbox: 'allow-scripts allow-popups allow-forms allow-modals allow-downloads',
-    src: boot.frameBase + encodePath(state.entry),
+    src: boot.frameBase + encodePath(state.currentFile) + (place && state.currentFile === place.file ? hashOf(place.hash) : ''),
   });
   ui.toasts = h('div', { class: 'toasts', role: 'status', 'aria-live': 'polite' });
   ui.stage = h('main', { class: 'stage', id: 'stage' },
@@ -76,7 +95,9 @@ export function renderContent(app, boot) {
   }
 
   // From bridge.js: ready {file, width, height} · resize {width, height}
-  // · click {x, y, selector, elementHtml, file, clientX, clientY} · mode-exit · pin-click {id}
+  // · click {x, y, selector, elementHtml, file, anchor, clientX, clientY} · mode-exit · pin-click {id}
+  // · where {file, hash, slide, scroll} (also the answer to where?) · pin-slides {slides: {id: slide}} · key {key: 'Escape'}
+  // · navigate {id, hash}
   // From the server's page for a frame token that ran out: expired {path}
   window.addEventListener('message', (event) => {
     if (state.closed || event.source !== ui.frame.contentWindow) return;
@@ -87,10 +108,28 @@ export function renderContent(app, boot) {
         if (typeof data.file === 'string') state.currentFile = data.file;
         toBridge({ type: 'base', base: frameAccess.base }); // the page may have been loaded under an older one
         if (state.commenting) toBridge({ type: 'mode', commenting: true }); // a new page forgot it
-        view.comments.render();
+        if (state.restore) toBridge({ type: 'restore', scroll: state.restore });
+        state.restore = null;
+        state.pinSlides = {};
+        view.comments.framesChanged();
         if (state.pendingFocus) {
           toBridge({ type: 'focus', id: state.pendingFocus });
           state.pendingFocus = null;
+        }
+        break;
+      case 'where':
+        if (typeof data.file !== 'string') break;
+        {
+          const slideChanged = data.slide !== state.where?.slide;
+          state.where = { file: data.file, hash: typeof data.hash === 'string' ? data.hash : '', slide: data.slide, scroll: data.scroll };
+          if (slideChanged) view.comments.render(); // the list marks the slide on screen
+          for (const answered of whereAsked.splice(0)) answered();
+        }
+        break;
+      case 'pin-slides':
+        if (data.slides && typeof data.slides === 'object') {
+          state.pinSlides = data.slides;
+          view.comments.render();
         }
         break;
       case 'click':
@@ -99,9 +138,19 @@ export function renderContent(app, boot) {
       case 'mode-exit':
         view.comments.setCommenting(false, { fromBridge: true });
         break;
+      case 'key':
+        if (data.key === 'Escape') onEscape();
+        break;
       case 'pin-click':
         view.comments.setPanel(true, { focusList: false });
         view.comments.highlightListItem(data.id);
+        break;
+      case 'navigate':
+        // The pin is on a slide this deck shows only when loaded at that hash.
+        if (typeof data.hash === 'string' && typeof data.id === 'string') {
+          state.pendingFocus = data.id;
+          loadFrame(state.currentFile, null, { hash: data.hash });
+        }
         break;
       case 'expired':
         if (typeof data.path === 'string') reloadExpired(data.path);
@@ -110,6 +159,25 @@ export function renderContent(app, boot) {
   });
 
   frameAccess.onChange((base) => toBridge({ type: 'base', base }));
+
+  // The bridge says where the viewer is at most every 200 ms: before a new version replaces the
+  // page, ask it now (a page without the bridge, an image, does not answer: then what we have).
+  const whereAsked = [];
+  function askWhere() {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        const i = whereAsked.indexOf(answered);
+        if (i !== -1) whereAsked.splice(i, 1);
+        resolve();
+      }, 150);
+      const answered = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      whereAsked.push(answered);
+      toBridge({ type: 'where?' });
+    });
+  }
 
   // The frame went to a page with a token that ran out (a script navigated, a form was sent):
   // the same page again under a fresh one. Never in a loop: a third time within a minute stops.
@@ -132,13 +200,25 @@ export function renderContent(app, boot) {
 
   /* ---------- frame ---------- */
 
-  function loadFrame(file, bust) {
+  /** Loads a file of the folio; bust: a new version's id; hash and scroll: where to show it. */
+  function loadFrame(file, bust, { hash = '', scroll = null } = {}) {
     state.currentFile = file;
+    state.restore = scroll;
     // Same path for a new version: the query makes sure no cached copy of the old one is shown.
     const query = bust ? `?v=${encodeURIComponent(bust)}` : '';
     frameAccess.urlOf(file, query).then((url) => {
-      if (state.currentFile === file) ui.frame.src = url;
+      if (state.currentFile === file && !state.closed) ui.frame.src = url + hashOf(hash);
     });
+  }
+
+  /** Everything that keeps the view live stops: the content is going away (share-access.js). */
+  function stop() {
+    state.closed = true;
+    live.stop();
+    analytics.stop();
+    frameAccess.stop();
+    view.history.stop();
+    if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
   }
 
   /* ---------- toasts ---------- */
@@ -152,23 +232,33 @@ export function renderContent(app, boot) {
 
   /* ---------- keyboard (focus in the frame goes to bridge.js instead) ---------- */
 
-  document.addEventListener('keydown', (e) => {
-    if (e.key !== 'Escape') return;
+  function onEscape() {
     if (!ui.popover.form.hidden) view.composer.close({ refocus: true });
     else if (!ui.panel.hidden) view.comments.setPanel(false);
     else if (state.commenting) view.comments.setCommenting(false);
     else if (document.body.classList.contains('maximised')) view.presentation.end();
+  }
+
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && !state.closed) onEscape();
   });
 
   /* ---------- analytics and live updates ---------- */
 
   // The owner previewing is not an audience: don't let it inflate views.
   const analytics = boot.preview ? { stop() {} } : startAnalytics(`${boot.api}/analytics`);
-  startLive(view, analytics);
+  const live = startLive(view);
+  view.live = live;
 
   /* ---------- first paint ---------- */
 
   view.reactions.render();
   view.comments.render();
   view.comments.keepTimesFresh();
+  view.history.now();
+}
+
+/** A frame hash from what the bridge reported ("#3", "#/intro"); anything else is none. */
+function hashOf(hash) {
+  return typeof hash === 'string' && hash.startsWith('#') && hash.length <= 200 ? hash : '';
 }

@@ -21,7 +21,7 @@ export const renderMissing = (app) =>
 
 export const renderDraft = (app) =>
   renderNotice(app, 'clock', 'This folio is not published yet',
-    'Its owner is still working on it. Try this link again later.');
+    'Its owner is still working on it. Keep this page open: it shows the folio once it is published.');
 
 export function renderGate(app, boot) {
   document.body.className = 'notice-page';

@@ -9,17 +9,24 @@
  *
  * The page is plain ES modules served from /_folio/ (no build step), one job each:
  *   share-notices.js       missing, draft and the access-key gate
+ *   share-access.js        access withdrawn (revoked, a dropped stream): the notice, then
+ *                          polling until the folio can be seen again; the place kept meanwhile
  *   share-content.js       the content view: frame, bar, bridge messages, toasts, keyboard
- *   share-comments.js      pins, the comments panel and comment mode
+ *   share-comments.js      pins, the comments panel and comment mode, with its parts
+ *                          share-comment-sets.js (what shows where, the full list kept fresh),
+ *                          share-comment-list.js (groups by file and slide, outdated, history),
+ *                          share-thread.js (a thread: replies, reply box, resolve/delete)
+ *   share-moderation.js    who may resolve/delete here; authors' tokens kept in this browser
  *   share-composer.js      the new-comment form
- *   share-reactions.js     reaction buttons
+ *   share-reactions.js     reaction buttons (one per emoji per viewer, a second click takes it back)
  *   share-presentation.js  presentation mode
- *   share-live.js          the event stream (new versions, comments, reactions, metadata)
+ *   share-live.js          the event stream (new versions, comments, reactions, metadata, revoked)
  *   share-analytics.js     view and time beacons
  *   share-frame.js         the frame's base, with its short-lived token kept fresh
  *   icons.js, post-json.js, ui.js (shared with the dashboard): small helpers
  */
 
+import { pollUntilViewable } from './share-access.js';
 import { renderContent } from './share-content.js';
 import { renderDraft, renderGate, renderMissing } from './share-notices.js';
 
@@ -34,6 +41,17 @@ function readBoot() {
   }
 }
 
+/** A draft or gated folio: the notice follows what GET /public says, until the folio can be seen. */
+function waitFor(shown) {
+  pollUntilViewable(boot, (reason) => {
+    if (reason === shown) return;
+    shown = reason;
+    if (reason === 'deleted') renderMissing(app);
+    else if (reason === 'draft') renderDraft(app);
+    else renderGate(app, boot);
+  });
+}
+
 switch (boot.view) {
   case 'content':
     if (boot.frameBase) renderContent(app, boot);
@@ -41,9 +59,11 @@ switch (boot.view) {
     break;
   case 'gate':
     renderGate(app, boot);
+    waitFor('private'); // made public meanwhile: the folio appears without a key
     break;
   case 'draft':
     renderDraft(app);
+    waitFor('draft');
     break;
   default:
     renderMissing(app);

@@ -1,0 +1,99 @@
+import { join } from 'node:path'
+import type { Browser, BrowserContext, Frame, Page } from 'playwright-core'
+import { expect } from 'vitest'
+import { ARTIFACTS } from './browser.js'
+
+/** The two widths every pin must survive (issue 9). */
+export const DESKTOP = { width: 1440, height: 900 }
+export const PHONE = { width: 390, height: 844 }
+
+/** A share page in a context of its own (its own localStorage: a viewer of their own). */
+export async function openPage(browser: Browser, url: string, viewport: { width: number; height: number }, errors: string[]): Promise<Page> {
+  const context: BrowserContext = await browser.newContext({ viewport, isMobile: viewport.width < 500, hasTouch: viewport.width < 500 })
+  const page = await context.newPage()
+  page.on('pageerror', (error) => errors.push(`${page.url()}: ${error.message}`))
+  await page.goto(url)
+  return page
+}
+
+export async function closePage(page: Page): Promise<void> {
+  await page.context().close()
+}
+
+/** The folio's frame (its URL is under /v/), once it is there. */
+export async function folioFrame(page: Page): Promise<Frame> {
+  let frame: Frame | undefined
+  await expect.poll(() => (frame = page.frames().find((f) => f.url().includes('/v/')))?.url() ?? '', { timeout: 10_000 }).toContain('/v/')
+  return frame!
+}
+
+export interface PinState {
+  /** No pin with that comment id in the frame. */
+  missing?: boolean
+  hidden: boolean
+  /** 'element' (on its anchored element) or 'page' (the x/y fallback). */
+  placed?: string
+  /** The pin's centre lies inside the element the selector names now. */
+  onElement: boolean
+  /** The pin's centre in the frame's viewport. */
+  x: number
+  y: number
+}
+
+/** Where the pin of comment `id` is, against the element `selector` names in the frame now. */
+export async function pinState(page: Page, id: string, selector: string): Promise<PinState> {
+  const frame = await folioFrame(page)
+  return frame.evaluate(
+    ({ id, selector }) => {
+      const pin = document.querySelector('folio-pins')?.shadowRoot?.querySelector(`.pin[data-comment-id="${id}"]`) as HTMLElement | null
+      if (!pin) return { missing: true, hidden: true, onElement: false, x: 0, y: 0 }
+      const p = pin.getBoundingClientRect()
+      const x = p.left + p.width / 2
+      const y = p.top + p.height / 2
+      const el = document.querySelector(selector)
+      const r = el?.getBoundingClientRect()
+      const onElement = Boolean(r && x >= r.left - 0.5 && x <= r.right + 0.5 && y >= r.top - 0.5 && y <= r.bottom + 0.5)
+      return { hidden: pin.hidden, placed: pin.dataset.placed, onElement, x, y }
+    },
+    { id, selector },
+  )
+}
+
+/** Waits until the pin is drawn on its element and visible. */
+export async function expectPinOn(page: Page, id: string, selector: string): Promise<void> {
+  await expect
+    .poll(async () => {
+      const s = await pinState(page, id, selector)
+      return `${s.missing ? 'missing' : s.hidden ? 'hidden' : 'shown'} ${s.placed} ${s.onElement ? 'on' : 'off'} the element`
+    }, { timeout: 10_000 })
+    .toBe('shown element on the element')
+}
+
+export async function expectPinHidden(page: Page, id: string, selector: string): Promise<void> {
+  await expect.poll(async () => (await pinState(page, id, selector)).hidden, { timeout: 10_000 }).toBe(true)
+}
+
+/** Presses keys inside the folio (the frame has focus, as after a click on the slide). */
+export async function pressInFolio(page: Page, ...keys: string[]): Promise<void> {
+  await (await page.locator('iframe.frame').elementHandle())?.focus()
+  for (const key of keys) await page.keyboard.press(key)
+}
+
+/** The deck's slide on screen (1-based), as the deck itself says. */
+export async function activeSlide(page: Page): Promise<number> {
+  const frame = await folioFrame(page)
+  return frame.evaluate(() => [...document.querySelectorAll('.slide')].findIndex((s) => s.classList.contains('active')) + 1)
+}
+
+/** Comment mode on, a click on `selector` in the folio at (x, y) of its box, the form filled and posted. */
+export async function commentOn(page: Page, selector: string, text: string, position?: { x: number; y: number }): Promise<void> {
+  await page.getByRole('button', { name: 'Comment', exact: true }).click()
+  const frame = await folioFrame(page)
+  await frame.locator(selector).click({ position })
+  await page.locator('#comment-text').fill(text)
+  await page.getByRole('button', { name: 'Post' }).click()
+  await expect.poll(() => page.locator('form.popover').isHidden()).toBe(true)
+  await page.getByRole('button', { name: 'Commenting', exact: true }).click() // comment mode off again
+}
+
+export const shot = (page: Page, name: string) => page.screenshot({ path: join(ARTIFACTS, `issue9-${name}.png`) })
