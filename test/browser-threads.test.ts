@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createComment, getReactions, listComments } from '../src/api/engagement.js'
+import { createComment, getReactions, listComments, resolveComment } from '../src/api/engagement.js'
 import { getBrief, getFolio } from '../src/api/files.js'
 import { sharePage } from '../src/api/viewer.js'
 import type { Comment } from '../src/domain/model.js'
@@ -161,5 +161,26 @@ describe('polish', () => {
     await pressInFolio(page, 'Escape')
     await expect.poll(() => page.locator('#comments-panel').isHidden()).toBe(true)
     await closePage(page)
+  })
+})
+
+describe('a link to one comment', () => {
+  it('opens the panel at it: a reply at its thread, a resolved one with earlier versions shown', async () => {
+    const id = await s.api.create('Linked dashboard', { 'index.html': dashboardPage() }, { status: 'published' })
+    const open = await pinnedByOther(id, 'Sep', 'September spike')
+    const done = await pinnedByOther(id, 'Dec', 'December is fine')
+    const answer = await s.api.send(createComment, { params: { id }, body: { text: 'Agreed', versionId: 'v1', filename: 'index.html', parentId: open.id } })
+    expect(answer.status).toBe(200)
+    expect((await s.api.send(resolveComment, { params: { id }, body: { commentId: done.id, resolved: true } })).status).toBe(200)
+
+    for (const [linked, shown] of [[answer.body.comment.id, open.id], [done.id, done.id]] as const) {
+      const page = await openPage(browser, `${s.api.url(sharePage, { id })}?preview=1#comment=${encodeURIComponent(linked)}`, DESKTOP, pageErrors)
+      await expect.poll(() => page.locator('#comments-panel').isVisible()).toBe(true)
+      // The thread's comment is brought into view and flashed (share.css .comment.flash).
+      await expect.poll(() => thread(page, shown).locator(`.comment[data-id="${shown}"]`).evaluate((el) => el.classList.contains('flash'))).toBe(true)
+      if (linked === done.id) expect(await page.locator('#show-history').isChecked()).toBe(true)
+      await shot(page, `issue9-linked-comment-${linked === done.id ? 'resolved' : 'reply'}`)
+      await closePage(page)
+    }
   })
 })

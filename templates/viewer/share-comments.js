@@ -94,6 +94,36 @@ export function createComments(view) {
     if (matchMedia('(max-width: 720px)').matches) setPanel(false);
   }
 
+  /**
+   * A link to one comment (the owner's inbox and `folio comments --open` send
+   * /share/{id}?preview=1#comment=c_…) opens the panel at it, and its thread for a reply.
+   * Resolved ones and those of earlier versions are shown with the earlier-versions toggle on.
+   */
+  async function openLinked() {
+    const match = /^#comment=([^&]+)$/.exec(location.hash);
+    if (!match) return;
+    let id;
+    try {
+      id = decodeURIComponent(match[1]);
+    } catch {
+      return;
+    }
+    const known = () => [...state.comments, ...(state.allComments ?? [])];
+    let comment = state.comments.find((c) => c.id === id);
+    if (!comment) {
+      await view.history.now();
+      comment = known().find((c) => c.id === id);
+      if (!comment) return view.toast('That comment is not on this folio any more.');
+      state.showHistory = true;
+      ui.historyToggle.checked = true;
+    }
+    const thread = (comment.parentId && known().find((c) => c.id === comment.parentId)) || comment;
+    render();
+    setPanel(true, { focusList: false });
+    highlightListItem(thread.id);
+    focusComment(thread);
+  }
+
   function highlightListItem(id) {
     const item = ui.list.querySelector(`[data-id="${CSS.escape(id)}"]`);
     if (!item) return;
@@ -130,5 +160,5 @@ export function createComments(view) {
     else view.composer.close();
   }
 
-  return { render, framesChanged, keepTimesFresh, focusComment, highlightListItem, add, setPanel, setCommenting };
+  return { render, framesChanged, keepTimesFresh, focusComment, highlightListItem, openLinked, add, setPanel, setCommenting };
 }

@@ -116,6 +116,10 @@ export function renderContent(app, boot) {
           toBridge({ type: 'focus', id: state.pendingFocus });
           state.pendingFocus = null;
         }
+        if (!state.linkedOpened) {
+          state.linkedOpened = true; // once: later pages of the folio keep the viewer's own place
+          void view.comments.openLinked();
+        }
         break;
       case 'where':
         if (typeof data.file !== 'string') break;
