@@ -179,6 +179,8 @@ describe('a link to one comment', () => {
       // The thread's comment is brought into view and flashed (share.css .comment.flash).
       await expect.poll(() => thread(page, shown).locator(`.comment[data-id="${shown}"]`).evaluate((el) => el.classList.contains('flash'))).toBe(true)
       if (linked === done.id) expect(await page.locator('#show-history').isChecked()).toBe(true)
+      // The owner's view of a published folio: a preview, not a draft.
+      expect(await page.locator('.badge').textContent()).toBe('Preview')
       await shot(page, `issue9-linked-comment-${linked === done.id ? 'resolved' : 'reply'}`)
       await closePage(page)
     }

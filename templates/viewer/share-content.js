@@ -71,7 +71,7 @@ export function renderContent(app, boot) {
     h('div', { class: 'bar-start' },
       h('span', { class: 'logo', 'aria-hidden': 'true' }, 'f'),
       ui.title,
-      boot.preview && h('span', { class: 'badge' }, 'Preview · draft')),
+      boot.preview && h('span', { class: 'badge' }, boot.draft ? 'Preview · draft' : boot.isPrivate ? 'Preview · private' : 'Preview')),
     h('div', { class: 'bar-end' }, ui.reactions, ui.commentToggle, ui.countButton));
 
   /* -- stage: the frame and everything floating over it (kept inside so fullscreen shows it) -- */

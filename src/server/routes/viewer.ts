@@ -127,6 +127,7 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
       description: meta.description,
       view: 'content',
       preview,
+      draft: meta.status === 'draft',
       isPrivate: meta.isPrivate,
       allowComments: meta.allowComments,
       presentationModeOnly: meta.presentationModeOnly,
