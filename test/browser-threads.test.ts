@@ -6,7 +6,7 @@ import { sharePage } from '../src/api/viewer.js'
 import type { Comment } from '../src/domain/model.js'
 import { eventually, launchBrowser } from './helpers/browser.js'
 import { dashboardPage } from './helpers/folio-fixtures.js'
-import { closePage, commentOn, DESKTOP, expectPinOn, folioFrame, openPage, PHONE, pressInFolio, shot } from './helpers/share-page.js'
+import { closePage, commentOn, DESKTOP, expectPinOn, folioFrame, FULL_LIST, type HeldList, holdFullList, openPage, PHONE, pressInFolio, shot } from './helpers/share-page.js'
 import { useServer } from './helpers/use-server.js'
 
 /**
@@ -121,6 +121,39 @@ describe('moderation and reactions on the page', () => {
     await closePage(preview)
   })
 
+  it('shows what it did at once, and an answer the server gave before that does not undo it', async () => {
+    const id = await s.api.create('Sales dashboard', { 'index.html': dashboardPage() }, { status: 'published' })
+    const bos = await pinnedByOther(id, 'Sep', 'Explain the spike')
+    let list!: HeldList
+    const preview = await openPage(browser, `${s.api.url(sharePage, { id })}?preview`, DESKTOP, pageErrors, async (p) => { list = await holdFullList(p) })
+    const empty = () => preview.locator('#comments-panel .empty').first().textContent()
+    await expectPinOn(preview, bos.id, SEP)
+    await expect.poll(() => list.served()).toBe(1) // the first full list (Bo's comment open) is on its way
+    await preview.locator('button.count-button').click()
+    await preview.locator('#show-history').check()
+
+    // Resolved: said at once, and the thread is behind the toggle, without the full list.
+    await thread(preview, bos.id).getByRole('button', { name: 'Resolve' }).click()
+    await expect.poll(empty).toBe('All comments resolved.')
+    await expect.poll(() => thread(preview, bos.id).locator('.tag.done').count()).toBe(1)
+    // The list the server gave before the resolve comes late: the page asks again only once it took it in.
+    await list.release()
+    await expect.poll(() => list.served(), FULL_LIST).toBe(2)
+    expect(await empty()).toBe('All comments resolved.')
+    expect(await thread(preview, bos.id).locator('.tag.done').count()).toBe(1)
+
+    // Deleted for good (the owner): no comments at all, even after a list that still had it.
+    await thread(preview, bos.id).getByRole('button', { name: 'Delete' }).click()
+    await thread(preview, bos.id).getByRole('button', { name: 'Really delete?' }).click()
+    await expect.poll(empty).toMatch(/^No comments yet/)
+    await list.release()
+    await expect.poll(() => list.served(), FULL_LIST).toBe(3)
+    expect(await empty()).toMatch(/^No comments yet/)
+    expect(await thread(preview, bos.id).count()).toBe(0)
+    expect((await comments(id)).length).toBe(0)
+    await closePage(preview)
+  })
+
   it('takes one reaction per emoji per viewer: a second click takes it back', async () => {
     const id = await s.api.create('Sales dashboard', { 'index.html': dashboardPage() }, { status: 'published' })
     const page = await openPage(browser, s.api.url(sharePage, { id }), DESKTOP, pageErrors)
@@ -174,14 +207,19 @@ describe('a link to one comment', () => {
     expect((await s.api.send(resolveComment, { params: { id }, body: { commentId: done.id, resolved: true } })).status).toBe(200)
 
     for (const [linked, shown] of [[answer.body.comment.id, open.id], [done.id, done.id]] as const) {
-      const page = await openPage(browser, `${s.api.url(sharePage, { id })}?preview=1#comment=${encodeURIComponent(linked)}`, DESKTOP, pageErrors)
+      let list!: HeldList
+      const page = await openPage(browser, `${s.api.url(sharePage, { id })}?preview=1#comment=${encodeURIComponent(linked)}`, DESKTOP, pageErrors, async (p) => { list = await holdFullList(p) })
+      // The folio is on screen (the link is being followed) before the full list, which alone
+      // holds the resolved comment, reaches the page.
+      await expectPinOn(page, open.id, SEP)
+      await list.release()
       await expect.poll(() => page.locator('#comments-panel').isVisible()).toBe(true)
       // The thread's comment is brought into view and flashed (share.css .comment.flash).
       await expect.poll(() => thread(page, shown).locator(`.comment[data-id="${shown}"]`).evaluate((el) => el.classList.contains('flash'))).toBe(true)
       if (linked === done.id) expect(await page.locator('#show-history').isChecked()).toBe(true)
       // The owner's view of a published folio: a preview, not a draft.
       expect(await page.locator('.badge').textContent()).toBe('Preview')
-      await shot(page, `issue9-linked-comment-${linked === done.id ? 'resolved' : 'reply'}`)
+      await shot(page, `linked-comment-${linked === done.id ? 'resolved' : 'reply'}`)
       await closePage(page)
     }
   })

@@ -61,40 +61,81 @@ export function commentSets(state) {
   };
 }
 
-/** Keeps `state.allComments` fresh: now, and a moment after each change it is told of. */
+/**
+ * Keeps `state.allComments` true to what the page knows: the full list, fetched now and again a
+ * moment after each change, with what the page learned since merged in at once (its own posts,
+ * resolves and deletes, the live events). "All comments resolved" and the history must not wait
+ * for the next fetch, and a fetch answered after a change may have been served before it: what
+ * the page learned stays over any answer to a request sent before it was learned.
+ */
 export function createCommentHistory(view) {
   const { boot, state } = view;
   let timer = null;
-  let inFlight = false;
+  let running = null; // the fetch under way
   let again = false;
   let lastFetch = 0;
+  let told = 0; // counts what the page learned, to order it against the fetches sent
+  const learned = new Map(); // id → {comment (null: deleted), at}, until a fetch sent after it answers
 
-  async function fetchAll() {
-    if (state.closed) return;
-    if (inFlight) {
-      again = true;
-      return;
+  /** `list` with what the page learned over it; a deleted thread's replies go with it. */
+  function withLearned(list) {
+    const byId = new Map(list.map((c) => [c.id, c]));
+    const gone = new Set();
+    for (const [id, { comment }] of learned) {
+      if (comment) byId.set(id, comment);
+      else {
+        byId.delete(id);
+        gone.add(id);
+      }
     }
-    inFlight = true;
+    return [...byId.values()].filter((c) => !gone.has(c.parentId));
+  }
+
+  function note(entries) {
+    for (const [id, comment] of entries) learned.set(id, { comment, at: ++told });
+    state.allComments = withLearned(state.allComments || []);
+  }
+
+  /** Comments as the page was just told they are (a live event, a post, a resolve). */
+  function learn(comments) {
+    note(comments.filter((c) => typeof c?.id === 'string').map((c) => [c.id, c]));
+  }
+
+  /** Comments deleted from this page: gone, replies and all, whatever a late answer says. */
+  function forget(ids) {
+    note(ids.map((id) => [id, null]));
+  }
+
+  /** A change told while a fetch is under way asks again once it answered. */
+  function fetchAll() {
+    if (state.closed) return Promise.resolve();
+    if (running) {
+      again = true;
+      return running;
+    }
+    clearTimeout(timer); // this fetch is the one a pending refresh would have made
     lastFetch = Date.now();
-    try {
-      const res = await fetch(`${boot.api}/comments?limit=${LIST_LIMIT}`, { credentials: 'same-origin', cache: 'no-store' });
-      if (res.ok) {
+    const sent = told;
+    running = (async () => {
+      try {
+        const res = await fetch(`${boot.api}/comments?limit=${LIST_LIMIT}`, { credentials: 'same-origin', cache: 'no-store' });
+        if (!res.ok) return;
         const list = await res.json();
-        if (Array.isArray(list) && !state.closed) {
-          state.allComments = list;
-          view.comments.render();
+        if (!Array.isArray(list) || state.closed) return;
+        for (const [id, { at }] of learned) if (at <= sent) learned.delete(id); // the answer knows it
+        state.allComments = withLearned(list);
+        view.comments.render();
+      } catch {
+        // Offline for a moment: the next change asks again.
+      } finally {
+        running = null;
+        if (again) {
+          again = false;
+          refresh();
         }
       }
-    } catch {
-      // Offline for a moment: the next change asks again.
-    } finally {
-      inFlight = false;
-      if (again) {
-        again = false;
-        refresh();
-      }
-    }
+    })();
+    return running;
   }
 
   /** Soon, once: several changes in a row cost one request. */
@@ -103,5 +144,14 @@ export function createCommentHistory(view) {
     timer = setTimeout(fetchAll, Math.max(REFRESH_AFTER_MS, lastFetch + REFRESH_EVERY_MS - Date.now()));
   }
 
-  return { refresh, now: fetchAll, stop: () => clearTimeout(timer) };
+  learn(state.comments); // the boot data: known before the first answer comes
+
+  return {
+    refresh,
+    /** Fetches now, or waits for the fetch under way: resolves once it answered. */
+    now: () => running || fetchAll(),
+    learn,
+    forget,
+    stop: () => clearTimeout(timer),
+  };
 }

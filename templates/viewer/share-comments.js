@@ -40,6 +40,7 @@ export function createComments(view) {
     ui.list);
 
   let lastPins = '';
+  let flashed = null; // {id, at}: the list item last highlighted, and when
 
   function render() {
     const sets = commentSets(state);
@@ -53,6 +54,7 @@ export function createComments(view) {
     const numbers = new Map(onScreen.map((t, i) => [t.comment.id, i + 1]));
     sendPins(onScreen, numbers);
     renderList(view, ui.list, { sets, groups, numbers, currentSlide: state.where?.slide });
+    keepFlash();
   }
 
   function sendPins(threads, numbers) {
@@ -125,17 +127,33 @@ export function createComments(view) {
   }
 
   function highlightListItem(id) {
-    const item = ui.list.querySelector(`[data-id="${CSS.escape(id)}"]`);
+    flashed = { id, at: performance.now() };
+    const item = listItem(id);
     if (!item) return;
     item.scrollIntoView({ block: 'nearest' });
     item.classList.remove('flash');
+    item.style.animationDelay = '';
     void item.offsetWidth; // restart the animation
     item.classList.add('flash');
   }
 
+  /**
+   * The list is drawn anew on every change (a fetch answering, the bridge telling the slides):
+   * the item brought to the viewer's eye keeps its flash, carried on from where it was.
+   */
+  function keepFlash() {
+    const item = flashed && listItem(flashed.id);
+    if (!item) return;
+    item.style.animationDelay = `${-Math.round(performance.now() - flashed.at)}ms`;
+    item.classList.add('flash');
+  }
+
+  const listItem = (id) => ui.list.querySelector(`[data-id="${CSS.escape(id)}"]`);
+
   function add(comment) {
     if (!comment?.id || state.comments.some((c) => c.id === comment.id)) return; // SSE may win the race
     state.comments = [...state.comments, comment];
+    view.history.learn([comment]);
     render();
     view.history.refresh();
   }

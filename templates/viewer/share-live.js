@@ -41,6 +41,9 @@ export function startLive(view) {
     on('comments', ({ comments }) => {
       if (!Array.isArray(comments)) return;
       state.comments = comments;
+      // A comment that left this list was resolved, deleted or outdated: which, the next fetch
+      // says; until then it stays what the page knew of it (never "No comments yet" meanwhile).
+      view.history.learn(comments);
       view.comments.render();
       view.history.refresh();
     });

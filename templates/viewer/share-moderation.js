@@ -7,6 +7,7 @@
  */
 
 import { requestJson } from './post-json.js';
+import { anchoredOn } from './share-comment-sets.js';
 
 const TOKEN_HEADER = 'X-Comment-Token';
 
@@ -66,11 +67,19 @@ export function createModeration(view) {
     const data = await send(comment, 'PUT', `${boot.api}/comments`, { commentId: comment.id, resolved });
     if (!data) return;
     const inThread = threadOf(comment.id);
-    // The page's list holds open comments on the page: a resolved thread leaves it at once.
+    // The server did the same to its replies. Known at once, not at the next fetch: "All
+    // comments resolved" and the resolved thread behind the toggle show now.
+    const known = new Map([comment, ...(state.allComments || []), ...state.comments].map((c) => [c.id, c]));
+    const thread = [...known.values()].filter(inThread)
+      .map((c) => ({ ...c, ...(c.id === comment.id ? data.comment : {}), resolved }));
+    // The page's list holds the open comments on the page: a resolved thread leaves it at once,
+    // a reopened one on the latest version comes back (its pin too) without waiting for the event.
+    const top = thread.find((c) => c.id === comment.id);
     if (resolved) state.comments = state.comments.filter((c) => !inThread(c));
-    if (state.allComments) {
-      state.allComments = state.allComments.map((c) => (inThread(c) ? { ...c, ...(c.id === comment.id ? data.comment : {}), resolved } : c));
+    else if (!top.parentId && !top.outdated && anchoredOn(top) === state.latestVersionId) {
+      state.comments = [...state.comments.filter((c) => !inThread(c)), ...thread];
     }
+    view.history.learn(thread);
     view.comments.render();
     view.history.refresh();
     view.toast(resolved ? 'Resolved' : 'Reopened');
@@ -80,8 +89,10 @@ export function createModeration(view) {
     const data = await send(comment, 'DELETE', `${boot.api}/comments?commentId=${encodeURIComponent(comment.id)}`);
     if (!data) return;
     forget(comment.id);
-    state.comments = state.comments.filter((c) => c.id !== comment.id);
-    if (state.allComments) state.allComments = state.allComments.filter((c) => c.id !== comment.id);
+    // A thread's replies go with it.
+    const gone = comment.parentId ? (c) => c.id === comment.id : threadOf(comment.id);
+    state.comments = state.comments.filter((c) => !gone(c));
+    view.history.forget([comment.id]);
     view.comments.render();
     view.history.refresh();
     view.toast('Comment deleted');

@@ -7,13 +7,59 @@ import { ARTIFACTS } from './browser.js'
 export const DESKTOP = { width: 1440, height: 900 }
 export const PHONE = { width: 390, height: 844 }
 
-/** A share page in a context of its own (its own localStorage: a viewer of their own). */
-export async function openPage(browser: Browser, url: string, viewport: { width: number; height: number }, errors: string[]): Promise<Page> {
+/**
+ * A share page in a context of its own (its own localStorage: a viewer of their own). `prepare`
+ * runs before it loads (to route its requests, say).
+ */
+export async function openPage(
+  browser: Browser,
+  url: string,
+  viewport: { width: number; height: number },
+  errors: string[],
+  prepare?: (page: Page) => Promise<void>,
+): Promise<Page> {
   const context: BrowserContext = await browser.newContext({ viewport, isMobile: viewport.width < 500, hasTouch: viewport.width < 500 })
   const page = await context.newPage()
   page.on('pageerror', (error) => errors.push(`${page.url()}: ${error.message}`))
+  await prepare?.(page)
   await page.goto(url)
   return page
+}
+
+/**
+ * For what the page knows only from its full comment list (GET /comments, asked at most every
+ * 3 s: templates/viewer/share-comment-sets.js): a wait that covers that schedule on a busy machine.
+ */
+export const FULL_LIST = { timeout: 10_000 }
+
+export interface HeldList {
+  /** How many of the page's requests for its full list the server has answered so far. */
+  served(): number
+  /** Hands the answers held so far to the page, late. */
+  release(): Promise<void>
+}
+
+/**
+ * Holds the server's answers to the page's GET /comments, as a slow network would: each is what
+ * the server said when asked, reaching the page only on release(), maybe after the page changed
+ * something itself. The page asks again only once it has taken in the answer before.
+ */
+export async function holdFullList(page: Page): Promise<HeldList> {
+  const held: Array<() => Promise<void>> = []
+  let served = 0
+  await page.route((url) => /^\/api\/files\/[^/]+\/comments$/.test(url.pathname) && url.searchParams.has('limit'), async (route) => {
+    if (route.request().method() !== 'GET') return route.fallback()
+    const response = await route.fetch()
+    const body = await response.body()
+    served++
+    held.push(() => route.fulfill({ response, body }))
+  })
+  return {
+    served: () => served,
+    release: async () => {
+      for (const answer of held.splice(0)) await answer()
+    },
+  }
 }
 
 export async function closePage(page: Page): Promise<void> {
