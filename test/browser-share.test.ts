@@ -141,6 +141,33 @@ describe('the share page in a real browser', () => {
     await page.close()
   })
 
+  it('catches up on what changed before its live stream opened', async () => {
+    const id = await publishedFolio()
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+    // The stream's request waits: what changes meanwhile is sent to no open stream of this page.
+    let openStream!: () => void
+    const streamMayOpen = new Promise<void>((resolve) => { openStream = resolve })
+    await page.route((url) => url.pathname === `/api/files/${id}/events`, async (route) => {
+      await streamMayOpen
+      await route.continue()
+    })
+    await openShare(id, page)
+    const frame = frameOf(page)
+    await expect.poll(() => frame.locator('#title').textContent()).toBe('Quarterly review')
+    const count = page.locator('button.count-button')
+    expect(await count.getAttribute('aria-label')).toBe('0 comments: show list')
+    await s.api.send(updateFolio, { params: { id }, body: { title: 'Renamed deck', files: { ...SITE, 'index.html': SITE['index.html'].replace('Quarterly review', 'Annual review') } } })
+    await s.api.send(createComment, { params: { id }, body: { text: 'Looks good', author: 'Bo', versionId: 'v2', filename: 'index.html', x: 10, y: 10 } })
+    await s.api.send(react, { params: { id }, body: { increments: { '💡': 2 } } })
+    openStream()
+    await expect.poll(() => page.locator('h1.bar-title').textContent()).toBe('Renamed deck')
+    await expect.poll(() => frame.locator('#title').textContent(), { timeout: 10_000 }).toBe('Annual review')
+    await expect.poll(() => count.getAttribute('aria-label')).toBe('1 comment: show list')
+    await expect.poll(() => frame.locator('[data-pin-count]').getAttribute('data-pin-count')).toBe('1')
+    await expect.poll(() => page.getByRole('button', { name: /React with 💡/ }).getAttribute('aria-label')).toBe('React with 💡 (2)')
+    await page.close()
+  })
+
   it('leaves the comment form with Esc, then comment mode, and reports the time a viewer spent on leaving', async () => {
     const id = await publishedFolio()
     const page = await openShare(id)
