@@ -179,11 +179,19 @@ function render() {
 
 /* ---------- loading ---------- */
 
+let asked = 0; // loads sent
+let shown = 0; // the newest load whose answer is on screen
+
 async function load() {
   clearTimeout(timer);
+  const mine = ++asked;
   try {
     const data = await listFolios();
     if (!Array.isArray(data)) throw new Error('Unexpected answer from /api/files');
+    // A poll sent before an action may answer after the action's own load: never show the
+    // older list over the newer one (a resolved comment would flip back for 10 s).
+    if (mine < shown) return;
+    shown = mine;
     folios = data;
     render();
     els.error.hidden = true;
@@ -191,6 +199,7 @@ async function load() {
     loadedOnce = true;
   } catch (err) {
     if (err.status === 401) return; // the key form is up; loading resumes when it is sent
+    if (mine < shown) return; // a newer list is on screen already
     // Keep the last good list on screen: a restarting server should not blank the page.
     els.error.hidden = false;
     els.error.textContent = `Could not load folios: ${err.message || err}. Retrying…`;
