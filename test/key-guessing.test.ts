@@ -11,9 +11,9 @@ import { useServer } from './helpers/use-server.js'
  * online guesser must get only a few answers a minute per folio, however many clients it claims
  * to be, while someone who has the key still gets in. Delays here are short so the test is.
  */
-const LIMITS: KeyGuessLimits = { perFolio: 5, perClient: 10, newcomers: 2, baseDelayMs: 400, maxDelayMs: 800, queue: 3, quietMs: 60_000 }
+const LIMITS: KeyGuessLimits = { perFolio: 5, perClient: 10, newcomers: 2, baseDelayMs: 1_000, maxDelayMs: 2_000, queue: 3, quietMs: 60_000 }
 /** Answered at once: well under the first delay, with room for a busy machine. */
-const AT_ONCE_MS = 300
+const AT_ONCE_MS = 600
 /** Slowed: at least the first delay (timers may fire a little early). */
 const SLOWED_MS = LIMITS.baseDelayMs - 20
 
@@ -103,7 +103,7 @@ describe('a guesser that paces itself', () => {
       times.push(ms)
     }
     expect(Math.max(...times.slice(0, LIMITS.perFolio))).toBeLessThan(AT_ONCE_MS)
-    // 400, 800, 800, 800 ms: growing, then capped.
+    // 1, 2, 2, 2 s: growing, then capped.
     const slowed = times.slice(LIMITS.perFolio)
     expect(slowed.map((ms) => ms >= SLOWED_MS)).toEqual([true, true, true, true])
     expect(slowed.slice(1).map((ms) => ms >= 2 * LIMITS.baseDelayMs - 20)).toEqual([true, true, true])
