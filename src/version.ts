@@ -2,6 +2,9 @@ import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+/** folio's name on the npm registry (`folio` there is someone else's); the command stays `folio`. */
+export const PACKAGE_NAME = 'folio-cli'
+
 let cached: string | undefined
 
 /** The package's version, read from its package.json (found by walking up from this module). */
@@ -10,7 +13,7 @@ export function packageVersion(): string {
   for (let dir = dirname(fileURLToPath(import.meta.url)); dirname(dir) !== dir; dir = dirname(dir)) {
     try {
       const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string }
-      if (pkg.name === 'folio' && pkg.version) return (cached = pkg.version)
+      if (pkg.name === PACKAGE_NAME && pkg.version) return (cached = pkg.version)
     } catch {
       // not here; keep walking up
     }

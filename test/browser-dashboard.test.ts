@@ -41,6 +41,8 @@ describe('the empty dashboard', () => {
     it(`fits the screen without sideways scrolling (${name} ${viewport.width}×${viewport.height})`, async () => {
       const { page, context } = await open(s.api.url(dashboardPage), viewport)
       await expect.poll(() => page.locator('.empty h2').textContent()).toBe('No folios yet')
+      // The CLI's command as the registry knows it (folio there is someone else's), on this server.
+      expect(await page.locator('.empty pre').first().textContent()).toBe(`npx folio-cli create "My deck" --html deck.html --server ${new URL(s.api.url(dashboardPage)).origin}`)
       // The curl command is the widest thing on the page: it wraps instead of widening it.
       expect(await page.locator('.empty pre').last().textContent()).toContain('curl -s')
       expect(await overflow(page)).toBeLessThanOrEqual(0)

@@ -35,7 +35,7 @@ interface FormatStamp {
 export class FormatTooNewError extends Error {
   constructor(readonly found: number) {
     super(
-      `This data dir was written by a newer folio (format ${found}; this one reads up to ${CURRENT_FORMAT}). Upgrade folio (npm i -g folio@latest) or point --data at another folder.`,
+      `This data dir was written by a newer folio (format ${found}; this one reads up to ${CURRENT_FORMAT}). Upgrade folio (npm i -g folio-cli@latest) or point --data at another folder.`,
     )
   }
 }

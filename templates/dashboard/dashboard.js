@@ -86,11 +86,16 @@ function emptyState() {
   return h('div', { class: 'empty' },
     h('h2', {}, 'No folios yet'),
     h('p', {}, 'A folio is an HTML page (or a bundle of them) published from this machine. Create one from a terminal:'),
-    h('pre', {}, h('code', {}, 'npx folio create "My deck" --html deck.html')),
+    h('pre', {}, h('code', {}, `npx folio-cli create "My deck" --html deck.html${cliServerFlag(origin)}`)),
     h('p', {}, 'or straight through the API:'),
     h('pre', {}, h('code', {},
       `curl -s ${origin}/api/files \\\n  -H 'content-type: application/json' \\\n  -d '{"title": "Q3 review", "initialHtml": "<h1>Q3</h1>"}'`)),
     h('p', { class: 'muted' }, 'It shows up here within a few seconds.'));
+}
+
+/** The CLI talks to http://127.0.0.1:3000 unless told otherwise: name any other server. */
+function cliServerFlag(origin) {
+  return /^http:\/\/(127\.0\.0\.1|localhost):3000$/.test(origin) ? '' : ` --server ${origin}`;
 }
 
 function renderFilters(shown) {
