@@ -1,14 +1,15 @@
 import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync } from 'node:fs'
-import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
 import { BIN, killHard, lanAddresses, type ServeRun, spawnServer, type ServerProcess, startServe } from './helpers/cli-process.js'
 import { getFolio, listFolios, updateFolio } from '../src/api/files.js'
 import { testApi } from './helpers/api.js'
+import { cliEnv } from './helpers/cli.js'
 import { makeDataDir } from './helpers/server.js'
 
 const run = promisify(execFile)
@@ -178,6 +179,27 @@ describe('folio serve: the banner', () => {
     )
     expect(run.stderr()).toBe('')
     expect(await run.stop()).toBe(0)
+  })
+
+  it('its next step works as printed: run in a folder, it publishes the folder under the folder’s name', async () => {
+    const { run: server } = await serve(['--port', '0'])
+    const next = /^Next: folio (.+)$/m.exec(server.stdout())![1]!.split(' ')
+    expect(next.slice(0, 4)).toEqual(['create', '--dir', '.', '--publish'])
+    const folder = join(await makeDataDir(), 'launch-notes')
+    dirs.push(dirname(folder))
+    await mkdir(folder)
+    await writeFile(join(folder, 'index.html'), '<h1>Launch</h1>')
+    const created = await run(process.execPath, [BIN, ...next, '--json'], { cwd: folder, env: cliEnv() })
+    const { id, status } = JSON.parse(created.stdout)
+    expect(status).toBe('published')
+    const stored = (await testApi(server.url).send(getFolio, { params: { id }, query: { files: 'latest' } })).body
+    expect(stored.title).toBe('launch-notes')
+    expect(Object.keys(stored.versions.at(-1).files)).toEqual(['index.html'])
+    // With no folder or file to name it after, a title is asked for.
+    const untitled = await folio(['create', '--server', server.url], cliEnv())
+    expect(untitled.code).not.toBe(0)
+    expect(untitled.stderr).toBe('folio: Give the folio a title, e.g. folio create "Q3 review", or --dir/--html to take the folder’s or file’s name.\n')
+    expect(await server.stop()).toBe(0)
   })
 
   it('beyond loopback: network addresses that need the key, and a warning on stderr', async () => {

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { resolve } from 'node:path'
+import { basename, extname, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { createFolio, updateFolio } from '../../api/files.js'
 import { newFolioId } from '../../domain/ids.js'
@@ -21,9 +21,10 @@ export interface CreateOptions {
   accessKey?: string
 }
 
-export default (title: string, options: CreateOptions, command: Command) =>
+export default (givenTitle: string | undefined, options: CreateOptions, command: Command) =>
   withContext(command, async (ctx) => {
     if (options.html && options.dir) throw new CliError('Give --html or --dir, not both.')
+    const title = givenTitle ?? defaultTitle(options)
     if (options.accessKey && !options.private) throw new CliError('--access-key goes with --private.')
     let files: Record<string, string> | undefined
     let sizes: SizedFile[] = []
@@ -66,6 +67,13 @@ async function makePrivate(ctx: CliContext, id: string, accessKey: string, publi
   } catch (error) {
     throw new CliError(`Created ${id}, but could not make it private${publish ? ' and publish it' : ''}: ${ctx.describe(error)} It stays a draft that only you can see.`)
   }
+}
+
+/** Without a title, the folder's or the file's name: `folio create --dir . --publish` just works. */
+function defaultTitle({ dir, html }: CreateOptions): string {
+  if (dir) return basename(resolve(dir)) || 'Untitled'
+  if (html) return basename(html, extname(html))
+  throw new CliError('Give the folio a title, e.g. folio create "Q3 review", or --dir/--html to take the folder’s or file’s name.')
 }
 
 function cannotRead(path: string): never {

@@ -6,7 +6,7 @@ export function registerCreate(program: Command): void {
   program
     .command('create')
     .description('create a folio from an HTML file, a folder, or the starter page of its mode')
-    .argument('<title>', 'the folio’s title')
+    .argument('[title]', 'the folio’s title (default: the name of the --dir folder or --html file)')
     .option('--html <file>', 'an HTML file, stored as index.html')
     .option('--dir <folder>', 'a folder: every file in it (.gitignore and .folioignore are honoured)')
     .addOption(new Option('--mode <mode>', 'what kind of folio').choices([...PROJECT_MODES]).default('deck'))
@@ -20,6 +20,7 @@ export function registerCreate(program: Command): void {
 Examples:
   $ folio create "Q3 review" --html deck.html --publish
   $ folio create "Docs" --dir ./site --mode document
+  $ folio create --dir . --publish          titled after the folder
   $ folio create "Board pack" --dir ./pack --publish --private --access-key "blue whale"
 A private folio is created as a draft, made private, and only then published: it is never public.
 Everything goes in one request (32 MB of JSON, 20 MB gzipped); a bigger folder is refused with the
