@@ -1,0 +1,174 @@
+import { execFile, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { basename, delimiter, dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { getFolio } from '../src/api/files.js'
+import { testApi } from './helpers/api.js'
+
+/**
+ * The package as a newcomer gets it: packed the way `npm publish` packs it (prepack builds dist/,
+ * without source maps), installed into an empty folder with a clean HOME, no devDependencies and
+ * no network (--offline: the bundle has no runtime dependencies, so there is nothing to fetch),
+ * then run from there as `folio`. Packing happens in a copy of the project, so the dist/ the other
+ * test files run is never rebuilt under them.
+ */
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
+/** What packing needs of the project: everything but what is installed, built or only tested. */
+const NOT_COPIED = new Set(['node_modules', 'dist', 'test', 'test-artifacts', '.folio', '.git'])
+/** Lifecycle scripts npm runs when someone installs the package: none may be in the manifest. */
+const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepare']
+
+let work: string
+let home: string
+let tarball: string
+let packed: { filename: string; version: string; files: { path: string }[] }
+let installLog: string
+let installed: string
+
+/** A fresh environment: this PATH (for node and npm), a HOME of its own, nothing else. */
+const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+  PATH: [dirname(process.execPath), process.env.PATH].join(delimiter),
+  HOME: home,
+  npm_config_cache: join(home, '.npm'),
+  npm_config_update_notifier: 'false',
+  ...extra,
+})
+
+/** npm, as the npm that runs this suite (npm test) or the one on PATH. */
+function npm(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const [file, pre] = process.env.npm_execpath ? [process.execPath, [process.env.npm_execpath]] : ['npm', []]
+  return new Promise((resolve) => {
+    execFile(file, [...pre, ...args], { cwd, env: cleanEnv(), maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    )
+  })
+}
+
+/** The installed `folio` command, run the way a shell runs it (its #! line, its bin link). */
+function folio(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(join(installed, '.bin', 'folio'), args, { cwd, env: cleanEnv() }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    )
+  })
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'folio-package-'))
+  home = join(work, 'home')
+  await mkdir(home)
+  const project = join(work, 'project')
+  await cp(ROOT, project, { recursive: true, filter: (source) => dirname(source) !== ROOT || !NOT_COPIED.has(basename(source)) })
+  // The build tools of the working tree build the copy (no network, no second install).
+  await symlink(join(ROOT, 'node_modules'), join(project, 'node_modules'), 'dir')
+  const pack = await npm(['pack', '--json', '--pack-destination', work], project)
+  if (pack.code !== 0) throw new Error(`npm pack failed:\n${pack.stderr}`)
+  // Whatever a build script printed comes before npm's JSON.
+  packed = JSON.parse(pack.stdout.slice(pack.stdout.search(/^\[/m)))[0]
+  tarball = join(work, packed.filename)
+
+  const app = join(work, 'app')
+  await mkdir(app)
+  // --prefix: the empty folder is the project, whatever package.json a folder above might hold.
+  const install = await npm(['install', '--prefix', app, '--offline', '--omit=dev', '--no-audit', '--no-fund', tarball], app)
+  installLog = install.stdout + install.stderr
+  if (install.code !== 0) throw new Error(`npm install of the tarball failed:\n${installLog}`)
+  installed = join(app, 'node_modules')
+}, 120_000)
+
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true })
+})
+
+describe('the packed package', () => {
+  it('is named folio-cli on the registry and installs the folio command', async () => {
+    const manifest = JSON.parse(await readFile(join(installed, 'folio-cli', 'package.json'), 'utf8'))
+    expect(manifest.name).toBe('folio-cli')
+    expect(manifest.bin).toEqual({ folio: 'bin/folio.mjs' })
+    expect(manifest.license).toBe('MIT')
+    // The bundle carries its dependencies: nothing to fetch on install.
+    expect(manifest.dependencies).toBeUndefined()
+    for (const script of INSTALL_SCRIPTS) expect(manifest.scripts?.[script], script).toBeUndefined()
+  })
+
+  it('holds the command, the bundle, the templates, the README and an MIT LICENSE; no source maps', async () => {
+    const paths = packed.files.map((f) => f.path)
+    const unexpected = paths.filter((p) => !/^(bin\/folio\.mjs|dist\/[^/]+\.mjs|templates\/.+|LICENSE|README\.md|package\.json)$/.test(p))
+    expect(unexpected).toEqual([])
+    for (const required of ['bin/folio.mjs', 'dist/cli.mjs', 'templates/starters/deck.html', 'LICENSE', 'README.md']) expect(paths).toContain(required)
+    // Nor a pointer to one: the package's build makes none (tsup.config.ts).
+    const dist = join(installed, 'folio-cli', 'dist')
+    for (const file of await readdir(dist)) expect(await readFile(join(dist, file), 'utf8'), file).not.toContain('sourceMappingURL')
+    expect(await readFile(join(installed, 'folio-cli', 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} the folio authors\n/)
+  })
+
+  it('installs offline from the tarball alone, with no install scripts to run or approve', async () => {
+    expect(installLog).toContain('added 1 package')
+    expect(installLog).not.toMatch(/install-scripts|prepare|tsup/)
+    expect((await readdir(installed)).sort()).toEqual(['.bin', '.package-lock.json', 'folio-cli'])
+  })
+})
+
+describe('the installed folio command', () => {
+  it('tells its version and its commands', async () => {
+    const version = await folio(['--version'], work)
+    expect(version).toMatchObject({ code: 0, stdout: `${packed.version}\n` })
+    expect(packed.version).toBe(JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')).version)
+    const help = await folio(['--help'], work)
+    expect(help.code).toBe(0)
+    expect(help.stdout).toMatch(/^Usage: folio \[options\] \[command\]/)
+    for (const command of ['serve', 'create', 'sync', 'status']) expect(help.stdout).toContain(`  ${command} `)
+  })
+
+  it('serves, creates a folio from a folder as the banner says, syncs an edit, and reports status', async () => {
+    const data = join(work, 'data')
+    const server = spawn(join(installed, '.bin', 'folio'), ['serve', '--port', '0', '--data', data], { cwd: work, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    server.stdout.on('data', (d) => (stdout += d))
+    server.stderr.on('data', (d) => (stderr += d))
+    const exited = once(server, 'exit')
+    try {
+      const deadline = Date.now() + 15_000
+      while (!/^Press Ctrl\+C to stop\.$/m.test(stdout)) {
+        if (Date.now() > deadline || server.exitCode !== null) throw new Error(`folio serve did not start:\n${stdout}\n${stderr}`)
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      const url = /^folio is serving (\S+)$/m.exec(stdout)![1]!
+      expect(stdout).toContain(`  ➜ Local:    ${url}\n`)
+
+      // The banner's next step, run as printed in a folder of pages.
+      const site = join(work, 'q3-review')
+      await mkdir(site)
+      await writeFile(join(site, 'index.html'), '<h1>Q3</h1>')
+      const next = /^Next: folio (.+)$/m.exec(stdout)![1]!.split(' ')
+      expect(next).toEqual(['create', '--dir', '.', '--publish', '--server', url])
+      const created = await folio([...next, '--json'], site)
+      expect(created.code, created.stderr).toBe(0)
+      const { id, status } = JSON.parse(created.stdout)
+      expect(status).toBe('published')
+
+      await writeFile(join(site, 'notes.html'), '<p>notes</p>')
+      const synced = await folio(['sync', id, '.', '--server', url, '--json'], site)
+      expect(synced.code, synced.stderr).toBe(0)
+      expect(JSON.parse(synced.stdout)).toMatchObject({ event: 'synced' })
+      const stored = (await testApi(url).send(getFolio, { params: { id }, query: { files: 'latest' } })).body
+      expect(stored.title).toBe('q3-review')
+      expect(Object.keys(stored.versions.at(-1).files).sort()).toEqual(['index.html', 'notes.html'])
+
+      const state = await folio(['status', '--json', '--server', url], site)
+      expect(state.code, state.stderr).toBe(0)
+      expect(JSON.parse(state.stdout).folios).toContainEqual(expect.objectContaining({ id, title: 'q3-review', status: 'published' }))
+    } finally {
+      if (server.exitCode === null) server.kill('SIGINT')
+      await exited
+    }
+    expect(server.exitCode).toBe(0)
+    // Its notes on stopping, and no warning or error (those start with "folio: ").
+    expect(stderr).not.toMatch(/^folio: |Error/m)
+    expect(stderr).toContain('Stopped.')
+  })
+})
