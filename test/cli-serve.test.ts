@@ -196,7 +196,7 @@ describe('folio serve: the banner', () => {
     expect(stored.title).toBe('launch-notes')
     expect(Object.keys(stored.versions.at(-1).files)).toEqual(['index.html'])
     // With no folder or file to name it after, a title is asked for.
-    const untitled = await folio(['create', '--server', server.url], cliEnv())
+    const untitled = await folio(['create', '--server', server.url])
     expect(untitled.code).not.toBe(0)
     expect(untitled.stderr).toBe('folio: Give the folio a title, e.g. folio create "Q3 review", or --dir/--html to take the folder’s or file’s name.\n')
     expect(await server.stop()).toBe(0)
