@@ -37,24 +37,25 @@ const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
   ...extra,
 })
 
-/** npm, as the npm that runs this suite (npm test) or the one on PATH. */
-function npm(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const [file, pre] = process.env.npm_execpath ? [process.execPath, [process.env.npm_execpath]] : ['npm', []]
+/** Runs a program in the clean environment; resolves with its exit code and output. */
+function run(file: string, args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(file, [...pre, ...args], { cwd, env: cleanEnv(), maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
+    execFile(file, args, { cwd, env: cleanEnv(), maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     )
   })
 }
 
-/** The installed `folio` command, run the way a shell runs it (its #! line, its bin link). */
-function folio(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(join(installed, '.bin', 'folio'), args, { cwd, env: cleanEnv() }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    )
-  })
+/** npm, as the npm that runs this suite (npm test) or the one on PATH: [file, its first arguments]. */
+const npmCommand = (): [string, string[]] => (process.env.npm_execpath ? [process.execPath, [process.env.npm_execpath]] : ['npm', []])
+
+function npm(args: string[], cwd: string) {
+  const [file, pre] = npmCommand()
+  return run(file, [...pre, ...args], cwd)
 }
+
+/** The installed `folio` command, run the way a shell runs it (its #! line, its bin link). */
+const folio = (args: string[], cwd: string) => run(join(installed, '.bin', 'folio'), args, cwd)
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'folio-package-'))
@@ -124,51 +125,84 @@ describe('the installed folio command', () => {
   })
 
   it('serves, creates a folio from a folder as the banner says, syncs an edit, and reports status', async () => {
-    const data = join(work, 'data')
-    const server = spawn(join(installed, '.bin', 'folio'), ['serve', '--port', '0', '--data', data], { cwd: work, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    server.stdout.on('data', (d) => (stdout += d))
-    server.stderr.on('data', (d) => (stderr += d))
-    const exited = once(server, 'exit')
+    const server = await serveFrom(join(installed, '.bin', 'folio'), ['serve', '--port', '0', '--data', join(work, 'data')])
     try {
-      const deadline = Date.now() + 15_000
-      while (!/^Press Ctrl\+C to stop\.$/m.test(stdout)) {
-        if (Date.now() > deadline || server.exitCode !== null) throw new Error(`folio serve did not start:\n${stdout}\n${stderr}`)
-        await new Promise((r) => setTimeout(r, 50))
-      }
-      const url = /^folio is serving (\S+)$/m.exec(stdout)![1]!
-      expect(stdout).toContain(`  ➜ Local:    ${url}\n`)
-
+      expect(server.stdout).toContain(`  ➜ Local:    ${server.url}\n`)
       // The banner's next step, run as printed in a folder of pages.
       const site = join(work, 'q3-review')
       await mkdir(site)
       await writeFile(join(site, 'index.html'), '<h1>Q3</h1>')
-      const next = /^Next: folio (.+)$/m.exec(stdout)![1]!.split(' ')
-      expect(next).toEqual(['create', '--dir', '.', '--publish', '--server', url])
+      const next = /^Next: folio (.+)$/m.exec(server.stdout)![1]!.split(' ')
+      expect(next).toEqual(['create', '--dir', '.', '--publish', '--server', server.url])
       const created = await folio([...next, '--json'], site)
       expect(created.code, created.stderr).toBe(0)
       const { id, status } = JSON.parse(created.stdout)
       expect(status).toBe('published')
 
       await writeFile(join(site, 'notes.html'), '<p>notes</p>')
-      const synced = await folio(['sync', id, '.', '--server', url, '--json'], site)
+      const synced = await folio(['sync', id, '.', '--server', server.url, '--json'], site)
       expect(synced.code, synced.stderr).toBe(0)
       expect(JSON.parse(synced.stdout)).toMatchObject({ event: 'synced' })
-      const stored = (await testApi(url).send(getFolio, { params: { id }, query: { files: 'latest' } })).body
+      const stored = (await testApi(server.url).send(getFolio, { params: { id }, query: { files: 'latest' } })).body
       expect(stored.title).toBe('q3-review')
       expect(Object.keys(stored.versions.at(-1).files).sort()).toEqual(['index.html', 'notes.html'])
 
-      const state = await folio(['status', '--json', '--server', url], site)
+      const state = await folio(['status', '--json', '--server', server.url], site)
       expect(state.code, state.stderr).toBe(0)
       expect(JSON.parse(state.stdout).folios).toContainEqual(expect.objectContaining({ id, title: 'q3-review', status: 'published' }))
     } finally {
-      if (server.exitCode === null) server.kill('SIGINT')
-      await exited
+      expect(await server.stop()).toEqual({ code: 0, signal: null })
     }
-    expect(server.exitCode).toBe(0)
+  })
+
+  it('run through npx (npx folio-cli serve), names npx in its next step, which works as printed', async () => {
+    // `npx folio-cli …` with the package from the tarball instead of the registry.
+    const [file, pre] = npmCommand()
+    const npx = (args: string[]) => [...pre, 'exec', '--yes', '--offline', `--package=${tarball}`, '--', 'folio', ...args]
+    const server = await serveFrom(file, npx(['serve', '--port', '0', '--data', join(work, 'npx-data')]))
+    try {
+      const site = join(work, 'npx-site')
+      await mkdir(site)
+      await writeFile(join(site, 'index.html'), '<h1>npx</h1>')
+      const next = /^Next: npx folio-cli (.+)$/m.exec(server.stdout)?.[1]?.split(' ')
+      expect(next).toEqual(['create', '--dir', '.', '--publish', '--server', server.url])
+      const created = await run(file, npx([...next!, '--json']), site)
+      expect(created.code, created.stderr).toBe(0)
+      expect(JSON.parse(created.stdout)).toMatchObject({ status: 'published' })
+    } finally {
+      // folio stops cleanly (stop() checks its notes); how npm itself ends on SIGINT is npm's affair.
+      await server.stop()
+    }
+  })
+})
+
+/**
+ * `folio serve` started by `file args`, once its banner is complete. stop() is Ctrl+C at a
+ * terminal: SIGINT to the whole process group (npx's npm and shell pass on no signal), then
+ * checks that it stopped cleanly.
+ */
+async function serveFrom(file: string, args: string[]) {
+  const child = spawn(file, args, { cwd: work, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (d) => (stdout += d))
+  child.stderr.on('data', (d) => (stderr += d))
+  const exited = once(child, 'exit')
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGINT')
+    await exited
     // Its notes on stopping, and no warning or error (those start with "folio: ").
     expect(stderr).not.toMatch(/^folio: |Error/m)
     expect(stderr).toContain('Stopped.')
-  })
-})
+    return { code: child.exitCode, signal: child.signalCode }
+  }
+  const deadline = Date.now() + 30_000
+  while (!/^Press Ctrl\+C to stop\.$/m.test(stdout)) {
+    if (Date.now() > deadline || child.exitCode !== null) {
+      if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL')
+      throw new Error(`folio serve did not start:\n${stdout}\n${stderr}`)
+    }
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return { url: /^folio is serving (\S+)$/m.exec(stdout)![1]!, stdout, stop }
+}

@@ -7,6 +7,7 @@ import type { GlobalOptions } from '../context.js'
 import { CliError } from '../errors.js'
 import { logger, printResult } from '../logger.js'
 import { openUrl } from '../../terminal/open-url.js'
+import { PACKAGE_NAME } from '../../version.js'
 import { DEFAULT_PORT, parsePort } from '../port.js'
 import { serveBanner } from '../serve-banner.js'
 
@@ -70,7 +71,9 @@ export default async (options: ServeFlags, command: Command) => {
   } else {
     // The CLI's commands talk to http://127.0.0.1:$PORT (or 3000) unless told otherwise.
     const onDefaultServer = server.port === Number(process.env.PORT || DEFAULT_PORT) && (options.host === '127.0.0.1' || isAnyHost(options.host))
-    const nextStep = `folio create --dir . --publish${onDefaultServer ? '' : ` --server ${url}`}`
+    // Started with npx (npx folio-cli serve), the shell has no folio command: the step says npx too.
+    const folio = process.env.npm_lifecycle_event === 'npx' ? `npx ${PACKAGE_NAME}` : 'folio'
+    const nextStep = `${folio} create --dir . --publish${onDefaultServer ? '' : ` --server ${url}`}`
     const interactive = Boolean(process.stdout.isTTY)
     printResult(serveBanner({ url, networkUrls, loopback, publicUrl, dataDir, mode: options.mode, nextStep }, { colors: wantsColors(process.stdout), qr: interactive }))
   }
