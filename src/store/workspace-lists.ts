@@ -11,11 +11,12 @@ export interface FinishedList {
   etag: string
 }
 
-/** Lists up to this size are kept whole, one per workspace; a bigger one is rebuilt from its items on each GET. */
+/**
+ * Lists up to this size are kept whole, one per workspace. A bigger one (10,000 small folios
+ * make 7 MB) is never held whole: it is streamed page by page as it is built, on every GET.
+ */
 export const LIST_CACHE_ENTRY_BYTES = 4 * 1024 * 1024
 const LIST_CACHE_BYTES = 16 * 1024 * 1024
-/** Past this a list is streamed page by page: 10,000 folios never make one giant string. */
-const STREAM_ABOVE_BYTES = 8 * 1024 * 1024
 /** Items made at a time: a cold list of 10,000 folios must not put 30,000 reads in flight at once. */
 const PAGE = 256
 
@@ -69,8 +70,8 @@ export class WorkspaceLists {
   }
 
   /**
-   * The workspace's list: finished bytes with an ETag (kept when at most LIST_CACHE_ENTRY_BYTES),
-   * or past STREAM_ABOVE_BYTES a stream built as it is read, with no ETag.
+   * The workspace's list: finished bytes with an ETag, kept; or past LIST_CACHE_ENTRY_BYTES a
+   * stream built as it is read, with no ETag.
    */
   async get(workspaceId: string): Promise<FinishedList | ReadableStream<Uint8Array>> {
     const kept = this.#finished.get(workspaceId)
@@ -123,7 +124,7 @@ export class WorkspaceLists {
       const { value, done } = await pages.next()
       if (done) break
       json += value
-      if (json.length > STREAM_ABOVE_BYTES) return toStream(prepend(json, pages))
+      if (json.length > LIST_CACHE_ENTRY_BYTES) return toStream(prepend(json, pages))
     }
     const body = Buffer.from(json)
     return { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` }
