@@ -66,6 +66,39 @@ describe('the kept list never goes stale', () => {
   })
 })
 
+describe('the kept list under a burst of beacons', () => {
+  const s = useServer()
+
+  it('counts every acknowledged beacon, however many lists were read while they landed', async () => {
+    const id = await s.api.create('Busy', { 'index.html': '<h1>Busy</h1>' }, { status: 'published' })
+    const viewsInList = async () => {
+      const list = (await s.api.send(listFolios)).body as Array<{ id: string; analytics: { views: number } }>
+      return list.find((f) => f.id === id)!.analytics.views
+    }
+    await viewsInList()
+    let landed = false
+    const other = await s.api.create('Renamed over and over')
+    const beacons = Promise.all(
+      Array.from({ length: 300 }, () => s.api.send(recordAnalytics, { params: { id }, body: { isInitial: true, device: 'desktop', sessionSeconds: 1 } })),
+    ).finally(() => (landed = true))
+    // Renames make the next list read the workspace from disk: beacon flushes land in the middle
+    // of such builds, and none of those lists may be kept once a newer flush is acknowledged.
+    const renames = (async () => {
+      for (let i = 0; !landed; i++) await s.api.send(updateFolio, { params: { id: other }, body: { title: `Renamed ${i}` } })
+    })()
+    let reads = 0
+    while (!landed) {
+      await Promise.all(Array.from({ length: 4 }, () => viewsInList()))
+      reads += 4
+    }
+    await renames
+    expect((await beacons).every((r) => r.status === 200)).toBe(true)
+    expect(reads).toBeGreaterThan(0)
+    expect(await viewsInList()).toBe(300)
+    expect(await viewsInList()).toBe(300)
+  })
+})
+
 describe('the list as a file: ETag and 304', () => {
   const s = useServer()
 

@@ -42,15 +42,15 @@ export class FolioViews {
       item: (meta) => this.#listItemJson(meta),
       workspaceOf: (id) => folios.peek(id)?.workspaceId,
     })
-    folios.onChange((id, change) => this.#invalidate(id, change === 'deleted'))
-    engagement.onChange((id) => this.#invalidate(id, false))
+    folios.onChange((id, change) => this.#invalidate(id, change === 'deleted' ? 'gone' : 'folio'))
+    engagement.onChange((id) => this.#invalidate(id, 'engagement'))
   }
 
-  #invalidate(id: string, gone: boolean): void {
+  #invalidate(id: string, change: 'folio' | 'engagement' | 'gone'): void {
     this.#generation.set(id, (this.#generation.get(id) ?? 0) + 1)
     for (const mode of ['all', 'latest', 'none']) this.#json.delete(`${id}:${mode}`)
     this.#items.delete(id)
-    this.lists.changed(id, gone)
+    this.lists.changed(id, change)
   }
 
   /** The folio's JSON if it is cached; never touches storage. */

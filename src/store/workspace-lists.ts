@@ -47,6 +47,12 @@ export class WorkspaceLists {
   readonly #generations = new Map<string, number>()
   /** Which workspace each listed folio is in: a deleted folio's metadata is gone by the time we hear of it. */
   readonly #workspaceOf = new Map<string, string>()
+  /**
+   * The folios of each kept list, in order. Comments, reactions and analytics change no
+   * metadata: after them the list is rebuilt from these, without listing the workspace again
+   * (a directory read that was most of a rebuild's cost).
+   */
+  readonly #orders = new Map<string, FolioMeta[]>()
   readonly #building = new Map<string, { generation: number; list: Promise<FinishedList | undefined> }>()
   readonly #listeners = new Set<(workspaceId: string) => void>()
 
@@ -87,11 +93,15 @@ export class WorkspaceLists {
     const mine = { generation, list: new Promise<FinishedList | undefined>((resolve) => (settle = resolve)) }
     this.#building.set(workspaceId, mine)
     try {
-      const built = await this.#build(workspaceId)
+      const metas = this.#orders.get(workspaceId) ?? (await this.#source.metas(workspaceId))
+      const built = await this.#build(workspaceId, metas)
       // A stream can be read once: concurrent callers then build their own.
       const finished = built instanceof ReadableStream ? undefined : built
       settle(finished)
-      if (finished && this.generation(workspaceId) === generation) this.#finished.set(workspaceId, finished)
+      if (finished && this.generation(workspaceId) === generation) {
+        this.#finished.set(workspaceId, finished)
+        this.#orders.set(workspaceId, metas)
+      }
       return built
     } catch (error) {
       settle(undefined)
@@ -101,22 +111,25 @@ export class WorkspaceLists {
     }
   }
 
-  /** A folio changed (or is gone): its workspace's list is dropped, to be rebuilt when next read. */
-  changed(folioId: string, gone: boolean): void {
+  /**
+   * A folio changed: its workspace's list is dropped, to be rebuilt when next read. `engagement`
+   * (comments, reactions, analytics) leaves its metadata as it was; `gone` is a delete.
+   */
+  changed(folioId: string, change: 'folio' | 'engagement' | 'gone'): void {
     const workspaceId = this.#source.workspaceOf(folioId) ?? this.#workspaceOf.get(folioId)
-    if (gone) this.#workspaceOf.delete(folioId)
+    if (change === 'gone') this.#workspaceOf.delete(folioId)
     else if (workspaceId !== undefined) this.#workspaceOf.set(folioId, workspaceId)
     // Not known: it is in no list built so far, but dropping every list costs little and is safe.
     const affected = workspaceId !== undefined ? [workspaceId] : [...this.#generations.keys()]
     for (const id of affected) {
       this.#generations.set(id, this.generation(id) + 1)
       this.#finished.delete(id)
+      if (change !== 'engagement') this.#orders.delete(id)
       for (const listener of this.#listeners) listener(id)
     }
   }
 
-  async #build(workspaceId: string): Promise<FinishedList | ReadableStream<Uint8Array>> {
-    const metas = await this.#source.metas(workspaceId)
+  async #build(workspaceId: string, metas: FolioMeta[]): Promise<FinishedList | ReadableStream<Uint8Array>> {
     for (const meta of metas) this.#workspaceOf.set(meta.id, workspaceId)
     const pages = this.#pages(metas)
     let json = ''
