@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises'
+import autocannon from 'autocannon'
 import { join } from 'node:path'
 import { compareAlternating, cpuNote, fmt, load, medianOf, problemsOf } from '../lib/autocannon.js'
 import { type BenchContext, SMALL_HTML } from '../lib/context.js'
@@ -108,7 +109,9 @@ const BEACONS_PER_SECOND = 500
 /**
  * Every beacon changes a list item (analytics), so it drops the kept list: the next GET
  * rebuilds it. How much of the list's speed is left while a workspace's folio takes beacons at
- * a steady 500/s (informational: no goal). Alternating rounds, alone and with beacons.
+ * a steady 500/s (informational: no goal). Alternating rounds, alone and with beacons; the
+ * beacons come from autocannon too, at a fixed rate over 50 connections (each waits for its
+ * beacon's group commit).
  */
 async function listUnderBeacons(ctx: BenchContext, listUrl: string, beaconUrl: string, pid: number) {
   const { report } = ctx
@@ -117,43 +120,32 @@ async function listUnderBeacons(ctx: BenchContext, listUrl: string, beaconUrl: s
   const alone: number[] = []
   const withBeacons: number[] = []
   let beaconsAnswered = 0
+  const list = { name: 'list', url: listUrl, pid }
+  const options = { connections: 50, duration: ctx.duration }
   for (let round = 0; round < ctx.rounds; round++) {
-    alone.push((await load({ name: 'list', url: listUrl, pid }, { connections: 50, duration: ctx.duration })).reqPerSec)
+    alone.push((await load(list, options)).reqPerSec)
     await sleep(250)
-    const beacons = steadyBeacons(beaconUrl)
-    const result = await load({ name: 'list', url: listUrl, pid }, { connections: 50, duration: ctx.duration })
-    beaconsAnswered += await beacons.stop()
+    const [result, beacons] = await Promise.all([load(list, options), steadyBeacons(beaconUrl, ctx.duration)])
+    beaconsAnswered += beacons
     withBeacons.push(result.reqPerSec)
-    report.log(`  round ${round + 1}: list alone ${fmt(alone.at(-1)!)} req/s, with beacons ${fmt(result.reqPerSec)} req/s`)
+    report.log(`  round ${round + 1}: list alone ${fmt(alone.at(-1)!)} req/s, with beacons ${fmt(result.reqPerSec)} req/s (CPU server ${Math.round((result.serverCpu ?? NaN) * 100)}%), ${fmt(beacons / ctx.duration)} beacons/s answered`)
     await sleep(250)
   }
   const ratio = medianOf(withBeacons) / medianOf(alone)
-  report.log(`  median: ${fmt(medianOf(withBeacons))} / ${fmt(medianOf(alone))} req/s = ${ratio.toFixed(2)}× of the list alone; ${fmt(beaconsAnswered)} beacons answered`)
+  report.log(`  median: ${fmt(medianOf(withBeacons))} / ${fmt(medianOf(alone))} req/s = ${ratio.toFixed(2)}× of the list alone`)
   return { alone, withBeacons, ratio, beaconsAnswered }
 }
 
-/** Beacons at a steady rate until stopped; resolves with how many were answered 2xx. */
-function steadyBeacons(url: string): { stop(): Promise<number> } {
-  let answered = 0
-  const inFlight = new Set<Promise<void>>()
+/** Beacons at a steady rate for `duration` seconds; resolves with how many were answered 2xx. */
+async function steadyBeacons(url: string, duration: number): Promise<number> {
+  const { origin, pathname } = new URL(url)
   const body = JSON.stringify({ isInitial: true, device: 'desktop', sessionSeconds: 3 })
-  const timer = setInterval(() => {
-    for (let i = 0; i < BEACONS_PER_SECOND / 100; i++) {
-      const sent = fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-        .then(async (r) => {
-          await r.arrayBuffer()
-          if (r.ok) answered++
-        })
-        .catch(() => {})
-      inFlight.add(sent)
-      void sent.finally(() => inFlight.delete(sent))
-    }
-  }, 10)
-  return {
-    async stop() {
-      clearInterval(timer)
-      await Promise.all(inFlight)
-      return answered
-    },
-  }
+  const result = await autocannon({
+    url: origin,
+    connections: 50,
+    duration,
+    overallRate: BEACONS_PER_SECOND,
+    requests: [{ method: 'POST', path: pathname, headers: { 'content-type': 'application/json' }, body }],
+  })
+  return result['2xx']
 }
