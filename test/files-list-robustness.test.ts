@@ -2,6 +2,7 @@ import { truncate } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deleteFolio, getFolio, listFolios } from '../src/api/files.js'
+import { LIST_CACHE_ENTRY_BYTES } from '../src/store/index.js'
 import { type TestApi, testApi } from './helpers/api.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
 import { closeClean, expectCleanLog, expectLogged } from './helpers/use-server.js'
@@ -17,20 +18,27 @@ beforeAll(async () => {
 afterAll(() => closeClean(ts))
 
 describe('GET /api/files at its limits', () => {
-  it('streams a list larger than 8 MB, complete, in order, as valid JSON', async () => {
+  it('streams a list over the cap of a kept list, complete, in order, as valid JSON, and keeps none of it', async () => {
     const guidelines = 'Use generous whitespace and one accent colour. '.repeat(1300) // ~60 KB each
     const ids: string[] = []
-    for (let i = 0; i < 150; i++) {
+    for (let i = 0; i < 75; i++) {
       ids.push(await api.create(`Large ${i}`, { 'index.html': `<h1>${i}</h1>` }, { designPreferences: { customGuidelines: guidelines } }))
     }
-    const res = await api.request(listFolios)
-    expect(res.status).toBe(200)
-    expect(res.headers.get('cache-control')).toBe('public, max-age=5, stale-while-revalidate=60')
-    const text = await res.text()
-    expect(text.length).toBeGreaterThan(8 * 1024 * 1024)
-    const list = JSON.parse(text) as Array<{ id: string; designPreferences: { customGuidelines: string } }>
-    expect(list.map((f) => f.id)).toEqual([...ids].reverse())
-    expect(list.every((f) => f.designPreferences.customGuidelines === guidelines)).toBe(true)
+    for (let i = 0; i < 2; i++) {
+      const res = await api.request(listFolios)
+      expect(res.status).toBe(200)
+      expect(res.headers.get('cache-control')).toBe('public, max-age=5, stale-while-revalidate=60')
+      // Streamed: no length known up front, no ETag (that would need the whole body first).
+      expect(res.headers.get('transfer-encoding')).toBe('chunked')
+      expect(res.headers.get('content-length')).toBeNull()
+      expect(res.headers.get('etag')).toBeNull()
+      const text = await res.text()
+      expect(text.length).toBeGreaterThan(LIST_CACHE_ENTRY_BYTES)
+      expect(ts.server.store.views.lists.peek('local')).toBeUndefined()
+      const list = JSON.parse(text) as Array<{ id: string; designPreferences: { customGuidelines: string } }>
+      expect(list.map((f) => f.id)).toEqual([...ids].reverse())
+      expect(list.every((f) => f.designPreferences.customGuidelines === guidelines)).toBe(true)
+    }
     await Promise.all(ids.map((id) => api.send(deleteFolio, { params: { id } })))
   })
 

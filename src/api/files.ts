@@ -29,13 +29,15 @@ export const listFolios = defineContract({
   path: '/api/files',
   tag: 'Folios',
   summary: 'List folios, most recently updated first',
-  description: 'Each item is a Folio whose versions leave out their file contents (versionId, commitMessage, createdAt, author); GET /api/files/{id} has the files.',
+  description:
+    'Each item is a Folio whose versions leave out their file contents (versionId, commitMessage, createdAt, author); GET /api/files/{id} has the files. The answer carries a strong ETag (none when a very large list is streamed): sent back as If-None-Match, it gets 304 with no body until a folio of the workspace changes (its metadata, versions, files, comments, reactions or analytics).',
   access: 'required',
+  headers: { 'If-None-Match': 'The ETag of a list this client holds: 304 Not Modified, no body, while the list is unchanged' },
   response: {
     status: 200,
     description: 'The folios of the workspace',
     schema: z.array(FolioListItem),
-    headers: { 'Cache-Control': 'public, max-age=5, stale-while-revalidate=60' },
+    headers: { 'Cache-Control': 'public, max-age=5, stale-while-revalidate=60', ETag: '"zK5ehHObmrOc-XMrOWDCSsIxPw8"' },
   },
   errors: [ERRORS.unauthorized],
 })

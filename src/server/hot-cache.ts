@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { LRUCache } from 'lru-cache'
 import type { Access, RateLimitBucket } from '../api/contract.js'
-import type { FolioStore } from '../store/index.js'
+import { type FolioStore, LIST_CACHE_ENTRY_BYTES } from '../store/index.js'
 import { type Auth, DENIED } from './auth.js'
 import type { RateLimiter } from './rate-limit.js'
 import { noneMatchHits } from './conditional.js'
@@ -15,6 +15,10 @@ import { noneMatchHits } from './conditional.js'
  * the next identical GET is written straight to the socket, after the same credential check
  * the router makes. Any change to a folio drops its entries (the store's change events), so
  * nothing stale is ever served; anything unusual falls through to the router.
+ *
+ * A workspace's list (GET /api/files) is one URL for every workspace: it is kept under the
+ * caller's workspace and the URL, found only after the credential check says whose workspace
+ * the caller is in, and dropped when the store says that workspace's list changed.
  */
 export interface HotEntry {
   body: Buffer
@@ -23,8 +27,8 @@ export interface HotEntry {
   /** The same without the body's own headers, for a 304. */
   notModifiedHeaders: string[]
   access: Access
-  /** The folio it shows: changes to that folio drop the entry. */
-  folioId: string
+  /** What drops it: a folio's id (any change of that folio), or listScope(workspace). */
+  scope: string
   /** Set when only callers of this workspace may see it. */
   workspaceId?: string
   /** Public endpoints count against the client's rate limit here too. */
@@ -34,17 +38,33 @@ export interface HotEntry {
 }
 
 const MAX_BYTES = 32 * 1024 * 1024
+/** A folio's answer is a copy of what FolioViews keeps: at most 1 MB of it is worth a second copy. */
+const MAX_FOLIO_ENTRY_BYTES = 1024 * 1024
+
+/** The scope of a workspace's list entries (a folio id never holds a space). */
+const listScope = (workspaceId: string) => `list ${workspaceId}`
+/** Where a workspace's answer to `url` is kept (a request target never holds a newline). */
+const workspaceKey = (workspaceId: string, url: string) => `${workspaceId}\n${url}`
+
+type NewEntry = Omit<HotEntry, 'body' | 'headers' | 'notModifiedHeaders' | 'scope'> & {
+  body: string | Buffer
+  contentType: string
+  headers?: Record<string, string>
+  generation: number
+}
 
 export class HotCache {
   readonly #entries = new LRUCache<string, HotEntry>({
     maxSize: MAX_BYTES,
     sizeCalculation: (e) => e.body.length + 256,
-    maxEntrySize: 1024 * 1024,
-    dispose: (entry, url) => this.#unlink(entry.folioId, url),
+    maxEntrySize: LIST_CACHE_ENTRY_BYTES + 256,
+    dispose: (entry, key) => this.#unlink(entry.scope, key),
   })
-  readonly #byFolio = new Map<string, Set<string>>()
-  /** Bumped on every change of a folio: an answer built across awaits is kept only if unchanged. */
+  readonly #byScope = new Map<string, Set<string>>()
+  /** Bumped on every change of a scope: an answer built across awaits is kept only if unchanged. */
   readonly #generations = new Map<string, number>()
+  /** URLs whose answer depends on the caller's workspace, with the access they need. */
+  readonly #perWorkspace = new LRUCache<string, Access>({ max: 1024 })
   readonly #auth: Auth
   readonly #limiter: RateLimiter
   readonly #clientOf: (req: IncomingMessage) => string
@@ -55,6 +75,7 @@ export class HotCache {
     this.#clientOf = clientOf
     store.folios.onChange((id) => this.invalidate(id))
     store.engagement.onChange((id) => this.invalidate(id))
+    store.views.lists.onChange((workspaceId) => this.invalidate(listScope(workspaceId)))
   }
 
   /** Read before building an answer; hand it to put() so a change in between discards the answer. */
@@ -62,52 +83,78 @@ export class HotCache {
     return this.#generations.get(folioId) ?? 0
   }
 
+  /** The same for a workspace's list: read before the list is built, hand it to putList(). */
+  listGeneration(workspaceId: string): number {
+    return this.generation(listScope(workspaceId))
+  }
+
   /** Keeps an answer for `url`, if nothing changed the folio since `generation` was read. */
-  put(
-    url: string,
-    entry: Omit<HotEntry, 'body' | 'headers' | 'notModifiedHeaders'> & { body: string | Buffer; contentType: string; headers?: Record<string, string>; generation: number },
-  ): void {
-    if (entry.generation !== this.generation(entry.folioId)) return
+  put(url: string, entry: NewEntry & { folioId: string }): void {
+    const { folioId, ...rest } = entry
+    this.#keep(url, { ...rest, scope: folioId }, MAX_FOLIO_ENTRY_BYTES)
+  }
+
+  /**
+   * Keeps a workspace's answer to `url` (its list), for callers of that workspace only, if the
+   * list did not change since `generation` was read. The body is the store's own buffer, not a copy.
+   */
+  putList(url: string, entry: NewEntry & { workspaceId: string; body: Buffer }): void {
+    this.#perWorkspace.set(url, entry.access)
+    this.#keep(workspaceKey(entry.workspaceId, url), { ...entry, scope: listScope(entry.workspaceId) }, LIST_CACHE_ENTRY_BYTES)
+  }
+
+  #keep(key: string, entry: NewEntry & { scope: string }, maxBytes: number): void {
+    if (entry.generation !== this.generation(entry.scope)) return
     const body = typeof entry.body === 'string' ? Buffer.from(entry.body) : entry.body
-    if (body.length > 1024 * 1024) return
+    if (body.length > maxBytes) return
     const notModifiedHeaders: string[] = entry.etag ? ['etag', entry.etag] : []
     for (const [name, value] of Object.entries(entry.headers ?? {})) notModifiedHeaders.push(name, value)
     const headers = ['content-type', entry.contentType, 'content-length', String(body.length), ...notModifiedHeaders]
-    this.#entries.set(url, {
+    this.#entries.set(key, {
       body,
       headers,
       notModifiedHeaders,
       access: entry.access,
-      folioId: entry.folioId,
+      scope: entry.scope,
       workspaceId: entry.workspaceId,
       rateLimit: entry.rateLimit,
       etag: entry.etag,
     })
-    let urls = this.#byFolio.get(entry.folioId)
-    if (!urls) this.#byFolio.set(entry.folioId, (urls = new Set()))
-    urls.add(url)
+    let keys = this.#byScope.get(entry.scope)
+    if (!keys) this.#byScope.set(entry.scope, (keys = new Set()))
+    keys.add(key)
   }
 
-  invalidate(folioId: string): void {
-    this.#generations.set(folioId, this.generation(folioId) + 1)
-    const urls = this.#byFolio.get(folioId)
-    if (!urls) return
-    this.#byFolio.delete(folioId)
-    for (const url of urls) this.#entries.delete(url)
+  /** Drops everything kept for a folio (or, with listScope, a workspace's list). */
+  invalidate(scope: string): void {
+    this.#generations.set(scope, this.generation(scope) + 1)
+    const keys = this.#byScope.get(scope)
+    if (!keys) return
+    this.#byScope.delete(scope)
+    for (const key of keys) this.#entries.delete(key)
   }
 
-  #unlink(folioId: string, url: string): void {
-    this.#byFolio.get(folioId)?.delete(url)
+  #unlink(scope: string, key: string): void {
+    this.#byScope.get(scope)?.delete(key)
   }
 
   /** Answers the request if it can; false hands it to the router untouched. */
   serve(req: IncomingMessage, res: ServerResponse): boolean {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !req.url) return false
-    const entry = this.#entries.get(req.url)
-    if (!entry) return false
-    const principal = this.#auth.resolveRequest(req, entry.access)
-    if (principal === DENIED) return false // the router answers the 401
-    if (entry.workspaceId && principal?.workspaceId !== entry.workspaceId) return false
+    let entry = this.#entries.get(req.url)
+    if (entry) {
+      const principal = this.#auth.resolveRequest(req, entry.access)
+      if (principal === DENIED) return false // the router answers the 401
+      if (entry.workspaceId && principal?.workspaceId !== entry.workspaceId) return false
+    } else {
+      // An answer that depends on who asks: whose workspace it is decides which one is sent.
+      const access = this.#perWorkspace.get(req.url)
+      if (access === undefined) return false
+      const principal = this.#auth.resolveRequest(req, access)
+      if (principal === DENIED || principal === undefined) return false
+      entry = this.#entries.get(workspaceKey(principal.workspaceId, req.url))
+      if (!entry) return false
+    }
     const notModified = noneMatchHits(req.headers['if-none-match'], entry.etag)
     let headers = notModified ? entry.notModifiedHeaders : entry.headers
     if (entry.rateLimit) {

@@ -102,7 +102,7 @@ export function mountRoute<C extends Contract>(app: H3, ctx: ServerContext, cont
  * A JSON text answered as is (cached responses are built once and sent many times). srvx's
  * FastResponse with plain headers goes straight to node:http: no web Headers, no stream.
  */
-export function jsonText(text: string | ReadableStream<Uint8Array>, init: { status?: number; headers?: Record<string, string> } = {}): Response {
+export function jsonText(text: string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>, init: { status?: number; headers?: Record<string, string> } = {}): Response {
   return new FastResponse(text, {
     status: init.status ?? 200,
     headers: init.headers ? { 'content-type': JSON_TYPE, ...init.headers } : JSON_HEADERS,

@@ -3,7 +3,8 @@ import { compareFilePaths } from '../domain/file-paths.js'
 import { versionId } from '../domain/ids.js'
 import type { EngagementRepository } from './engagement-repository.js'
 import type { FolioRepository } from './folio-repository.js'
-import { mapLimit } from './map-limit.js'
+import { toStream } from './text-stream.js'
+import { WorkspaceLists } from './workspace-lists.js'
 import type { FileMap, FolioMeta, VersionManifest } from '../domain/model.js'
 
 /** Which versions of a folio carry their file contents in a response. */
@@ -30,18 +31,26 @@ export class FolioViews {
   readonly #items = new LRUCache<string, string>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (s) => Math.max(1, s.length), maxEntrySize: 4 * 1024 * 1024 })
   /** Bumped on every change, so a response built during a write is never cached as current. */
   readonly #generation = new Map<string, number>()
+  /** Each workspace's finished list (GET /api/files, workspace-lists.ts), dropped when any of its folios changes. */
+  readonly lists: WorkspaceLists
 
   constructor(folios: FolioRepository, engagement: EngagementRepository) {
     this.#folios = folios
     this.#engagement = engagement
-    folios.onChange((id) => this.#invalidate(id))
-    engagement.onChange((id) => this.#invalidate(id))
+    this.lists = new WorkspaceLists({
+      metas: (workspaceId) => folios.list(workspaceId),
+      item: (meta) => this.#listItemJson(meta),
+      workspaceOf: (id) => folios.peek(id)?.workspaceId,
+    })
+    folios.onChange((id, change) => this.#invalidate(id, change === 'deleted' ? 'gone' : 'folio'))
+    engagement.onChange((id) => this.#invalidate(id, 'engagement'))
   }
 
-  #invalidate(id: string): void {
+  #invalidate(id: string, change: 'folio' | 'engagement' | 'gone'): void {
     this.#generation.set(id, (this.#generation.get(id) ?? 0) + 1)
     for (const mode of ['all', 'latest', 'none']) this.#json.delete(`${id}:${mode}`)
     this.#items.delete(id)
+    this.lists.changed(id, change)
   }
 
   /** The folio's JSON if it is cached; never touches storage. */
@@ -98,34 +107,6 @@ export class FolioViews {
   }
 
   /**
-   * The list of a workspace, most recently updated first, as JSON text built a page of items at
-   * a time (bounded concurrency: a cold list of 10,000 folios must not put 30,000 reads in flight
-   * at once). Past STREAM_ABOVE_BYTES it goes out
-   * as a stream, so a workspace of many large folios never needs one giant string.
-   */
-  async listJson(workspaceId: string): Promise<string | ReadableStream<Uint8Array>> {
-    const metas = await this.#folios.list(workspaceId)
-    const pages = this.#listPages(metas)
-    let json = ''
-    for (;;) {
-      const { value, done } = await pages.next()
-      if (done) return json
-      json += value
-      if (json.length > STREAM_ABOVE_BYTES) return toStream(prepend(json, pages))
-    }
-  }
-
-  async *#listPages(metas: FolioMeta[]): AsyncGenerator<string> {
-    const PAGE = 256
-    if (metas.length === 0) yield '['
-    for (let start = 0; start < metas.length; start += PAGE) {
-      const items = await mapLimit(metas.slice(start, start + PAGE), 32, (meta) => this.#listItemJson(meta))
-      yield (start === 0 ? '[' : ',') + items.join(',')
-    }
-    yield ']'
-  }
-
-  /**
    * A list item as JSON: metadata, every version's summary (from the version log: no history
    * read), comments, engagement and storage size; no file contents. Kept until the folio changes.
    */
@@ -176,23 +157,4 @@ function versionObject(m: VersionManifest, files: FileMap | undefined) {
   const base = { versionId: m.versionId, commitMessage: m.commitMessage, createdAt: m.createdAt, author: m.author }
   if (!files) return { ...base, fileList: Object.keys(m.files).sort(compareFilePaths) }
   return { ...base, files }
-}
-
-async function* prepend(first: string, rest: AsyncGenerator<string>): AsyncGenerator<string> {
-  yield first
-  yield* rest
-}
-
-function toStream(chunks: AsyncGenerator<string>): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder()
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { value, done } = await chunks.next()
-      if (done) controller.close()
-      else controller.enqueue(encoder.encode(value))
-    },
-    async cancel() {
-      await chunks.return(undefined)
-    },
-  })
 }

@@ -28,6 +28,7 @@ export {
 export { type EngagementKind, type NewComment } from './engagement-repository.js'
 export type { CommentLimits } from './comment-segments.js'
 export type { FilesMode } from './folio-views.js'
+export { type FinishedList, LIST_CACHE_ENTRY_BYTES } from './workspace-lists.js'
 
 export interface FolioStore {
   dataDir: string

@@ -18,6 +18,7 @@ import { killAllNow, stopAll } from './lib/processes.js'
 import { Report } from './lib/report.js'
 import { benchCli } from './sections/cli.js'
 import { benchGetVsRaw } from './sections/get-vs-raw.js'
+import { benchList } from './sections/list-vs-raw.js'
 import { benchManyFolios } from './sections/many-folios.js'
 import { benchPutHistory } from './sections/put-history.js'
 import { benchVersionDisk } from './sections/version-disk.js'
@@ -29,6 +30,7 @@ const sections: Array<[string, (ctx: BenchContext) => Promise<void>]> = [
   ['3', benchManyFolios],
   ['4', benchVersionDisk],
   ['5', benchViewer],
+  ['9', benchList],
   ['8', benchCli],
 ]
 

@@ -1,9 +1,11 @@
 import type { H3 } from 'h3'
+import { FastResponse } from 'srvx'
 import { ERRORS } from '../../api/errors.js'
 import { createFolio, deleteFolio, getFolio, listFolios, updateFolio } from '../../api/files.js'
 import { defaultDescription } from '../../domain/html.js'
 import { isFolioId } from '../../domain/ids.js'
 import { LOCAL_WORKSPACE } from '../auth.js'
+import { noneMatchHits } from '../conditional.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../errors.js'
 import { authorOf, cachedFolio, requireFolio } from '../folio-access.js'
@@ -14,8 +16,19 @@ export function registerFileRoutes(app: H3, ctx: ServerContext): void {
   const { folios, engagement, views } = ctx.store
 
   mountRoute(app, ctx, listFolios, async ({ event, principal }) => {
-    const json = await views.listJson(principal?.workspaceId ?? LOCAL_WORKSPACE)
-    return jsonText(json, { headers: { 'cache-control': listFolios.response.headers['Cache-Control'] } })
+    const workspaceId = principal?.workspaceId ?? LOCAL_WORKSPACE
+    const generation = ctx.hot.listGeneration(workspaceId)
+    const list = await views.lists.get(workspaceId)
+    const cacheControl = { 'cache-control': listFolios.response.headers['Cache-Control'] }
+    if (list instanceof ReadableStream) return jsonText(list, { headers: cacheControl })
+    // Served like a file: the next GET of this workspace's list skips the router, and a client
+    // holding these bytes gets a 304.
+    const headers = { etag: list.etag, ...cacheControl }
+    if (views.lists.peek(workspaceId) === list) {
+      ctx.hot.putList(requestTarget(event), { body: list.body, etag: list.etag, headers: cacheControl, contentType: JSON_CONTENT_TYPE, access: listFolios.access, workspaceId, generation })
+    }
+    if (noneMatchHits(event.req.headers.get('if-none-match'), list.etag)) return new FastResponse(null, { status: 304, headers })
+    return jsonText(list.body, { headers })
   })
 
   mountRoute(app, ctx, createFolio, async ({ body, principal }) => {

@@ -17,6 +17,8 @@ declare module 'autocannon' {
     body?: string | Buffer
     requests?: Request[]
     timeout?: number
+    /** Requests per second over all connections (0: as fast as they go). */
+    overallRate?: number
   }
   interface Histogram {
     average: number
