@@ -20,6 +20,7 @@ import { benchCli } from './sections/cli.js'
 import { benchGetVsRaw } from './sections/get-vs-raw.js'
 import { benchManyFolios } from './sections/many-folios.js'
 import { benchPutHistory } from './sections/put-history.js'
+import { benchPutWriters } from './sections/put-writers.js'
 import { benchVersionDisk } from './sections/version-disk.js'
 import { benchViewer } from './sections/viewer.js'
 
@@ -30,6 +31,7 @@ const sections: Array<[string, (ctx: BenchContext) => Promise<void>]> = [
   ['4', benchVersionDisk],
   ['5', benchViewer],
   ['8', benchCli],
+  ['9', benchPutWriters],
 ]
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim())
