@@ -66,7 +66,29 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions) => {
    * Makes a folder's entries durable. A folder that is gone was emptied and removed by a
    * concurrent removeItem (deletions run in parallel): nothing in it is left to make durable.
    */
-  const syncDir = async (dir: string) => {
+  /**
+   * Makes a folder's entries durable, sharing fsyncs between writers: a caller joins the next
+   * fsync of the folder that starts after it asked (one already running may have begun before
+   * its entry existed). Fifty versions of one folio writing their index markers at once cost
+   * two fsyncs of its blobs folder, not fifty.
+   */
+  const dirSyncs = new Map<string, { running: Promise<void>; next?: Promise<void> }>()
+  const syncDir = (dir: string): Promise<void> => {
+    const current = dirSyncs.get(dir)
+    if (current) return (current.next ??= current.running.then(() => startSync(dir)))
+    return startSync(dir)
+  }
+  const startSync = (dir: string): Promise<void> => {
+    const running = syncDirNow(dir)
+    const entry = { running: running.catch(() => {}) }
+    dirSyncs.set(dir, entry)
+    void entry.running.then(() => {
+      if (dirSyncs.get(dir) === entry) dirSyncs.delete(dir)
+    })
+    return running
+  }
+
+  const syncDirNow = async (dir: string) => {
     let fd: number
     try {
       fd = await openFile(dir, 'r')
