@@ -70,26 +70,33 @@ export class BlobStore {
   }
 
   /**
-   * Stores `bytes` (if new) and records that `owner` refers to it. Idempotent. `beforeRef` runs
-   * alongside the blob write and finishes before the reference is recorded (the folio's own
-   * index of its blobs must never miss one that carries its reference).
+   * Stores `bytes` (if new) and records that `owner` refers to it. Idempotent. The reference is
+   * written alongside the blob (each is durable before put returns, and a reference left by a
+   * crash without its blob only keeps nothing longer); `beforeRef` finishes before the
+   * reference is recorded (the folio's own index of its blobs must never miss one that carries
+   * its reference).
    */
   async put(bytes: Buffer, owner: string, knownHash?: string, beforeRef?: () => Promise<void>): Promise<PutResult> {
     const hash = knownHash ?? hashBytes(bytes)
     return this.#locks.run(hash, async () => {
       let created = false
+      let referred = false
       const writeBlob = async () => {
         if (await this.#storage.hasItem(keys.blob(hash))) return
         await this.#storage.setItemRaw(keys.blob(hash), Buffer.concat([Buffer.of(FULL), bytes]))
         created = true
         this.#bear(hash)
       }
-      await Promise.all([writeBlob(), beforeRef?.()])
-      const refKey = keys.blobRef(hash, owner)
-      const newToOwner = created || !(await this.#storage.hasItem(refKey))
-      if (newToOwner) await this.#storage.setItemRaw(refKey, Buffer.alloc(0))
+      const writeRef = async () => {
+        await beforeRef?.()
+        const refKey = keys.blobRef(hash, owner)
+        if (await this.#storage.hasItem(refKey)) return
+        referred = true
+        await this.#storage.setItemRaw(refKey, Buffer.alloc(0))
+      }
+      await Promise.all([writeBlob(), writeRef()])
       this.#cache.set(hash, bytes)
-      return { hash, size: bytes.length, created, newToOwner }
+      return { hash, size: bytes.length, created, newToOwner: created || referred }
     })
   }
 
