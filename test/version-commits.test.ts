@@ -98,6 +98,25 @@ describe('group-committed versions', () => {
     expect(await store.folios.versionSummaries(after)).toEqual(history.map(({ files: _, ...summary }) => summary))
   })
 
+  it('tells listeners of a commit once: its versions, and its metadata change too when it holds one', async () => {
+    const store = await freshStore()
+    const { meta } = await createFolio(store, { 'index.html': 'x' })
+    const heard: string[] = []
+    store.folios.onChange((id, change) => id === meta.id && heard.push(change))
+    store.folios.onNewVersion((id) => id === meta.id && heard.push('new version'))
+    await Promise.all([
+      store.folios.update(meta.id, { patch: {}, files: { 'index.html': 'y' }, author: 'a' }),
+      store.folios.update(meta.id, { patch: { status: 'published' }, author: 'a' }),
+      store.folios.update(meta.id, { patch: {}, files: { 'index.html': 'z' }, author: 'a' }),
+    ])
+    // Share pages hear the new status (a meta event) and the new version.
+    expect(heard).toEqual(['meta', 'versions', 'new version'])
+    heard.length = 0
+    await Promise.all([store.folios.update(meta.id, { patch: { title: 'A' }, author: 'a' }), store.folios.update(meta.id, { patch: { title: 'B' }, author: 'a' })])
+    expect(heard).toEqual(['meta'])
+    expect((await store.folios.get(meta.id))!.title).toBe('B')
+  })
+
   it('commits 40 concurrent versions in a few writes, each its own version with its files, message and author', async () => {
     const store = await freshStore()
     const { meta } = await createFolio(store, { 'index.html': page(-1) })

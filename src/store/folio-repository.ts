@@ -97,9 +97,10 @@ export class FolioRepository {
       packer: this.#packer,
       meta: (id) => this.get(id),
       committed: (meta) => this.#metas.set(meta.id, meta),
-      changed: (id, versions) => {
-        this.#emit(id, versions ? 'versions' : 'meta')
-        if (versions) for (const listener of this.#versionListeners) listener(id)
+      changed: (id, what) => {
+        if (what.meta || !what.versions) this.#emit(id, 'meta')
+        if (what.versions) this.#emit(id, 'versions')
+        if (what.versions) for (const listener of this.#versionListeners) listener(id)
       },
     })
   }

@@ -51,6 +51,8 @@ interface Batch {
   tidy: TidyVersion[]
   /** Contents new versions bring in (vs the version before each): the folio must hold them. */
   incoming: Map<string, IncomingFile>
+  /** A request changed metadata fields (not only what versions move: head, log, dates). */
+  metaChanged: boolean
 }
 
 export interface VersionCommitsOptions {
@@ -63,8 +65,8 @@ export interface VersionCommitsOptions {
   meta: (id: string) => Promise<FolioMeta | undefined>
   /** The metadata written by a commit: the repository's cache. */
   committed: (meta: FolioMeta) => void
-  /** After a commit is durable, before its requests are answered. */
-  changed: (id: string, versions: boolean) => void
+  /** After a commit is durable, before its requests are answered: whether it made versions, changed metadata. */
+  changed: (id: string, what: { versions: boolean; meta: boolean }) => void
 }
 
 /** A refusal of one request; anything else thrown by a commit fails its whole batch. */
@@ -110,10 +112,7 @@ export class VersionCommits {
     const meta = await this.#o.meta(id)
     if (!meta) return NOTHING_STAGED
     const latest = (await this.#o.history.manifest(id, meta.head))?.files ?? {}
-    return this.#o.contents.stage(
-      id,
-      files.filter((f) => !sameRef(latest[f.path], f.ref)),
-    )
+    return this.#o.contents.stage(id, files.filter((f) => !sameRef(latest[f.path], f.ref)))
   }
 
   async #flush(id: string, jobs: Job[]): Promise<void> {
@@ -127,7 +126,7 @@ export class VersionCommits {
     }
     const head = await this.#o.history.manifest(id, before.head)
     if (!head) throw new Error(`Folio ${id} is missing its manifest v${before.head}`)
-    const batch: Batch = { meta: before, head, before, versions: [], closed: [], tidy: [], incoming: new Map() }
+    const batch: Batch = { meta: before, head, before, versions: [], closed: [], tidy: [], incoming: new Map(), metaChanged: false }
     const answers: Array<() => void> = []
     for (const [i, job] of jobs.entries()) {
       const stored = staged[i]!
@@ -147,12 +146,13 @@ export class VersionCommits {
     }
     if (batch.meta === before) return answers.forEach((answer) => answer())
     await this.#commit(id, batch)
-    this.#o.changed(id, batch.versions.length > 0)
+    this.#o.changed(id, { versions: batch.versions.length > 0, meta: batch.metaChanged })
     for (const answer of answers) answer()
   }
 
   /** Applies one request on top of the batch so far: its result, or a refusal thrown. */
   async #apply(id: string, batch: Batch, request: FolioChangeRequest, created: Set<string>): Promise<CommitResult> {
+    if (request.kind !== 'patch' && Object.keys(request.patch).length) batch.metaChanged = true
     if (request.kind === 'meta') {
       batch.meta = { ...batch.meta, ...request.patch, updatedAt: now(batch) }
       return { meta: batch.meta, head: batch.head, changed: true }
