@@ -75,6 +75,68 @@ describe('crash durability', () => {
     for (const c of children) expect(c.stderr(), `the log of the server at ${c.url}`).toBe('')
   })
 
+  it('keeps every version group-committed for concurrent writers after SIGKILL during the commits, in order, none half there', async () => {
+    const dataDir = await makeDataDir()
+    dirs.push(dataDir)
+    let server = await spawnServer(dataDir)
+    children.push(server)
+    let api = testApi(server.url)
+    const id = await api.create('Crash batches', { 'index.html': page(0) })
+    /** Every request sent, acknowledged or not, by its (unique) commit message. */
+    const sent = new Map<string, Record<string, string>>()
+    const acked: Array<{ writer: number; seq: number; versionId: string; message: string }> = []
+    let n = 0
+
+    for (let round = 0; round < 3; round++) {
+      // 24 writers on one folio: while one commit is on disk the next batch gathers.
+      let stop = false
+      const writer = async (w: number) => {
+        for (let seq = 0; !stop; seq++) {
+          const message = `round ${round} writer ${w} write ${seq}`
+          const files = { 'index.html': page(++n), [`writer-${w}.txt`]: message, ...(seq % 3 === 0 ? { 'shared.css': `p{margin:${n}px}` } : {}) }
+          sent.set(message, files)
+          try {
+            const reply = await api.send(updateFolio, { params: { id }, query: { files: 'none' }, body: { files, commitMessage: message } })
+            if (reply.status === 200) acked.push({ writer: w, seq, versionId: reply.body.project.latestVersionId, message })
+          } catch {
+            return // the connection died with the server
+          }
+        }
+      }
+      const writers = Array.from({ length: 24 }, (_, w) => writer(w + round * 100))
+      await new Promise((r) => setTimeout(r, 250 + round * 150))
+      await killHard(server.child)
+      stop = true
+      await Promise.all(writers)
+
+      server = await spawnServer(dataDir)
+      children.push(server)
+      api = testApi(server.url)
+      const full = await api.send(getFolio, { params: { id } })
+      expect(full.status).toBe(200)
+      const versions: any[] = full.body.versions
+      expect(versions.map((v) => v.versionId)).toEqual(versions.map((_, i) => `v${i + 1}`))
+      // Every version there is whole: exactly the files of the request that made it. A batch
+      // the kill cut short left none of its versions, acknowledged or not.
+      for (const v of versions.slice(1)) expect(v.files, `${v.versionId} (${v.commitMessage})`).toEqual(sent.get(v.commitMessage))
+      const byId = new Map(versions.map((v) => [v.versionId, v]))
+      for (const a of acked) expect(byId.get(a.versionId)?.commitMessage, `acknowledged ${a.versionId} lost`).toBe(a.message)
+      // A writer's versions are in the order it wrote them.
+      for (const w of new Set(acked.map((a) => a.writer))) {
+        const numbers = acked.filter((a) => a.writer === w).sort((x, y) => x.seq - y.seq).map((a) => Number(a.versionId.slice(1)))
+        expect(numbers).toEqual([...numbers].sort((x, y) => x - y))
+      }
+      const next = await api.send(updateFolio, { params: { id }, query: { files: 'none' }, body: { files: { 'index.html': 'after restart' }, commitMessage: `after round ${round}` } })
+      expect(next.body.project.latestVersionId).toBe(`v${versions.length + 1}`)
+      sent.set(`after round ${round}`, { 'index.html': 'after restart' })
+    }
+    // Enough writes that many commits held several versions each.
+    expect(acked.length).toBeGreaterThan(50)
+    expect(await readdir(join(dataDir, '.tmp'))).toEqual([])
+    await killHard(server.child)
+    for (const c of children) expect(c.stderr(), `the log of the server at ${c.url}`).toBe('')
+  })
+
   it('keeps every acknowledged comment after SIGKILL during a stream of comments and deletes, and never gives a deleted id again', async () => {
     const dataDir = await makeDataDir()
     dirs.push(dataDir)

@@ -175,6 +175,25 @@ describe('PUT /api/files/{id}', () => {
     expect(typeof r3.body.project.versions[0].author).toBe('string')
   })
 
+  it('leaves the files it received out of its answer with ?files=none (all and latest: the default, with them)', async () => {
+    const id = await s.api.create('Light answer', { 'index.html': 'v1' })
+    const files = { 'index.html': 'v2', 'css/site.css': 'body{}' }
+    const light = await s.api.send(updateFolio, { params: { id }, query: { files: 'none' }, body: { files, commitMessage: 'light' } })
+    expect(light.status).toBe(200)
+    expect(light.body.project).toMatchObject({ latestVersionId: 'v2', versionCount: 2 })
+    expect(light.body.project.versions).toEqual([expect.objectContaining({ versionId: 'v2', commitMessage: 'light', fileList: ['index.html', 'css/site.css'] })])
+    expect(light.body.project.versions[0]).not.toHaveProperty('files')
+    for (const mode of ['all', 'latest'] as const) {
+      const full = await s.api.send(updateFolio, { params: { id }, query: { files: mode }, body: { title: `Heavy ${mode}` } })
+      expect(full.body.project.versions).toEqual([expect.objectContaining({ versionId: 'v2', files })])
+    }
+    const bad = await s.api.send(updateFolio, { params: { id }, query: { files: 'some' } as never, body: { title: 'x' } })
+    expect(bad.status).toBe(400)
+    expect(bad.body.error).toBe('INVALID_QUERY')
+    // Refused before anything changed.
+    expect((await s.api.send(getFolio, { params: { id }, query: { files: 'none' } })).body.title).toBe('Heavy latest')
+  })
+
   it('changes metadata without adding a version, and updatedAt moves', async () => {
     const created = await s.api.send(createFolio, { body: { title: 'Meta', initialHtml: 'x' } })
     const id = created.body.project.id

@@ -105,6 +105,15 @@ export const getFolio = defineContract({
   ],
 })
 
+export const UpdateFolioQuery = z.object({
+  files: z
+    .enum(['all', 'latest', 'none'])
+    .default('latest')
+    .describe(
+      'Whether the answer carries the file contents of the version it holds (only the latest: all and latest are the same here). Default latest, as the spec has it; none lists fileList instead, so an answer never echoes the files it just received',
+    ),
+})
+
 export const UpdateFolioBody = z.object({
   files: FileMap.optional().describe('The complete file set of a new version; its presence creates the version'),
   updated_files: FileMap.optional().describe('Alias of files'),
@@ -137,12 +146,14 @@ export const updateFolio = defineContract({
   tag: 'Folios',
   summary: 'Update metadata, add a version, or restore one',
   description:
-    'Every field is optional. `files` (or `updated_files`) adds a version holding exactly those files; `restoreVersionId` adds a version that copies an old one. Bodies over about 1 MB are best sent as {"_gz": true, "_d": base64(gzip(JSON))}.',
+    'Every field is optional. `files` (or `updated_files`) adds a version holding exactly those files; `restoreVersionId` adds a version that copies an old one. Bodies over about 1 MB are best sent as {"_gz": true, "_d": base64(gzip(JSON))}. Concurrent writes to one folio are committed together, in the order they arrived, each its own version; each is answered once it is durable. `?files=none` keeps the file contents out of the answer (the client sent them).',
   access: 'required',
   params: FolioIdParams,
+  query: UpdateFolioQuery,
   body: UpdateFolioBody,
-  response: { status: 200, description: 'The updated folio (latest version only)', schema: WriteResult },
+  response: { status: 200, description: 'The updated folio: its latest version only, with its files unless ?files=none', schema: WriteResult },
   errors: [
+    when(ERRORS.invalidQuery, 'files is not all, latest or none'),
     when(ERRORS.titleRequired, 'title is sent blank'),
     ERRORS.invalidJson,
     ERRORS.invalidBody,

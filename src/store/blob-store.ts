@@ -16,7 +16,9 @@ import { KeyedMutex } from './keyed-mutex.js'
  *
  * A blob is kept while anything refers to it: one marker key per owner (a folio id, or
  * `~<hash>` for a blob stored as a delta against it). Deleting the last marker deletes the
- * blob. A blob only ever becomes a delta against a blob created after it, so chains cannot loop.
+ * blob. A blob only ever becomes a delta against a blob created after it, so chains cannot loop:
+ * compact() checks that order itself (versions of one folio store their blobs concurrently, so a
+ * version's predecessor may have been created later than its own content).
  */
 const FULL = 0
 const DELTA = 1
@@ -24,6 +26,8 @@ const DELTA = 1
 const MIN_DELTA_SOURCE = 2048
 /** Beyond this many hops a blob that becomes current again is stored whole. */
 const MAX_CHAIN_FOR_HEAD = 16
+/** How many of the blobs this process created it remembers the order of (compact() needs it). */
+const BIRTHS_REMEMBERED = 50_000
 
 export class BlobMissingError extends Error {
   constructor(readonly hash: string) {
@@ -48,6 +52,13 @@ export class BlobStore {
   readonly #storage: Storage
   readonly #locks = new KeyedMutex()
   readonly #cache: LRUCache<string, Buffer>
+  /**
+   * The blobs this process created, oldest first, with their rank and whether they are still
+   * stored whole. Forgetting the oldest keeps the order right: a blob not in here is older than
+   * every blob that is (or was created before this process started).
+   */
+  readonly #born = new Map<string, { rank: number; whole: boolean }>()
+  #births = 0
 
   constructor(storage: Storage, options: { cacheBytes?: number } = {}) {
     this.#storage = storage
@@ -59,26 +70,46 @@ export class BlobStore {
   }
 
   /**
-   * Stores `bytes` (if new) and records that `owner` refers to it. Idempotent. `beforeRef` runs
-   * alongside the blob write and finishes before the reference is recorded (the folio's own
-   * index of its blobs must never miss one that carries its reference).
+   * Stores `bytes` (if new) and records that `owner` refers to it. Idempotent. The reference is
+   * written alongside the blob (each is durable before put returns, and a reference left by a
+   * crash without its blob only keeps nothing longer); `beforeRef` finishes before the
+   * reference is recorded (the folio's own index of its blobs must never miss one that carries
+   * its reference).
    */
   async put(bytes: Buffer, owner: string, knownHash?: string, beforeRef?: () => Promise<void>): Promise<PutResult> {
     const hash = knownHash ?? hashBytes(bytes)
     return this.#locks.run(hash, async () => {
       let created = false
+      let referred = false
       const writeBlob = async () => {
         if (await this.#storage.hasItem(keys.blob(hash))) return
         await this.#storage.setItemRaw(keys.blob(hash), Buffer.concat([Buffer.of(FULL), bytes]))
         created = true
+        this.#bear(hash)
       }
-      await Promise.all([writeBlob(), beforeRef?.()])
-      const refKey = keys.blobRef(hash, owner)
-      const newToOwner = created || !(await this.#storage.hasItem(refKey))
-      if (newToOwner) await this.#storage.setItemRaw(refKey, Buffer.alloc(0))
+      const writeRef = async () => {
+        await beforeRef?.()
+        const refKey = keys.blobRef(hash, owner)
+        if (await this.#storage.hasItem(refKey)) return
+        referred = true
+        await this.#storage.setItemRaw(refKey, Buffer.alloc(0))
+      }
+      await Promise.all([writeBlob(), writeRef()])
       this.#cache.set(hash, bytes)
-      return { hash, size: bytes.length, created, newToOwner }
+      return { hash, size: bytes.length, created, newToOwner: created || referred }
     })
+  }
+
+  #bear(hash: string): void {
+    this.#born.delete(hash)
+    this.#born.set(hash, { rank: ++this.#births, whole: true })
+    if (this.#born.size > BIRTHS_REMEMBERED) this.#born.delete(this.#born.keys().next().value!)
+  }
+
+  /** Whether `owner` refers to the blob now (its marker is there, so the blob is too). */
+  async holds(hash: string, owner: string): Promise<boolean> {
+    // Under the blob's lock: a put in progress has written all of its keys or none.
+    return this.#locks.run(hash, () => this.#storage.hasItem(keys.blobRef(hash, owner)))
   }
 
   /**
@@ -97,6 +128,9 @@ export class BlobStore {
 
   /** The content of a blob stored whole; undefined when it is stored as a delta, or gone. */
   async wholeContent(hash: string): Promise<Buffer | undefined> {
+    // A content replaced moments ago is usually still cached, and known to be stored whole.
+    const cached = this.#born.get(hash)?.whole ? this.#cache.get(hash) : undefined
+    if (cached) return cached
     const raw = (await this.#storage.getItemRaw(keys.blob(hash))) as Buffer | null
     return raw && raw[0] === FULL ? raw.subarray(1) : undefined
   }
@@ -147,11 +181,16 @@ export class BlobStore {
 
   /**
    * Rewrites `oldHash` as a delta against `newHash` when that saves space. Called after a
-   * version replaced the old content by the new one; `newHash` must be a freshly created blob.
+   * version replaced the old content by the new one. Only a blob this process created after the
+   * old one can be a base (else two versions stored at once could make each other's bases).
    */
   async compact(oldHash: string, newHash: string): Promise<void> {
     if (oldHash === newHash) return
     await this.#locks.run(oldHash, async () => {
+      // Under the old blob's lock, which its deletion and re-creation take too.
+      const newBorn = this.#born.get(newHash)
+      const oldBorn = this.#born.get(oldHash)
+      if (newBorn === undefined || (oldBorn !== undefined && oldBorn.rank > newBorn.rank)) return
       const raw = (await this.#storage.getItemRaw(keys.blob(oldHash))) as Buffer | null
       if (!raw || raw[0] !== FULL || raw.length - 1 < MIN_DELTA_SOURCE) return
       const oldContent = raw.subarray(1)
@@ -164,6 +203,7 @@ export class BlobStore {
         await this.#storage.setItemRaw(keys.blobRef(newHash, `~${oldHash}`), Buffer.alloc(0))
       })
       await this.#storage.setItemRaw(keys.blob(oldHash), Buffer.concat([Buffer.of(DELTA), Buffer.from(newHash, 'hex'), delta]))
+      if (oldBorn) oldBorn.whole = false
     })
   }
 
@@ -179,6 +219,8 @@ export class BlobStore {
       if ((await this.#chainLength(raw)) <= MAX_CHAIN_FOR_HEAD) return
       const content = await this.get(hash)
       await this.#storage.setItemRaw(keys.blob(hash), Buffer.concat([Buffer.of(FULL), content]))
+      const birth = this.#born.get(hash)
+      if (birth) birth.whole = true
       released = raw.subarray(1, 33).toString('hex')
     })
     if (released) await this.release(released, `~${hash}`)
@@ -208,9 +250,11 @@ export class BlobStore {
         const prefix = keys.blobRefPrefix(h)
         const remaining = (await this.#storage.getKeys(keys.blobRefShard(h))).some((k) => k.startsWith(prefix))
         if (remaining) return
-        const raw = (await this.#storage.getItemRaw(keys.blob(h))) as Buffer | null
+        // A blob known to be stored whole rests on no other: no need to read it.
+        const raw = this.#born.get(h)?.whole ? null : ((await this.#storage.getItemRaw(keys.blob(h))) as Buffer | null)
         await this.#storage.removeItem(keys.blob(h), { lazy: true })
         this.#cache.delete(h)
+        this.#born.delete(h)
         if (raw && raw[0] === DELTA) next = { hash: raw.subarray(1, 33).toString('hex'), owner: `~${h}` }
       })
     }

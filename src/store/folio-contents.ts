@@ -18,6 +18,25 @@ export interface StoredFiles {
   compactions: Array<[string, string]>
 }
 
+/** A file of an incoming version, hashed on arrival: its blob is stored before the version commits. */
+export interface IncomingFile {
+  path: string
+  bytes: Buffer
+  ref: BlobRef
+}
+
+/** What storing an incoming version's blobs did. */
+export interface Staged {
+  /** Hashes whose blob this call created (candidates for compacting what they replace). */
+  created: Set<string>
+  /** Bytes of contents new to this folio. */
+  added: number
+  /** Every hash stored for the folio (new or not). */
+  hashes: Set<string>
+}
+
+export const NOTHING_STAGED: Readonly<Staged> = { created: new Set(), added: 0, hashes: new Set() }
+
 /**
  * The file contents of a folio's versions: stored as blobs the folio holds (each listed in the
  * folio's own blob index, which is how deletion finds them), read back, and rebuilt from the
@@ -84,13 +103,59 @@ export class FolioContents {
    */
   async ensureBlobs(id: string, files: Record<string, BlobRef>): Promise<void> {
     await mapLimit([...new Set(Object.values(files).map((r) => r.h))], 8, async (hash) => {
-      const indexKey = keys.folioBlob(id, hash)
-      const index = async () => {
-        if (!(await this.#storage.hasItem(indexKey))) await this.#storage.setItemRaw(indexKey, Buffer.alloc(0))
-      }
+      const index = this.#indexer(id, hash)
       if (await this.#blobs.addRefIfPresent(hash, id, index)) return
       await this.#blobs.put(await this.content(id, hash), id, hash, index)
     })
+  }
+
+  /**
+   * Stores the blobs of files on their way into a version, outside the folio lock (versions
+   * group-committed together store theirs concurrently). Each lands with the folio's index entry
+   * and reference, as storeBlobs' do.
+   */
+  async stage(id: string, files: IncomingFile[]): Promise<Staged> {
+    const staged: Staged = { created: new Set(), added: 0, hashes: new Set() }
+    await mapLimit(files, 8, async (file) => {
+      const put = await this.#blobs.put(file.bytes, id, file.ref.h, this.#indexer(id, file.ref.h))
+      staged.hashes.add(put.hash)
+      if (put.created) staged.created.add(put.hash)
+      if (put.newToOwner) staged.added += put.size
+    })
+    return staged
+  }
+
+  /**
+   * Under the folio lock, before a commit: makes sure the folio still holds each of these
+   * contents. One stored before a batch, or held by the version before, may have been packed and
+   * released since (the housekeeping of an earlier version); it is stored again.
+   */
+  async hold(id: string, files: IncomingFile[]): Promise<Staged> {
+    const staged: Staged = { created: new Set(), added: 0, hashes: new Set() }
+    await mapLimit(files, 16, async (file) => {
+      if (await this.#blobs.holds(file.ref.h, id)) return
+      const again = await this.stage(id, [file])
+      for (const hash of again.created) staged.created.add(hash)
+      for (const hash of again.hashes) staged.hashes.add(hash)
+      staged.added += again.added
+    })
+    return staged
+  }
+
+  /** The folio lets go of contents it stored for versions that never came (it was deleted). */
+  async release(id: string, hashes: Iterable<string>): Promise<void> {
+    for (const hash of hashes) {
+      await this.#blobs.release(hash, id)
+      await this.#storage.removeItem(keys.folioBlob(id, hash), { lazy: true })
+    }
+  }
+
+  /** Writes the folio's index entry of a blob (if missing): put() runs it before the reference. */
+  #indexer(id: string, hash: string): () => Promise<void> {
+    const indexKey = keys.folioBlob(id, hash)
+    return async () => {
+      if (!(await this.#storage.hasItem(indexKey))) await this.#storage.setItemRaw(indexKey, Buffer.alloc(0))
+    }
   }
 
   /** Stores files as the API carries them (text, or base64 data URLs for binary files). */
@@ -112,11 +177,7 @@ export class FolioContents {
       const ref: BlobRef = mime ? { h: hash, s: bytes.length, m: mime } : { h: hash, s: bytes.length }
       if (prev && prev.h === hash && prev.m === mime) return { path: checked.path, ref: prev, added: 0 }
       // The folio's own index of its blobs is how deletion finds them; it lands before the reference.
-      const indexKey = keys.folioBlob(id, hash)
-      const index = async () => {
-        if (!(await this.#storage.hasItem(indexKey))) await this.#storage.setItemRaw(indexKey, Buffer.alloc(0))
-      }
-      const put = await this.#blobs.put(bytes, id, hash, index)
+      const put = await this.#blobs.put(bytes, id, hash, this.#indexer(id, hash))
       const compaction: [string, string] | undefined = put.created && prev ? [prev.h, hash] : undefined
       return { path: checked.path, ref, added: put.newToOwner ? put.size : 0, compaction }
     })

@@ -1,10 +1,11 @@
 import { LRUCache } from 'lru-cache'
 import type { Storage } from 'unstorage'
+import { encodeFileContent } from '../domain/file-content.js'
 import { checkFilePath } from '../domain/file-paths.js'
 import { newFolioId, versionId, versionNumber } from '../domain/ids.js'
 import type { BlobRef, FileMap, FolioMeta, MetaPatch, VersionManifest, VersionSummary } from '../domain/model.js'
 import { type BlobStore, hashBytes } from './blob-store.js'
-import { FolioContents } from './folio-contents.js'
+import { FolioContents, type IncomingFile } from './folio-contents.js'
 import { HistoryPacker } from './history-packer.js'
 import { HistorySegments } from './history-segments.js'
 import { CorruptDocumentError, readJson, writeJson } from './json-io.js'
@@ -12,9 +13,10 @@ import type { KeyedMutex } from './keyed-mutex.js'
 import { keys } from './keys.js'
 import { folioLock, folioLocks } from './lock-keys.js'
 import { mapLimit } from './map-limit.js'
-import { InvalidFilePathError, VersionConflictError, VersionNotFoundError } from './store-errors.js'
+import { InvalidFilePathError, VersionConflictError } from './store-errors.js'
 import { Trash } from './trash.js'
-import { appendSummary, buildLog, summaryOf, VersionLog } from './version-log.js'
+import { VersionCommits } from './version-commits.js'
+import { buildLog, summaryOf, VersionLog } from './version-log.js'
 
 export interface PatchInput {
   /** bytes null deletes the file; mime marks binary content. */
@@ -73,6 +75,7 @@ export class FolioRepository {
   readonly #contents: FolioContents
   readonly #packer: HistoryPacker
   readonly #trash: Trash
+  readonly #commits: VersionCommits
   readonly #listeners = new Set<(id: string, change: FolioChange) => void>()
   readonly #versionListeners = new Set<(id: string) => void>()
 
@@ -85,6 +88,21 @@ export class FolioRepository {
     this.#contents = new FolioContents(storage, blobs, this.#history)
     this.#packer = new HistoryPacker({ storage, blobs, history: this.#history, locks, meta: (id) => this.get(id), warn: this.#warn })
     this.#trash = new Trash(storage, blobs)
+    this.#commits = new VersionCommits({
+      storage,
+      locks,
+      history: this.#history,
+      log: this.#log,
+      contents: this.#contents,
+      packer: this.#packer,
+      meta: (id) => this.get(id),
+      committed: (meta) => this.#metas.set(meta.id, meta),
+      changed: (id, what) => {
+        if (what.meta || !what.versions) this.#emit(id, 'meta')
+        if (what.versions) this.#emit(id, 'versions')
+        if (what.versions) for (const listener of this.#versionListeners) listener(id)
+      },
+    })
   }
 
   onChange(listener: (id: string, change: FolioChange) => void): () => void {
@@ -200,7 +218,7 @@ export class FolioRepository {
         const stored = await this.#contents.storeFiles(meta.id, version.files, previous)
         const manifest: VersionManifest = { ...version, versionId: versionId(i + 1), files: stored.refs }
         await this.#history.append(meta.id, i + 1, manifest)
-        await this.#packer.tidy(meta.id, i + 1, manifest, stored.compactions, false, true)
+        await this.#packer.tidy(meta.id, [{ n: i + 1, head: manifest, compactions: stored.compactions, restored: false }], true)
         storageBytes += stored.added
         previous = stored.refs
         summaries.push(summaryOf(manifest))
@@ -231,88 +249,38 @@ export class FolioRepository {
     })
   }
 
-  /** Returns undefined when the folio does not exist. */
+  /**
+   * Metadata, a new version of these files, or a restore: queued with the folio's other changes
+   * and group-committed (version-commits.ts). Returns undefined when the folio does not exist.
+   */
   async update(id: string, input: UpdateFolioInput): Promise<FolioWithHead | undefined> {
-    return this.#locks.run(folioLock(id), async () => {
-      const meta = await this.get(id)
-      if (!meta) return undefined
-      const next: FolioMeta = { ...meta, ...definedOnly(input.patch), updatedAt: new Date().toISOString() }
-      if (input.restoreVersionId !== undefined) {
-        const n = versionNumber(input.restoreVersionId)
-        const source = n !== undefined && n <= meta.head ? await this.manifest(id, n) : undefined
-        if (!source) throw new VersionNotFoundError(input.restoreVersionId, meta.head)
-        await this.#contents.ensureBlobs(id, source.files)
-        return this.#commitVersion(next, source.files, input.commitMessage ?? `Restore ${source.versionId}`, input.author, [], true)
-      }
-      if (input.files) {
-        const current = await this.#requireManifest(id, meta.head)
-        const stored = await this.#contents.storeFiles(id, input.files, current.files)
-        next.storageBytes += stored.added
-        return this.#commitVersion(next, stored.refs, input.commitMessage ?? 'Update', input.author, stored.compactions, false)
-      }
-      await writeJson(this.#storage, keys.meta(id), next)
-      this.#metas.set(id, next)
-      this.#emit(id, 'meta')
-      return { meta: next, head: await this.#requireManifest(id, next.head) }
-    })
+    const patch = definedOnly(input.patch)
+    if (input.restoreVersionId !== undefined) {
+      return this.#commits.submit(id, { kind: 'restore', patch, versionId: input.restoreVersionId, message: input.commitMessage, author: input.author })
+    }
+    if (input.files) {
+      const files = Object.entries(input.files).map(([path, content]) => incoming(path, encodeFileContent(content)))
+      return this.#commits.submit(id, { kind: 'files', patch, files, message: input.commitMessage ?? 'Update', author: input.author })
+    }
+    return this.#commits.submit(id, { kind: 'meta', patch })
   }
 
   /**
    * Applies a set of file changes (null bytes: delete) on top of the latest version, as one new
-   * version — or none at all when every file already is as sent. The watcher's endpoint.
+   * version — or none at all when every file already is as sent. The watcher's endpoint. A
+   * baseVersionId must be the latest version when the patch's turn comes (VersionConflictError).
    */
   async applyPatch(id: string, input: PatchInput): Promise<PatchResult | undefined> {
-    return this.#locks.run(folioLock(id), async () => {
-      const meta = await this.get(id)
-      if (!meta) return undefined
-      if (input.baseVersionId !== undefined && input.baseVersionId !== versionId(meta.head)) {
-        throw new VersionConflictError(input.baseVersionId, versionId(meta.head))
-      }
-      const current = await this.#requireManifest(id, meta.head)
-      const files = { ...current.files }
-      const counts = { added: 0, updated: 0, deleted: 0 }
-      const writes: Array<{ path: string; bytes: Buffer; mime?: string }> = []
-      for (const change of input.changes) {
-        const checked = checkFilePath(change.path)
-        if (!checked.ok) throw new InvalidFilePathError(change.path, checked.reason)
-        const before = files[checked.path]
-        if (change.bytes === null) {
-          if (before) {
-            delete files[checked.path]
-            counts.deleted++
-          }
-        } else if (!before || before.h !== hashBytes(change.bytes) || before.m !== change.mime) {
-          writes.push({ path: checked.path, bytes: change.bytes, mime: change.mime })
-          counts[before ? 'updated' : 'added']++
-        }
-      }
-      if (writes.length === 0 && counts.deleted === 0) return { meta, head: current, changed: false, counts }
-      const stored = await this.#contents.storeBlobs(id, writes, current.files)
-      Object.assign(files, stored.refs)
-      const next: FolioMeta = { ...meta, updatedAt: new Date().toISOString(), storageBytes: meta.storageBytes + stored.added }
-      const summary = [counts.added && `${counts.added} added`, counts.updated && `${counts.updated} changed`, counts.deleted && `${counts.deleted} deleted`].filter(Boolean).join(', ')
-      const result = await this.#commitVersion(next, files, input.message ?? `Sync: ${summary}`, input.author, stored.compactions, false)
-      return { ...result, changed: true, counts }
+    const known = this.peek(id)
+    const base = input.baseVersionId === undefined ? undefined : versionNumber(input.baseVersionId)
+    // Older than the latest already (versions only move forward): refused before storing anything.
+    if (known && base !== undefined && base < known.head) throw new VersionConflictError(input.baseVersionId!, versionId(known.head))
+    const changes = input.changes.map((change) => {
+      const path = incomingPath(change.path)
+      return { path, file: change.bytes === null ? null : incoming(path, { bytes: change.bytes, mime: change.mime }) }
     })
-  }
-
-  /**
-   * Writes version head+1 of `next` with these files, then the metadata: the manifest first, so a
-   * reader that sees head n always finds v<n>. Call with the folio lock held.
-   */
-  async #commitVersion(next: FolioMeta, files: Record<string, BlobRef>, message: string, author: string, compactions: Array<[string, string]>, restored: boolean): Promise<FolioWithHead> {
-    const n = next.head + 1
-    const head: VersionManifest = { versionId: versionId(n), commitMessage: message, createdAt: next.updatedAt, author, files }
-    await this.#history.append(next.id, n, head)
-    const { log, logStart, closed } = appendSummary(next, n, summaryOf(head))
-    if (closed) await this.#log.close(next.id, closed)
-    const meta: FolioMeta = { ...next, head: n, log, logStart }
-    await writeJson(this.#storage, keys.meta(next.id), meta)
-    this.#metas.set(next.id, meta)
-    this.#packer.tidyLater(next.id, meta.head, head, compactions, restored)
-    this.#emit(next.id, 'versions')
-    for (const listener of this.#versionListeners) listener(next.id)
-    return { meta, head }
+    const result = await this.#commits.submit(id, { kind: 'patch', changes, baseVersionId: input.baseVersionId, message: input.message, author: input.author })
+    return result && { meta: result.meta, head: result.head, changed: result.changed, counts: result.counts! }
   }
 
   /**
@@ -344,6 +312,7 @@ export class FolioRepository {
 
   /** Resolves once the housekeeping of every version so far is done (shutdown waits for it). */
   async idle(): Promise<void> {
+    await this.#commits.idle()
     await this.#packer.idle()
   }
 
@@ -391,6 +360,18 @@ export class FolioRepository {
   async recover(): Promise<number> {
     return this.#trash.recover()
   }
+}
+
+/** A file of a new version, its path checked and its bytes hashed. */
+function incoming(path: string, content: { bytes: Buffer; mime?: string }): IncomingFile {
+  const { bytes, mime } = content
+  return { path: incomingPath(path), bytes, ref: mime ? { h: hashBytes(bytes), s: bytes.length, m: mime } : { h: hashBytes(bytes), s: bytes.length } }
+}
+
+function incomingPath(path: string): string {
+  const checked = checkFilePath(path)
+  if (!checked.ok) throw new InvalidFilePathError(path, checked.reason)
+  return checked.path
 }
 
 function definedOnly<T extends object>(patch: T): Partial<T> {

@@ -100,9 +100,12 @@ export class FolioViews {
     return { comments, reactions, analytics }
   }
 
-  /** The folio as write responses return it: only the latest version, with its files. */
-  async withHead(meta: FolioMeta, head: VersionManifest): Promise<object> {
-    const [files, engagement] = await Promise.all([this.#folios.readFiles(meta.id, head), this.#engagementOf(meta.id)])
+  /**
+   * The folio as write responses return it: only the latest version, with its files unless
+   * `mode` is none (then its fileList).
+   */
+  async withHead(meta: FolioMeta, head: VersionManifest, mode: FilesMode = 'latest'): Promise<object> {
+    const [files, engagement] = await Promise.all([mode === 'none' ? undefined : this.#folios.readFiles(meta.id, head), this.#engagementOf(meta.id)])
     return { ...metaFields(meta), versions: [versionObject(head, files)], ...engagement, ...storageFields(meta) }
   }
 

@@ -1,7 +1,7 @@
 import type { Storage } from 'unstorage'
 import { createDelta } from '../domain/delta.js'
 import type { FolioMeta, VersionManifest } from '../domain/model.js'
-import type { BlobStore } from './blob-store.js'
+import { BlobMissingError, type BlobStore } from './blob-store.js'
 import type { HistorySegments, PackedContent } from './history-segments.js'
 import type { KeyedMutex } from './keyed-mutex.js'
 import { keys } from './keys.js'
@@ -11,6 +11,14 @@ import { folioLock } from './lock-keys.js'
 const PACK_WHOLE_BYTES = 2048
 /** Larger old contents are packed as a delta against their successor when the delta is this small. */
 const PACK_DELTA_BYTES = 16 * 1024
+
+/** A version whose housekeeping is due: what it replaced ([old hash, new hash]), and whether it restored. */
+export interface TidyVersion {
+  n: number
+  head: VersionManifest
+  compactions: Array<[string, string]>
+  restored: boolean
+}
 
 export interface HistoryPackerOptions {
   storage: Storage
@@ -37,6 +45,8 @@ export class HistoryPacker {
   readonly #meta: (id: string) => Promise<FolioMeta | undefined>
   readonly #warn: (message: string) => void
   readonly #background = new Set<Promise<void>>()
+  /** Per folio with housekeeping running: the versions committed since it started. */
+  readonly #due = new Map<string, TidyVersion[]>()
 
   constructor(options: HistoryPackerOptions) {
     this.#storage = options.storage
@@ -47,9 +57,27 @@ export class HistoryPacker {
     this.#warn = options.warn
   }
 
-  /** tidy() for version n, in the background: the caller answers without waiting for it. */
-  tidyLater(id: string, n: number, head: VersionManifest, compactions: Array<[string, string]>, restored: boolean): void {
-    this.#inBackground(this.tidy(id, n, head, compactions, restored))
+  /**
+   * tidy() for the versions of one commit, in the background: the caller answers without waiting
+   * for it. A folio's housekeeping runs one at a time, in commit order; versions committed while
+   * it runs are taken together next (one pack write for all of them).
+   */
+  tidyLater(id: string, versions: TidyVersion[]): void {
+    const due = this.#due.get(id)
+    if (due) {
+      due.push(...versions)
+      return
+    }
+    this.#due.set(id, [...versions])
+    this.#inBackground(
+      (async () => {
+        for (let next = this.#due.get(id)!; next.length; next = this.#due.get(id)!) {
+          this.#due.set(id, [])
+          await this.tidy(id, next)
+        }
+        this.#due.delete(id)
+      })(),
+    )
   }
 
   /** Blob-level deltas only, in the background, for what an upload replaced in the head. */
@@ -68,29 +96,39 @@ export class HistoryPacker {
   }
 
   /**
-   * Space and read-speed housekeeping after version n is durable; a failure here loses nothing.
-   * The contents version n replaced are packed into its history segment (whole when small, else
-   * as a delta against their successor) and their blob files released; what cannot be packed is
-   * rewritten as a blob-level delta. `locked`: the caller holds the folio lock already.
+   * Space and read-speed housekeeping after versions are durable (those of one commit, oldest
+   * first); a failure here loses nothing. The contents they replaced are packed into the history
+   * (whole when small, else as a delta against their successor), in one segment write, and their
+   * blob files released; what cannot be packed is rewritten as a blob-level delta. `locked`: the
+   * caller holds the folio lock already.
    */
-  async tidy(id: string, n: number, head: VersionManifest, compactions: Array<[string, string]>, restored: boolean, locked = false): Promise<void> {
+  async tidy(id: string, versions: TidyVersion[], locked = false): Promise<void> {
     try {
-      const current = new Set(Object.values(head.files).map((r) => r.h))
-      if (restored) for (const hash of current) await this.#blobs.materialize(hash)
-      const packs: Record<string, PackedContent> = {}
+      const latest = versions.at(-1)
+      if (!latest) return
+      const current = new Set(Object.values(latest.head.files).map((r) => r.h))
+      for (const version of versions) {
+        if (version.restored) for (const ref of Object.values(version.head.files)) await this.#blobs.materialize(ref.h)
+      }
+      const packs: Array<[string, PackedContent]> = []
+      const packed: Array<[string, string]> = []
       const rest: Array<[string, string]> = []
-      for (const [oldHash, newHash] of compactions) {
+      for (const [oldHash, newHash] of versions.flatMap((v) => v.compactions)) {
         if (current.has(oldHash)) continue
-        const packed = await this.#packable(oldHash, newHash)
-        if (packed) packs[oldHash] = packed
-        else rest.push([oldHash, newHash])
+        // Either content may be gone as a blob already (packed by a later version's housekeeping).
+        const pack = await this.#packable(oldHash, newHash).catch(ifMissing(null))
+        if (pack === null) continue
+        if (pack) {
+          packs.push([oldHash, pack])
+          packed.push([oldHash, newHash])
+        } else rest.push([oldHash, newHash])
       }
-      if (Object.keys(packs).length) {
-        const pack = () => this.#packLocked(id, n, packs, locked ? head : undefined)
-        const done = locked ? await pack() : await this.#locks.run(folioLock(id), pack)
-        if (!done) rest.push(...compactions.filter(([oldHash]) => packs[oldHash]))
+      if (packs.length) {
+        const write = () => this.#packLocked(id, latest.n, packs, locked ? latest.head : undefined)
+        const unpacked = new Set(locked ? await write() : await this.#locks.run(folioLock(id), write))
+        rest.push(...packed.filter(([oldHash]) => unpacked.has(oldHash)))
       }
-      for (const [oldHash, newHash] of rest) await this.#blobs.compact(oldHash, newHash)
+      for (const [oldHash, newHash] of rest) await this.#blobs.compact(oldHash, newHash).catch(ifMissing(undefined))
     } catch (error) {
       this.#warn(`Blob housekeeping failed (no data lost): ${(error as Error).message}`)
     }
@@ -99,7 +137,7 @@ export class HistoryPacker {
   async #compactBlobs(head: VersionManifest, compactions: Array<[string, string]>): Promise<void> {
     try {
       const current = new Set(Object.values(head.files).map((r) => r.h))
-      for (const [oldHash, newHash] of compactions) if (!current.has(oldHash)) await this.#blobs.compact(oldHash, newHash)
+      for (const [oldHash, newHash] of compactions) if (!current.has(oldHash)) await this.#blobs.compact(oldHash, newHash).catch(ifMissing(undefined))
     } catch (error) {
       this.#warn(`Blob housekeeping failed (no data lost): ${(error as Error).message}`)
     }
@@ -117,34 +155,51 @@ export class HistoryPacker {
 
   /**
    * With the folio lock held: records the packs, then lets go of the blobs (the folio's reference
-   * and its index entry). False: version n has no segment.
+   * and its index entry). Returns the hashes left unpacked because version n has no segment (a
+   * folio from before segments keeps blob files).
    *
-   * The packs were worked out before the lock; only those still true are written. A content that
-   * is current again (a restore raced the housekeeping) keeps its blob. A content the folio no
-   * longer holds as a blob was packed since, maybe against a newer base: an older pack must not
-   * overwrite that. A delta needs its base held as a blob right now: every pack then points at a
-   * content whose own pack, if any, is written later, so a chain only ever leads forward in time
-   * (no loops, no dead ends). `importing`: the head during an import, before metadata exists.
+   * The packs were worked out before the lock, in the order of the versions that replaced those
+   * contents; only those still true are written, judged one after the other as if each were
+   * written alone. A content that is current again (a restore raced the housekeeping) keeps its
+   * blob. A content the folio no longer holds as a blob was packed since, maybe against a newer
+   * base: an older pack must not overwrite that. A delta needs its base held as a blob right now
+   * (and not packed by an earlier pack of this same write): every pack then points at a content
+   * whose own pack, if any, is written later, so a chain only ever leads forward in time (no
+   * loops, no dead ends). `importing`: the head during an import, before metadata exists.
    */
-  async #packLocked(id: string, n: number, packs: Record<string, PackedContent>, importing?: VersionManifest): Promise<boolean> {
+  async #packLocked(id: string, n: number, packs: Array<[string, PackedContent]>, importing?: VersionManifest): Promise<string[]> {
     let head = importing
     if (!head) {
       const meta = await this.#meta(id)
-      if (!meta) return true
+      if (!meta) return []
       head = await this.#history.manifest(id, meta.head)
     }
     const current = new Set(Object.values(head?.files ?? {}).map((r) => r.h))
-    const holds = (hash: string) => this.#storage.hasItem(keys.folioBlob(id, hash))
-    const entries = Object.entries(packs)
-    const stillTrue = await Promise.all(entries.map(async ([hash, pack]) => !current.has(hash) && (await holds(hash)) && ('raw' in pack || (await holds(pack.base)))))
-    const keep = Object.fromEntries(entries.filter((_, i) => stillTrue[i]))
-    if (Object.keys(keep).length === 0) return true
-    if (!(await this.#history.pack(id, n, keep))) return false
+    const involved = [...new Set(packs.flatMap(([hash, pack]) => ('base' in pack ? [hash, pack.base] : [hash])))]
+    const heldNow = await Promise.all(involved.map((hash) => this.#storage.hasItem(keys.folioBlob(id, hash))))
+    const held = new Set(involved.filter((_, i) => heldNow[i]))
+    const keep: Record<string, PackedContent> = {}
+    for (const [hash, pack] of packs) {
+      if (current.has(hash) || !held.has(hash) || ('base' in pack && !held.has(pack.base))) continue
+      keep[hash] = pack
+      // Packed now: no longer a blob for a later pack of this write to rest on.
+      held.delete(hash)
+    }
+    if (Object.keys(keep).length === 0) return []
+    if (!(await this.#history.pack(id, n, keep))) return Object.keys(keep)
     // The packed copy is durable: only now may the blob go (if no other folio holds it).
     for (const hash of Object.keys(keep)) {
       await this.#blobs.release(hash, id)
       await this.#storage.removeItem(keys.folioBlob(id, hash), { lazy: true })
     }
-    return true
+    return []
+  }
+}
+
+/** A content gone as a blob since the housekeeping was planned needs none: `value` instead. */
+function ifMissing<T>(value: T): (error: unknown) => T {
+  return (error) => {
+    if (error instanceof BlobMissingError) return value
+    throw error
   }
 }

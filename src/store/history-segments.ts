@@ -72,16 +72,39 @@ export class HistorySegments {
 
   /** Writes version n, the folio's new latest: into the open segment, or a new one. */
   async append(id: string, n: number, manifest: VersionManifest): Promise<void> {
+    await this.appendAll(id, n, [manifest])
+  }
+
+  /**
+   * Writes versions first, first+1, … (a group commit's): into the open segment while it is
+   * under SEGMENT_BYTES, then into new ones. Usually one write for the whole batch.
+   */
+  async appendAll(id: string, first: number, manifests: VersionManifest[]): Promise<void> {
     const history = this.#load(id)
     const starts = await history.starts
     const last = starts.at(-1)
-    let next: Segment = { first: n, versions: [manifest], packed: {} }
+    let open: Segment | undefined
+    let bytes = 0
     if (last !== undefined) {
-      const open = await this.#segment(id, history, last)
-      const fits = open.first + open.versions.length === n && (history.bytes.get(last) ?? Infinity) < SEGMENT_BYTES
-      if (fits) next = { ...open, versions: [...open.versions, manifest] }
+      const segment = await this.#segment(id, history, last)
+      const size = history.bytes.get(last) ?? Infinity
+      if (segment.first + segment.versions.length === first && size < SEGMENT_BYTES) {
+        open = { ...segment, versions: [...segment.versions] }
+        bytes = size
+      }
     }
-    await this.#write(id, next)
+    const segments: Segment[] = []
+    for (const [i, manifest] of manifests.entries()) {
+      if (!open || bytes >= SEGMENT_BYTES) {
+        if (open) segments.push(open)
+        open = { first: first + i, versions: [], packed: {} }
+        bytes = 0
+      }
+      open.versions.push(manifest)
+      bytes += JSON.stringify(manifest).length + 1
+    }
+    if (open) segments.push(open)
+    for (const segment of segments) await this.#write(id, segment)
   }
 
   /** Rewrites version n in place (uploads merge into the latest version). */

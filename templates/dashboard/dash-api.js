@@ -49,7 +49,8 @@ async function call(method, path, body) {
 const folio = (id) => `/api/files/${encodeURIComponent(id)}`;
 
 export const listFolios = () => call('GET', '/api/files');
-export const updateFolio = (id, patch) => call('PUT', folio(id), patch).then((r) => r.project);
+// The answer's files are not needed (the list is fetched again): ?files=none keeps them out.
+export const updateFolio = (id, patch) => call('PUT', `${folio(id)}?files=none`, patch).then((r) => r.project);
 export const deleteFolio = (id) => call('DELETE', folio(id));
 export const getBrief = (id) => call('GET', `${folio(id)}/brief`);
 /** {resolved} or {deleted} (owner: true hides from viewers, false restores). */

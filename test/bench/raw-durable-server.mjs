@@ -1,6 +1,9 @@
-// The baseline of section 5: node:http keeping a view counter durably the plain way, one
-// write per request: temp file, fsync, rename (what a careful hand-written server does).
-// folio's beacon must be at least as fast while also being atomic across concurrent requests.
+// The durable-write baseline of sections 5 and 9: node:http keeping data durably the plain way,
+// one write per request: temp file, fsync, rename (what a careful hand-written server does).
+//   POST: a view counter (section 5: folio's beacon must be at least as fast while also being
+//         atomic across concurrent requests)
+//   PUT:  the request body itself, as received, over one document (section 9: a folio version
+//         of the same body must come close while keeping every version, not only the last)
 //
 // Usage: node raw-durable-server.mjs <dir>   → prints {"url", "pid"} when listening
 import { open, rename } from 'node:fs/promises'
@@ -8,12 +11,11 @@ import { createServer } from 'node:http'
 import { join } from 'node:path'
 
 const dir = process.argv[2]
-const target = join(dir, 'counter.json')
 let views = 0
 let seq = 0
 
-async function durableWrite(data) {
-  const tmp = join(dir, `counter.${process.pid}.${++seq}.tmp`)
+async function durableWrite(name, data) {
+  const tmp = join(dir, `${name}.${process.pid}.${++seq}.tmp`)
   const handle = await open(tmp, 'w')
   try {
     await handle.writeFile(data)
@@ -21,14 +23,16 @@ async function durableWrite(data) {
   } finally {
     await handle.close()
   }
-  await rename(tmp, target)
+  await rename(tmp, join(dir, name))
 }
 
 const server = createServer((req, res) => {
-  req.resume()
+  const chunks = []
+  const keepBody = req.method === 'PUT'
+  req.on('data', (chunk) => keepBody && chunks.push(chunk))
   req.on('end', () => {
-    views++
-    durableWrite(JSON.stringify({ views })).then(
+    const write = keepBody ? durableWrite('document.json', Buffer.concat(chunks)) : durableWrite('counter.json', JSON.stringify({ views: ++views }))
+    write.then(
       () => {
         res.writeHead(200, { 'content-type': 'application/json' })
         res.end('{"success":true}')

@@ -21,6 +21,7 @@ import { benchGetVsRaw } from './sections/get-vs-raw.js'
 import { benchList } from './sections/list-vs-raw.js'
 import { benchManyFolios } from './sections/many-folios.js'
 import { benchPutHistory } from './sections/put-history.js'
+import { benchPutWriters } from './sections/put-writers.js'
 import { benchVersionDisk } from './sections/version-disk.js'
 import { benchViewer } from './sections/viewer.js'
 
@@ -32,6 +33,7 @@ const sections: Array<[string, (ctx: BenchContext) => Promise<void>]> = [
   ['5', benchViewer],
   ['9', benchList],
   ['8', benchCli],
+  ['9', benchPutWriters],
 ]
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim())

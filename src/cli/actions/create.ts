@@ -62,7 +62,7 @@ export default (givenTitle: string | undefined, options: CreateOptions, command:
 
 async function makePrivate(ctx: CliContext, id: string, accessKey: string, publish: boolean) {
   try {
-    const { project } = await ctx.client.call(updateFolio, { params: { id }, body: { isPrivate: true, accessKey, ...(publish ? { status: 'published' as const } : {}) } })
+    const { project } = await ctx.client.call(updateFolio, { params: { id }, query: { files: 'none' }, body: { isPrivate: true, accessKey, ...(publish ? { status: 'published' as const } : {}) } })
     return project
   } catch (error) {
     throw new CliError(`Created ${id}, but could not make it private${publish ? ' and publish it' : ''}: ${ctx.describe(error)} It stays a draft that only you can see.`)

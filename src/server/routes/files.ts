@@ -86,7 +86,7 @@ export function registerFileRoutes(app: H3, ctx: ServerContext): void {
     })()
   })
 
-  mountRoute(app, ctx, updateFolio, async ({ params, body, principal }) => {
+  mountRoute(app, ctx, updateFolio, async ({ params, query, body, principal }) => {
     await requireFolio(ctx, params.id, principal)
     const files = body.files ?? body.updated_files
     if (files && body.restoreVersionId !== undefined) {
@@ -103,7 +103,7 @@ export function registerFileRoutes(app: H3, ctx: ServerContext): void {
     if (!result) throw fail(ERRORS.projectNotFound)
     // Only the owner reaches this endpoint: counts are set as sent.
     if (body.reactions) await engagement.react(params.id, { set: body.reactions, owner: true })
-    return { success: true, project: await views.withHead(result.meta, result.head) }
+    return { success: true, project: await views.withHead(result.meta, result.head, query.files) }
   })
 
   mountRoute(app, ctx, deleteFolio, async ({ params, principal }) => {

@@ -8,6 +8,11 @@ export interface Target {
   method?: 'GET' | 'PUT' | 'POST'
   /** Called once per request: a PUT whose content never repeats creates a real new version each time. */
   body?: () => string
+  /**
+   * The path (and query) of each request, from autocannon's per-connection context: lets each
+   * connection write to a folio of its own. Default: the URL's.
+   */
+  pathFor?: (connection: Record<string, unknown>) => string
   /** Runs before each measured round (e.g. a fresh folio), outside the timed window. */
   beforeRound?: (round: number) => Promise<void>
   /** The server's pid, to tell whether it or autocannon ran out of CPU. */
@@ -58,7 +63,18 @@ async function run(target: Target, options: LoadOptions): Promise<LoadResult> {
     connections: options.connections,
     duration: options.duration,
     timeout: 30,
-    requests: [target.body ? { ...base, setupRequest: (req) => ({ ...req, body: target.body!() }) } : base],
+    requests: [
+      target.body || target.pathFor
+        ? {
+            ...base,
+            setupRequest: (req, connection) => ({
+              ...req,
+              ...(target.pathFor && { path: target.pathFor(connection) }),
+              ...(target.body && { body: target.body() }),
+            }),
+          }
+        : base,
+    ],
   })
   const statusCodes: Record<string, number> = {}
   for (const [code, { count }] of Object.entries(result.statusCodeStats)) statusCodes[code] = count
