@@ -5,7 +5,7 @@ import { createFolio, updateFolio } from '../../api/files.js'
 import { newFolioId } from '../../domain/ids.js'
 import type { ProjectMode } from '../../domain/model.js'
 import { type CliContext, shareUrl, withContext } from '../context.js'
-import { CliError } from '../errors.js'
+import { CliError, UsageError } from '../errors.js'
 import { type Advice, fitOneRequest, isImagePath, refuseIfSurelyTooLarge, type SizedFile } from '../request-limits.js'
 import { FolderRecord } from '../sync/folder-record.js'
 import { loadIgnore, readAsFileContent, scanFolder } from '../sync/local-files.js'
@@ -23,8 +23,8 @@ export interface CreateOptions {
 
 export default (title: string, options: CreateOptions, command: Command) =>
   withContext(command, async (ctx) => {
-    if (options.html && options.dir) throw new CliError('Give --html or --dir, not both.')
-    if (options.accessKey && !options.private) throw new CliError('--access-key goes with --private.')
+    if (options.html && options.dir) throw new UsageError('Give --html or --dir, not both.')
+    if (options.accessKey && !options.private) throw new UsageError('--access-key goes with --private.')
     let files: Record<string, string> | undefined
     let sizes: SizedFile[] = []
     if (options.html) {

@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import type { Command } from 'commander'
 import { bytes } from '../../terminal/format.js'
 import { type CliContext, withContext } from '../context.js'
-import { CliError } from '../errors.js'
+import { CliError, UsageError } from '../errors.js'
 import { FolderRecord } from '../sync/folder-record.js'
 import { loadIgnore } from '../sync/local-files.js'
 import { SyncEngine, type SyncOutcome, type SyncPlan } from '../sync/sync-engine.js'
@@ -26,8 +26,8 @@ export default (id: string, dir: string, options: SyncOptions, command: Command)
   withContext(command, async (ctx) => {
     const root = resolve(dir)
     const debounceMs = Number(options.debounce)
-    if (!Number.isInteger(debounceMs) || debounceMs < 0) throw new CliError('--debounce takes a whole number of milliseconds.')
-    if (options.dryRun && options.watch) throw new CliError('--dry-run shows what one sync would do; it does not go with --watch.')
+    if (!Number.isInteger(debounceMs) || debounceMs < 0) throw new UsageError('--debounce takes a whole number of milliseconds.')
+    if (options.dryRun && options.watch) throw new UsageError('--dry-run shows what one sync would do; it does not go with --watch.')
     if (!(await stat(root).catch(() => undefined))?.isDirectory()) throw new CliError(`${dir} is not a folder.`)
     const engine = new SyncEngine({
       client: ctx.client,

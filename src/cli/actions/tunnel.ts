@@ -3,7 +3,7 @@ import { ERRORS } from '../../api/errors.js'
 import { controlTunnel, getTunnel } from '../../api/tunnel.js'
 import { ApiClientError } from '../../client/index.js'
 import { withContext } from '../context.js'
-import { CliError } from '../errors.js'
+import { CliError, EXIT } from '../errors.js'
 
 /** What to try when the tunnel server cannot be reached or refuses us. */
 const NEXT_STEPS =
@@ -12,8 +12,8 @@ const NEXT_STEPS =
 export default (action: 'start' | 'stop' | 'status', _options: unknown, command: Command) =>
   withContext(command, async (ctx) => {
     const tunnelFailed = (error: unknown): never => {
-      if (error instanceof ApiClientError && error.status === 403) throw new CliError(`${ctx.server} runs in Cloud mode: it has no tunnel (it is public already).`)
-      if (error instanceof ApiClientError && error.error === ERRORS.tunnelFailed.error) throw new CliError(`The tunnel failed: ${error.detail ?? 'no reason given'}. ${NEXT_STEPS}`)
+      if (error instanceof ApiClientError && error.status === 403) throw new CliError(`${ctx.server} runs in Cloud mode: it has no tunnel (it is public already).`, EXIT.failed, error.error)
+      if (error instanceof ApiClientError && error.error === ERRORS.tunnelFailed.error) throw new CliError(`The tunnel failed: ${error.detail ?? 'no reason given'}. ${NEXT_STEPS}`, EXIT.failed, error.error)
       throw error
     }
     if (action === 'start') {
