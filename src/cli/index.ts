@@ -10,6 +10,7 @@ import { registerStatus } from './commands/status.js'
 import { registerSync } from './commands/sync.js'
 import { registerTunnel } from './commands/tunnel.js'
 import { registerUpload } from './commands/upload.js'
+import { registerManage } from './commands/manage.js'
 import { EXIT } from './errors.js'
 import { failureOf, reportFailure, wantsJson } from './failure.js'
 import { configureLogging, logger } from './logger.js'
@@ -40,6 +41,7 @@ export function buildProgram({ json = false }: { json?: boolean } = {}): Command
   registerLogin(program)
   registerCreate(program)
   registerReadCommands(program)
+  registerManage(program)
   registerComments(program)
   registerUpload(program)
   registerSync(program)

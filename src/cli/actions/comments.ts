@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline/promises'
 import type { Command } from 'commander'
 import { deleteComment, resolveComment } from '../../api/engagement.js'
 import { ERRORS } from '../../api/errors.js'
@@ -8,6 +7,7 @@ import { oneLine } from '../../tui/format.js'
 import type { Comment } from '../../domain/model.js'
 import { listText, readComments, threads } from '../comment-lines.js'
 import { type CliContext, shareUrl, withContext } from '../context.js'
+import { confirm } from '../confirm.js'
 import { CliError, EXIT, UsageError } from '../errors.js'
 
 type Action = 'list' | 'resolve' | 'reopen' | 'delete' | 'restore'
@@ -74,12 +74,11 @@ async function deleteForGood(ctx: CliContext, id: string, commentId: string, yes
   const comment = comments.find((c) => c.id === commentId)
   if (!comment) throw noSuchComment(id, commentId)
   if (!yes) {
-    if (!process.stdin.isTTY || !process.stderr.isTTY) {
-      throw new UsageError(`Nothing deleted: --hard removes ${commentId} for good, so confirm with --yes (or run it in a terminal to be asked).`)
-    }
-    const prompt = createInterface({ input: process.stdin, output: process.stderr })
-    const answer = await prompt.question(`Delete ${commentId} (${describe(comment)}) for good? This cannot be undone. [y/N] `).finally(() => prompt.close())
-    if (!/^y(es)?$/i.test(answer.trim())) {
+    const sure = await confirm(
+      `Delete ${commentId} (${describe(comment)}) for good? This cannot be undone.`,
+      `Nothing deleted: --hard removes ${commentId} for good, so confirm with --yes (or run it in a terminal to be asked).`,
+    )
+    if (!sure) {
       ctx.note(`Nothing deleted. folio comments ${id} delete ${commentId} (without --hard) hides it from viewers instead.`)
       return
     }
