@@ -91,11 +91,13 @@ describe('--server without a scheme', () => {
       expect(listed.json().map((f: { id: string }) => f.id)).toContain(id)
     }
     expect((await runCli(['list', '--json'], { FOLIO_URL: `localhost:${port}` })).code).toBe(0)
+    // whoami says what it made of it.
+    expect((await runCli(['whoami', '--json', '--server', `localhost:${port}`])).json().server).toBe(`http://localhost:${port}`)
     // folio login saves the URL it made.
     const config = { FOLIO_CONFIG_DIR: join(s.ts.dataDir, 'config') }
     const login = await runCli(['login', '--server', `localhost:${port}`, '--json'], config)
     expect(login.json()).toMatchObject({ server: `http://localhost:${port}` })
-    expect((await runCli(['list', '--json'], config)).code).toBe(0)
+    expect((await runCli(['whoami', '--json'], config)).json()).toMatchObject({ server: `http://localhost:${port}`, serverSource: 'profile' })
   })
 
   it('picks the scheme by the name: http:// where the network is this one, https:// for a public name', () => {
