@@ -155,7 +155,7 @@ describe('folio comments <id>', () => {
     expect((await cli(['comments', deck, 'resolve', 'c_1', '--watch'])).stderr).toContain('--watch, --all and --open go with the list')
     const bad = await cli(['comments', deck, 'frob'])
     expect(bad.code).toBe(2)
-    expect(bad.stderr).toContain('See folio comments --help.')
+    expect(bad.stderr).toBe('folio: frob is not something folio comments does: list, resolve, reopen, delete, restore (folio comments --help).\n')
   })
 
   it('--help explains the actions with examples', async () => {

@@ -49,7 +49,7 @@ describe('with --json an error is JSON on stdout', () => {
   it('for usage mistakes commander finds', async () => {
     expectJsonFailure(await runCli(['list', '--bogus', '--json']), 2, 'usage', "unknown option '--bogus'")
     expectJsonFailure(await runCli(['--json', 'lsit']), 2, 'usage', /unknown command 'lsit'/)
-    expectJsonFailure(await runCli(['upload', '--json']), 2, 'usage', /missing required argument 'id'/)
+    expectJsonFailure(await runCli(['upload', '--json']), 2, 'usage', /Name the image files/)
     expectJsonFailure(await runCli(['tunnel', 'launch', '--json']), 2, 'usage', /value 'launch' is invalid for argument 'action'/)
     // No command at all: the help goes to stderr, the error is still one JSON document.
     const bare = await runCli(['--json'])

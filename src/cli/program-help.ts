@@ -1,12 +1,20 @@
-/** What `folio --help` says after the commands: examples, environment, server URLs, exit codes. */
+/** What `folio --help` says after the commands: examples, linked folders, environment, exit codes. */
 export const PROGRAM_HELP = `
 Examples:
   $ folio serve                              the server on http://127.0.0.1:3000, data in ./.folio
-  $ folio create "Q3 review" --html deck.html --publish
-  $ folio sync <id> ./site --watch           push every save
+  $ folio create "Q3 review" --dir ./site    a draft from a folder, linked to it (below)
+  $ cd site && folio sync --watch            push every save to the linked folio
+  $ folio publish                            viewers see it now (folio set: title, privacy, …)
   $ folio status                             live views, reactions, comments and the tunnel
   $ folio comments <id>                      open comments; resolve, delete, --watch for new ones
   $ folio <command> --help                   every option of a command, with examples
+
+Linked folders:
+  folio create --dir <folder> and folio sync <id> <folder> write <folder>/.folio/link.json: the
+  server and the folio's id, never a key (.folio/ is never pushed). Inside that folder or one
+  below it, the <id> of sync, open, versions, restore, comments, upload, publish, unpublish, set
+  and rm can be left out. An id on the command line wins; a link to another server than the one
+  in use is refused, naming both.
 
 Environment:
   FOLIO_URL          the server the commands talk to (like --server)

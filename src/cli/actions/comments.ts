@@ -10,7 +10,9 @@ import { type CliContext, shareUrl, withContext } from '../context.js'
 import { confirm } from '../confirm.js'
 import { CliError, EXIT, UsageError } from '../errors.js'
 
-type Action = 'list' | 'resolve' | 'reopen' | 'delete' | 'restore'
+const ACTIONS = ['list', 'resolve', 'reopen', 'delete', 'restore'] as const
+type Action = (typeof ACTIONS)[number]
+const isAction = (word: string | undefined): word is Action => (ACTIONS as readonly string[]).includes(word ?? '')
 
 export interface CommentsOptions {
   all?: boolean
@@ -20,8 +22,16 @@ export interface CommentsOptions {
   yes?: boolean
 }
 
-export default (id: string, action: Action, commentId: string | undefined, options: CommentsOptions, command: Command) =>
+/**
+ * folio comments [id] [action] [commentId]. In a linked folder the id may be left out, so a first
+ * word that is an action is the action (a folio id is never one of those words).
+ */
+export default (first: string | undefined, second: string | undefined, third: string | undefined, options: CommentsOptions, command: Command) =>
   withContext(command, async (ctx) => {
+    const [given, named, commentId] = isAction(first) && third === undefined ? [undefined, first, second] : [first, second, third]
+    const action = named ?? 'list'
+    if (!isAction(action)) throw new UsageError(`${action} is not something folio comments does: ${ACTIONS.join(', ')} (folio comments --help).`)
+    const id = await ctx.folioId(given)
     checkOptions(id, action, commentId, options)
     if (action !== 'list') return moderate(ctx, id, action, commentId!, options)
     if (options.open !== undefined) await openSharePage(ctx, id, typeof options.open === 'string' ? options.open : undefined)

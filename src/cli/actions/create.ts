@@ -7,6 +7,7 @@ import type { ProjectMode } from '../../domain/model.js'
 import { type CliContext, shareUrl, withContext } from '../context.js'
 import { CliError, UsageError } from '../errors.js'
 import { type Advice, fitOneRequest, isImagePath, refuseIfSurelyTooLarge, type SizedFile } from '../request-limits.js'
+import { linkFolder } from '../sync-folder.js'
 import { FolderRecord } from '../sync/folder-record.js'
 import { loadIgnore, readAsFileContent, scanFolder } from '../sync/local-files.js'
 
@@ -41,14 +42,19 @@ export default (title: string, options: CreateOptions, command: Command) =>
       ...(files ? { defaultFiles: files } : {}),
     }
     const { project: created } = await ctx.client.call(createFolio, { body: fitOneRequest(fields, sizes, createAdvice) })
-    if (options.dir) await (await FolderRecord.open({ server: ctx.server, id: created.id, root: resolve(options.dir) })).replace(Object.keys(files ?? {}))
+    let link: string | undefined
+    if (options.dir) {
+      const root = resolve(options.dir)
+      await (await FolderRecord.open({ server: ctx.server, id: created.id, root })).replace(Object.keys(files ?? {}))
+      link = await linkFolder(ctx, { id: created.id, dir: options.dir, root })
+    }
     const fileCount = Object.keys(created.versions[0]?.files ?? {}).length
     // In OSS a folio cannot be private on create (spec), so privacy comes in a second call, and
     // publishing in that same call: until it lands the folio is a draft that only its owner sees.
     const accessKey = options.private ? (options.accessKey ?? newFolioId(16)) : undefined
     const project = accessKey ? await makePrivate(ctx, created.id, accessKey, Boolean(options.publish)) : created
     const url = shareUrl(ctx, project.id)
-    ctx.print({ id: project.id, url, status: project.status, versionId: project.latestVersionId, files: fileCount, accessKey }, () =>
+    ctx.print({ id: project.id, url, status: project.status, versionId: project.latestVersionId, files: fileCount, accessKey, link }, () =>
       [
         `Created ${project.id} (${project.status}${accessKey ? ', private' : ''}, ${fileCount} file(s))`,
         `Share: ${url}${project.status === 'draft' ? '  (a draft: viewers see it once you publish; preview with folio open)' : ''}`,

@@ -4,8 +4,9 @@ import { confirm } from '../confirm.js'
 import { withContext } from '../context.js'
 
 /** folio rm [id]: asks first in a terminal (unless --yes); refuses without one. */
-export default (id: string, options: { yes?: boolean }, command: Command) =>
+export default (given: string | undefined, options: { yes?: boolean }, command: Command) =>
   withContext(command, async (ctx) => {
+    const id = await ctx.folioId(given)
     if (!options.yes) {
       // Read first: a wrong id fails here, and the question names what would go.
       const folio = await ctx.client.call(getFolio, { params: { id }, query: { files: 'none' } })

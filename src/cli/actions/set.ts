@@ -32,13 +32,14 @@ function changes(options: SetOptions) {
   }
 }
 
-export default (id: string, options: SetOptions, command: Command) =>
+export default (given: string | undefined, options: SetOptions, command: Command) =>
   withContext(command, async (ctx) => {
     const body = changes(options)
     if (Object.keys(body).length === 0) {
       throw new UsageError('Nothing to change: give --title, --description, --private, --public, --access-key, --comments, --mode or --moderation (folio set --help).')
     }
     if (options.accessKey === '') throw new UsageError('--access-key cannot be empty; --public takes the key away.')
+    const id = await ctx.folioId(given)
     const answer = await ctx.client.call(updateFolio, { params: { id }, body })
     const { project } = answer
     const said = [
