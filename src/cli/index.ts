@@ -10,6 +10,7 @@ import { registerStatus } from './commands/status.js'
 import { registerSync } from './commands/sync.js'
 import { registerTunnel } from './commands/tunnel.js'
 import { registerUpload } from './commands/upload.js'
+import { registerCompletion } from './commands/completion.js'
 import { registerManage } from './commands/manage.js'
 import { EXIT } from './errors.js'
 import { failureOf, reportFailure, wantsJson } from './failure.js'
@@ -48,6 +49,7 @@ export function buildProgram({ json = false }: { json?: boolean } = {}): Command
   registerKeys(program)
   registerTunnel(program)
   registerStatus(program)
+  registerCompletion(program)
   return program
 }
 

@@ -45,4 +45,6 @@ Exit codes:
   130  interrupted with work not done (folio sync --watch stopped before pushing everything)
 With --json a failure is one JSON document on stdout, {"error": "<code>", "message": "<what to
 do>"}, where <code> is the server's own error (e.g. "Project not found") or one of the CLI's:
-usage, failed, server_unreachable, interrupted.`
+usage, failed, server_unreachable, interrupted.
+
+Shell completion: folio completion --help.`
