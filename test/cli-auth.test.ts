@@ -93,7 +93,7 @@ describe('folio login', () => {
     // --no-verify saves what it is given, unchecked.
     expect((await runCli(['login', '--server', open.url, '--key', 'folio_live_wrong', '--no-verify'], freshConfig())).code).toBe(0)
     const away = await runCli(['login', '--server', 'http://127.0.0.1:9'], freshConfig())
-    expect(away.code).toBe(2)
+    expect(away.code).toBe(1)
     await runCli(['--server', open.url, '--key', key, 'keys', 'revoke'], freshConfig())
   })
 
@@ -175,5 +175,73 @@ describe('a missing key and a wrong key', () => {
     expect(notSent.stderr).toContain(`belongs to ${open.url} and is only sent there`)
     const right = await runCli(['--server', guarded.url, '--key', GUARD_KEY, 'sync', id, dir, '--json'], freshConfig())
     expect(right.json()).toMatchObject({ changed: true })
+  })
+})
+
+describe('folio whoami', () => {
+  it('names the server, where the key comes from, whether the server takes it, and the mode', async () => {
+    const key = (await runCli(['--server', guarded.url, '--key', GUARD_KEY, 'keys', 'show'], freshConfig())).stdout.trim()
+    const accepted = await runCli(['--server', guarded.url, 'whoami', '--json'], { ...freshConfig(), FOLIO_API_KEY: key })
+    expect(accepted.code).toBe(0)
+    expect(accepted.json()).toEqual({ server: guarded.url, serverSource: 'flag', keySource: 'environment', key: 'accepted', mode: 'oss', workspace: null })
+    const text = await runCli(['--server', guarded.url, 'whoami'], { ...freshConfig(), FOLIO_API_KEY: key })
+    expect(text.stdout).toBe(`Server:    ${guarded.url} (--server)\nKey:       from FOLIO_API_KEY\nAccess:    accepted\nMode:      OSS (self-hosted)\n`)
+
+    const refused = await runCli(['--server', guarded.url, '--key', 'folio_live_nope', 'whoami', '--json'], freshConfig())
+    expect(refused.code).toBe(0)
+    expect(refused.json()).toMatchObject({ keySource: 'flag', key: 'refused', keyRefusedBecause: expect.stringContaining("not the server's current key") })
+    // No key: the local OSS server is open to this machine.
+    const none = await runCli(['whoami'], { ...freshConfig(), FOLIO_URL: open.url })
+    expect(none.stdout).toContain(`Server:    ${open.url} (FOLIO_URL)`)
+    expect(none.stdout).toContain('Key:       none\n')
+    expect(none.stdout).toContain('Access:    no key needed from this machine (OSS)')
+    // The login profile: its key, and where the profile lives.
+    const env = freshConfig()
+    await runCli(['login', '--server', guarded.url, '--key', GUARD_KEY], env)
+    const profiled = await runCli(['whoami'], env)
+    expect(profiled.stdout).toContain(`Server:    ${guarded.url} (the server in the login profile (${join(env.FOLIO_CONFIG_DIR, 'profile.json')}))`)
+    expect(profiled.stdout).toContain(`Key:       from the login profile (${join(env.FOLIO_CONFIG_DIR, 'profile.json')})`)
+    expect(profiled.stdout).toContain('Access:    accepted')
+  })
+
+  it('tells a Cloud server, which does not say its workspace yet', async () => {
+    const cloud = await startTestServer({ mode: 'cloud', config: { apiKey: GUARD_KEY } })
+    try {
+      const result = await runCli(['--server', cloud.url, '--key', GUARD_KEY, 'whoami'], freshConfig())
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain('Mode:      Cloud\nWorkspace: not told by this server')
+      const none = await runCli(['--server', cloud.url, 'whoami', '--json'], freshConfig())
+      expect(none.json()).toMatchObject({ key: 'needed', mode: 'cloud', workspace: null })
+    } finally {
+      await closeClean(cloud)
+    }
+  })
+
+  it('fails with exit code 1 when the server cannot be reached', async () => {
+    const away = await runCli(['--server', 'http://127.0.0.1:9', 'whoami', '--json'], freshConfig())
+    expect(away.code).toBe(1)
+    expect(away.json()).toMatchObject({ error: 'server_unreachable' })
+  })
+})
+
+describe('folio logout', () => {
+  it("forgets the profile's key for the server in use, and only for it", async () => {
+    const env = freshConfig()
+    await runCli(['login', '--server', guarded.url, '--key', GUARD_KEY], env)
+    const other = await runCli(['logout', '--server', open.url], env)
+    expect(other.code).toBe(0)
+    expect(other.stdout).toContain(`No key saved for ${open.url}: the login profile (${join(env.FOLIO_CONFIG_DIR, 'profile.json')}) holds one for ${guarded.url} only`)
+    expect(await profileOf(env)).toEqual({ server: guarded.url, key: GUARD_KEY })
+
+    const out = await runCli(['logout', '--json'], env)
+    expect(out.json()).toEqual({ server: guarded.url, forgotten: true, path: join(env.FOLIO_CONFIG_DIR, 'profile.json') })
+    expect(await profileOf(env)).toEqual({ server: guarded.url })
+    expect(((await stat(join(env.FOLIO_CONFIG_DIR, 'profile.json'))).mode & 0o777).toString(8)).toBe('600')
+    // The server stays the default; the next command sends no key, and the server wants one.
+    const id = await testApi(guarded.url).create('After logout')
+    const after = await runCli(['sync', id, await emptyishFolder()], env)
+    expect(after.code).toBe(1)
+    expect(after.stderr).toContain(`${guarded.url} needs an API key for this`)
+    expect((await runCli(['logout'], env)).stdout).toBe(`No key saved for ${guarded.url}: nothing to forget.\n`)
   })
 })

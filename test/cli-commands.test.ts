@@ -5,6 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execFile } from 'node:child_process'
 import { getFolio, updateFolio } from '../src/api/files.js'
 import { getSyncManifest } from '../src/api/sync.js'
+import { controlTunnel } from '../src/api/tunnel.js'
+import { sharePage } from '../src/api/viewer.js'
+import { testApi } from './helpers/api.js'
+import { startLoopbackTunnelServer } from './helpers/localtunnel-server.js'
 import { cliEnv, runCli } from './helpers/cli.js'
 import { BIN } from './helpers/cli-process.js'
 import { recordingProxy } from './helpers/cli-proxy.js'
@@ -141,26 +145,28 @@ describe('folio create, list, versions, restore, open', () => {
     expect(badRestore.code).toBe(1)
     expect(badRestore.stderr).toContain('v9 does not exist')
     const away = await runCli(['list', '--server', 'http://127.0.0.1:9'])
-    expect(away.code).toBe(2)
+    expect(away.code).toBe(1)
     expect(away.stderr).toContain('Cannot reach the folio server at http://127.0.0.1:9')
     expect(away.stderr).toContain('folio serve')
     const both = await cli(['create', 'x', '--html', 'a', '--dir', 'b'])
-    expect(both.code).toBe(1)
+    expect(both.code).toBe(2)
     expect(both.stderr).toContain('--html or --dir')
   })
 
   it('points at the right --help after a usage mistake, and names the source of a bad server URL', async () => {
     const option = await cli(['sync', 'abc', work, '--bogus'])
-    expect(option.code).toBe(1)
+    expect(option.code).toBe(2)
     expect(option.stderr).toContain("unknown option '--bogus'")
     expect(option.stderr).toContain('See folio sync --help.')
-    const missing = await runCli(['upload', 'abc'])
-    expect(missing.stderr).toContain('See folio upload --help.')
+    const missing = await runCli(['create'])
+    expect(missing.stderr).toContain("missing required argument 'title'")
+    expect(missing.stderr).toContain('See folio create --help.')
+    expect((await runCli(['upload'])).stderr).toBe('folio: Name the image files to upload: folio upload <id> <files...> (folio upload --help).\n')
     const typo = await runCli(['lsit'])
     expect(typo.stderr).toContain('See folio --help.')
     expect((await runCli(['--help'])).stderr).toBe('')
-    const badEnv = await runCli(['list'], { FOLIO_URL: 'localhost:3000' })
-    expect(badEnv.stderr).toBe('folio: FOLIO_URL must be an http(s) URL like http://127.0.0.1:3000, got "localhost:3000".\n')
+    const badEnv = await runCli(['list'], { FOLIO_URL: 'ftp://localhost:3000' })
+    expect(badEnv.stderr).toBe('folio: FOLIO_URL must be an http(s) URL like http://127.0.0.1:3000 (or just localhost:3000), got "ftp://localhost:3000".\n')
     const badFlag = await runCli(['list', '--server', 'http://[::1'])
     expect(badFlag.stderr).toBe('folio: --server is not a valid URL: "http://[::1".\n')
   })
@@ -254,6 +260,41 @@ describe('folio sync', () => {
 })
 
 describe('folio tunnel', () => {
+  it('start --tunnel-host --subdomain: another tunnel server this time, and a name of its own when it gives one', async () => {
+    const relay = await startLoopbackTunnelServer({ takenSubdomain: 'random' })
+    // Both servers' own tunnel host is unreachable: only --tunnel-host can make a tunnel here.
+    const config = { config: { tunnel: { host: 'http://127.0.0.1:9', startTimeoutMs: 5000 } } }
+    const first = await startTestServer(config)
+    const second = await startTestServer(config)
+    try {
+      const id = await testApi(first.url).create('Through', { 'index.html': '<h1>Through the named tunnel</h1>' }, { status: 'published' })
+      // No scheme: a local name gets http://, like --server.
+      const started = await runCli(['--server', first.url, 'tunnel', 'start', '--tunnel-host', relay.url.replace('http://', ''), '--subdomain', 'q3-review', '--json'])
+      expect(started.code, started.stderr).toBe(0)
+      expect(started.json()).toEqual({ success: true, url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) })
+      expect(relay.ids()).toEqual(['q3-review'])
+      expect((await testApi(started.json().url).send(sharePage, { params: { id } })).text).toContain('Through')
+      const again = await runCli(['--server', first.url, 'tunnel', 'start', '--subdomain', 'other-name'])
+      expect(again.stdout).toContain('A tunnel is already running (folio tunnel stop, then start, to change its server or subdomain).')
+
+      // The name is taken: the tunnel server gives another, and the CLI says so.
+      const taken = await runCli(['--server', second.url, 'tunnel', 'start', '--tunnel-host', relay.url, '--subdomain', 'q3-review'])
+      expect(taken.code, taken.stderr).toBe(0)
+      expect(taken.stdout).toMatch(/^The tunnel server gave another address than the subdomain q3-review \(taken\?\)\. Public URL: http:\/\/127\.0\.0\.1:\d+\n$/)
+      expect(relay.ids()).toHaveLength(2)
+
+      for (const args of [['tunnel', 'stop', '--subdomain', 'q3-review'], ['tunnel', 'start', '--subdomain', 'No Spaces'], ['tunnel', 'start', '--tunnel-host', 'ftp://x']]) {
+        const refused = await runCli(['--server', first.url, ...args])
+        expect(refused.code, args.join(' ')).toBe(2)
+      }
+      expect((await testApi(first.url).send(controlTunnel, { body: { action: 'start', host: 'http://x/some/path' } })).status).toBe(400)
+    } finally {
+      await closeClean(first)
+      await closeClean(second)
+      await relay.close()
+    }
+  })
+
   it('says what to do next when the tunnel cannot start', async () => {
     const unreachableTunnelHost = await startTestServer({ config: { tunnel: { host: 'http://127.0.0.1:9', startTimeoutMs: 3000 } } })
     try {

@@ -95,7 +95,7 @@ describe('folio comments <id>', () => {
   it('deletes for good only when told twice: --hard, then --yes or a yes at the prompt', async () => {
     const { deck, c } = await seedInbox(s.ts, s.api, { deck: 'Hard deck', doc: 'Hard doc' })
     const refused = await cli(['comments', deck, 'delete', c.deleted.id, '--hard'])
-    expect(refused.code).toBe(1)
+    expect(refused.code).toBe(2)
     expect(refused.stderr).toBe(`folio: Nothing deleted: --hard removes ${c.deleted.id} for good, so confirm with --yes (or run it in a terminal to be asked).\n`)
     expect(await commentOf(deck, c.deleted.id)).toBeDefined()
     const gone = await cli(['comments', deck, 'delete', c.deleted.id, '--hard', '--yes', '--json'])
@@ -154,8 +154,8 @@ describe('folio comments <id>', () => {
     expect((await cli(['comments', deck, 'resolve', 'c_1', '--hard'])).stderr).toContain('--hard and --yes go with delete')
     expect((await cli(['comments', deck, 'resolve', 'c_1', '--watch'])).stderr).toContain('--watch, --all and --open go with the list')
     const bad = await cli(['comments', deck, 'frob'])
-    expect(bad.code).toBe(1)
-    expect(bad.stderr).toContain('See folio comments --help.')
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toBe('folio: frob is not something folio comments does: list, resolve, reopen, delete, restore (folio comments --help).\n')
   })
 
   it('--help explains the actions with examples', async () => {

@@ -100,13 +100,13 @@ describe('the log level', () => {
     expect(listed.code).toBe(0)
     expect(Array.isArray(listed.json())).toBe(true)
     const failed = await runCli(['list', '--server', 'http://127.0.0.1:9'], { FOLIO_LOG_LEVEL: 'silent' })
-    expect(failed.code).toBe(2)
+    expect(failed.code).toBe(1)
     expect(failed.stderr).toBe('')
   })
 
   it('refuses a FOLIO_LOG_LEVEL that is not a level, unless a flag decides', async () => {
     const bad = await runCli(['list', '--server', ts.url], { FOLIO_LOG_LEVEL: 'loud' })
-    expect(bad.code).toBe(1)
+    expect(bad.code).toBe(2)
     expect(bad.stderr).toBe('folio: FOLIO_LOG_LEVEL must be one of silent, error, warn, info, debug, trace (or a number), got "loud".\n')
     const flagged = await runCli(['list', '--json', '--quiet', '--server', ts.url], { FOLIO_LOG_LEVEL: 'loud' })
     expect(flagged.code).toBe(0)

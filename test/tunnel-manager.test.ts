@@ -106,8 +106,45 @@ describe('tunnel manager', () => {
     // No local_host: the public Host arrives untouched (rewriting it would mangle binary bodies).
     expect(seen.at(-1)?.host).toBe(new URL(started.url).host)
 
-    expect(await tunnel.start()).toEqual({ url: started.url, alreadyRunning: true })
+    expect(await tunnel.start()).toEqual({ url: started.url, alreadyRunning: true, host: loopback.url })
     expect(loopback.tunnels()).toBe(1)
+  })
+
+  it('asks for a subdomain, and another tunnel server, when start() is told to; reconnects ask the same again', async () => {
+    const elsewhere = await startLoopbackTunnelServer({ takenSubdomain: 'random' })
+    try {
+      const tunnel = manager()
+      const started = await tunnel.start({ host: elsewhere.url, subdomain: 'q3-review' })
+      expect(started).toMatchObject({ alreadyRunning: false, host: elsewhere.url, subdomainGranted: true })
+      expect(elsewhere.ids()).toEqual(['q3-review'])
+      expect(loopback.tunnels()).toBe(0)
+      expect(await fetchOnce(`${started.url}/page`)).toEqual({ status: 200, body: 'hello from local' })
+      // The server restarts and forgets us: the reconnect asks it for the same name.
+      await elsewhere.dropAll()
+      await expect.poll(() => elsewhere.ids(), { timeout: 10_000 }).toEqual(['q3-review'])
+      await tunnel.stop()
+      // A start without options goes back to the manager's own server.
+      expect((await tunnel.start()).host).toBe(loopback.url)
+      expect(loopback.tunnels()).toBe(1)
+    } finally {
+      await elsewhere.close()
+    }
+  })
+
+  it('says when the tunnel server gives another subdomain than the one asked for (it was taken)', async () => {
+    const relay = await startLoopbackTunnelServer({ takenSubdomain: 'random' })
+    try {
+      const first = manager({ host: relay.url })
+      const second = manager({ host: relay.url })
+      expect(await first.start({ subdomain: 'my-deck' })).toMatchObject({ subdomainGranted: true })
+      const other = await second.start({ subdomain: 'my-deck' })
+      expect(other.subdomainGranted).toBe(false)
+      expect(relay.ids()).toHaveLength(2)
+      expect(await fetchOnce(`${other.url}/x`)).toEqual({ status: 200, body: 'hello from local' })
+    } finally {
+      await Promise.all(managers.splice(0).map((m) => m.stop()))
+      await relay.close()
+    }
   })
 
   it('shares one attempt between concurrent start() calls', async () => {
@@ -206,7 +243,7 @@ describe('tunnel manager', () => {
     expect(states.at(-1)).toEqual({ state: 'connected', url: second, lastError: null })
     expect(loopback.tunnels()).toBe(1)
     expect(await reach(second)).toBe('200 hello from local')
-    expect(await tunnel.start()).toEqual({ url: second, alreadyRunning: true })
+    expect(await tunnel.start()).toEqual({ url: second, alreadyRunning: true, host: loopback.url })
   })
 
   it('keeps retrying with back-off while the server is away, and stop() ends the retries', async () => {

@@ -19,6 +19,16 @@ export const TunnelAction = named(
   z.object({
     action: z.string().describe('start, stop or save_custom'),
     customTunnelUrl: z.string().optional().describe('With save_custom'),
+    host: z
+      .string()
+      .regex(/^https?:\/\/[^\s/]+\/?$/, 'host must be an http(s) URL of a localtunnel server, e.g. https://localtunnel.me')
+      .optional()
+      .describe('With start (beyond the spec): the localtunnel server to use this time instead of the one folio serve was given'),
+    subdomain: z
+      .string()
+      .regex(/^[a-z0-9-]{4,63}$/, 'subdomain is 4 to 63 lowercase letters, digits or hyphens')
+      .optional()
+      .describe('With start (beyond the spec): the subdomain to ask the tunnel server for; it may give another one when that is taken'),
   }),
 )
 
@@ -44,7 +54,7 @@ export const controlTunnel = defineContract({
   tag: 'Tunnel',
   summary: 'Start or stop the public tunnel, or save a display URL',
   description:
-    'start: {success, url} (plus message when one already runs); stop: {success}; save_custom: {success, customTunnelUrl}. Requests that arrive through the tunnel are remote: protected endpoints need the API key for them.',
+    'start: {success, url} (plus message when one already runs, or when the tunnel server gave another subdomain than the one asked for); stop: {success}; save_custom: {success, customTunnelUrl}. Requests that arrive through the tunnel are remote: protected endpoints need the API key for them.',
   access: 'required',
   onlyIn: { mode: 'oss', error: ossOnly },
   body: TunnelAction,

@@ -3,7 +3,8 @@ import { createClient, type FolioClient } from '../client/index.js'
 import { explain, toCliError } from './explain.js'
 import { logger, printResult } from './logger.js'
 import { readProfile } from './profile.js'
-import { resolveTarget, type Target } from './target.js'
+import { linkedFolio } from './link.js'
+import { resolveTarget, serverSourceName, type Target } from './target.js'
 
 export interface GlobalOptions {
   server?: string
@@ -29,6 +30,8 @@ export interface CliContext {
   explain(error: unknown): never
   /** The same line as a string, for a message that wraps it. */
   describe(error: unknown): string
+  /** The folio the command is about: the id given, else the linked folder's (link.ts); messages name it. */
+  folioId(given: string | undefined): Promise<string>
 }
 
 /** The `<id>` argument of the running command, if it has one: "No folio <id>" messages name it. */
@@ -60,6 +63,11 @@ export async function cliContext(command: Command): Promise<CliContext> {
     },
     explain: (error) => explain(error, about),
     describe: (error) => (toCliError(error, about) as Error).message ?? String(error),
+    async folioId(given) {
+      const { id } = await linkedFolio(given, { server: target.server, named: serverSourceName(target.serverSource) })
+      about.folioId = id
+      return id
+    },
   }
 }
 

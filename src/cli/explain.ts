@@ -1,5 +1,5 @@
 import { ApiClientError, ServerUnreachableError } from '../client/index.js'
-import { CliError } from './errors.js'
+import { CliError, EXIT } from './errors.js'
 import type { Target } from './target.js'
 
 /** What a message may name: the server, where the key came from, the folio the command is about. */
@@ -19,16 +19,20 @@ function unauthorized(about: ExplainAbout): string {
 
 const serverSentence = (error: ApiClientError) => (error.detail ? `${error.detail} (${error.error})` : `${error.error} (HTTP ${error.status})`)
 
-/** The CliError a client error becomes: one clear line with a next step (exit 2: the server is away). Other errors pass through. */
+/**
+ * The CliError a client error becomes: one clear line with a next step. Its code (the JSON
+ * `error`) is the server's own error string, or server_unreachable. Other errors pass through.
+ */
 export function toCliError(error: unknown, about: ExplainAbout = {}): unknown {
   if (error instanceof CliError) return error
-  if (error instanceof ServerUnreachableError) return new CliError(error.message, 2)
+  if (error instanceof ServerUnreachableError) return new CliError(error.message, EXIT.failed, 'server_unreachable')
   if (error instanceof ApiClientError) {
-    if (error.status === 401) return new CliError(unauthorized(about))
+    const failed = (message: string) => new CliError(message, EXIT.failed, error.error)
+    if (error.status === 401) return failed(unauthorized(about))
     if (error.status === 404 && about.folioId && /not found/i.test(error.error)) {
-      return new CliError(`No folio ${about.folioId} on ${about.server ?? 'the server'}; folio list shows the folios there.`)
+      return failed(`No folio ${about.folioId} on ${about.server ?? 'the server'}; folio list shows the folios there.`)
     }
-    return new CliError(serverSentence(error))
+    return failed(serverSentence(error))
   }
   return error
 }

@@ -1,5 +1,5 @@
 import { createLogger, createResultPrinter, LOG_LEVEL_NAMES, type Logger, LogLevels, parseLogLevel } from '../log/logger.js'
-import { CliError } from './errors.js'
+import { UsageError } from './errors.js'
 
 export interface LogFlags {
   quiet?: boolean
@@ -17,7 +17,7 @@ export function logLevelFor(flags: LogFlags, env: NodeJS.ProcessEnv = process.en
   const named = env.FOLIO_LOG_LEVEL?.trim()
   if (!named) return LogLevels.info
   const level = parseLogLevel(named)
-  if (level === undefined) throw new CliError(`FOLIO_LOG_LEVEL must be one of ${LOG_LEVEL_NAMES.join(', ')} (or a number), got ${JSON.stringify(named)}.`)
+  if (level === undefined) throw new UsageError(`FOLIO_LOG_LEVEL must be one of ${LOG_LEVEL_NAMES.join(', ')} (or a number), got ${JSON.stringify(named)}.`)
   return level
 }
 

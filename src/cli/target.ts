@@ -1,6 +1,7 @@
-import { CliError } from './errors.js'
+import { CliError, UsageError } from './errors.js'
 import { sameOrigin } from './origin.js'
 import { type Profile, profilePath } from './profile.js'
+import { normalizeServerUrl } from './server-url.js'
 
 /** Where the server URL came from, for messages that must name it. */
 export type ServerSource = 'flag' | 'environment' | 'profile' | 'default'
@@ -24,19 +25,21 @@ export interface TargetFlags {
   key?: string
 }
 
-const serverSourceName = (source: ServerSource) =>
+/** Where the server came from, as people know it. */
+export const serverSourceName = (source: ServerSource) =>
   source === 'flag' ? '--server' : source === 'environment' ? 'FOLIO_URL' : source === 'profile' ? `the server in the login profile (${profilePath()})` : 'the default server (PORT)'
 
-/** An http(s) URL or a CliError that names where the bad value came from. */
+/** An http(s) URL (a scheme added to host[:port], see server-url.ts), or an error that names where the bad value came from. */
 export function checkServerUrl(value: string, source: ServerSource): string {
   const name = serverSourceName(source)
-  if (!/^https?:\/\//i.test(value)) throw new CliError(`${name} must be an http(s) URL like http://127.0.0.1:3000, got ${JSON.stringify(value)}.`)
-  try {
-    new URL(value)
-  } catch {
-    throw new CliError(`${name} is not a valid URL: ${JSON.stringify(value)}.`)
-  }
-  return value.replace(/\/+$/, '')
+  const checked = normalizeServerUrl(value)
+  if ('url' in checked) return checked.url
+  const message =
+    checked.problem === 'scheme'
+      ? `${name} must be an http(s) URL like http://127.0.0.1:3000 (or just localhost:3000), got ${JSON.stringify(value)}.`
+      : `${name} is not a valid URL: ${JSON.stringify(value)}.`
+  // A flag or a variable was typed wrong: a usage error. A damaged profile is a failure to read it.
+  throw source === 'flag' || source === 'environment' ? new UsageError(message) : new CliError(message)
 }
 
 /**

@@ -20,9 +20,23 @@ export interface TunnelManagerOptions {
   /** Problems (warn, the default) and news (info: connected). */
   log?: (message: string, level?: 'info' | 'warn') => void
 }
+/** What one start may ask for: another tunnel server than the default, a subdomain of its own. */
+export interface TunnelRequest {
+  host?: string
+  /** Asked as GET {host}/{subdomain} instead of /?new; the server may give another one (a taken name). */
+  subdomain?: string
+}
+export interface TunnelStarted {
+  url: string
+  alreadyRunning: boolean
+  /** The tunnel server used. */
+  host: string
+  /** With a subdomain asked for: whether the server gave that one. */
+  subdomainGranted?: boolean
+}
 export interface TunnelManager {
   /** Starts the tunnel (or returns the URL of the running one). Rejects with a clear Error on timeout/failure and then stays 'stopped'. Concurrent calls share one attempt. */
-  start(): Promise<{ url: string; alreadyRunning: boolean }>
+  start(request?: TunnelRequest): Promise<TunnelStarted>
   /** Stops it (idempotent); no reconnect happens after stop(). */
   stop(): Promise<void>
   status(): TunnelState
@@ -42,10 +56,13 @@ interface ClientTunnel extends EventEmitter {
 const Tunnel = TunnelClass as new (options: { port: number; host: string }) => ClientTunnel
 
 /** A connected tunnel: the client plus the sockets it holds open to the server right now. */
-interface Live { tunnel: ClientTunnel; url: string; sockets: Set<Socket>; watchdog?: NodeJS.Timeout }
+interface Live { tunnel: ClientTunnel; url: string; name: string; sockets: Set<Socket>; watchdog?: NodeJS.Timeout }
 
 export function createTunnelManager(options: TunnelManagerOptions): TunnelManager {
-  const host = (options.host ?? 'https://localtunnel.me').replace(/\/+$/, '')
+  const defaultHost = (options.host ?? 'https://localtunnel.me').replace(/\/+$/, '')
+  // What the current generation asked for: reconnects ask the same server for the same name.
+  let host = defaultHost
+  let subdomain: string | undefined
   const startTimeoutMs = options.startTimeoutMs ?? 15_000
   const firstDelay = options.retryDelayMs ?? 1_000
   const maxDelay = options.maxRetryDelayMs ?? 30_000
@@ -56,7 +73,7 @@ export function createTunnelManager(options: TunnelManagerOptions): TunnelManage
   let generation = 0
   let current: Live | null = null
   let pending: AbortController | null = null
-  let starting: Promise<{ url: string; alreadyRunning: boolean }> | null = null
+  let starting: Promise<TunnelStarted> | null = null
   let retryTimer: NodeJS.Timeout | undefined
 
   const set = (patch: Partial<TunnelState>) => {
@@ -85,6 +102,7 @@ export function createTunnelManager(options: TunnelManagerOptions): TunnelManage
       // Without it the client dials "localhost", which Node 20 tries as ::1 and 127.0.0.1 both.
       const tunnel = new Tunnel({ port: options.localPort, host })
       const sockets = new Set<Socket>()
+      let granted = ''
       let settled = false
       const finish = (error: Error | null) => {
         if (settled) return
@@ -92,9 +110,9 @@ export function createTunnelManager(options: TunnelManagerOptions): TunnelManage
         clearTimeout(timer)
         signal.removeEventListener('abort', onAbort)
         tunnel.off('error', onRefused)
-        if (!error) return resolve({ tunnel, url: tunnel.url, sockets })
+        if (!error) return resolve({ tunnel, url: tunnel.url, name: granted, sockets })
         attempt.abort(error)
-        teardown({ tunnel, url: '', sockets })
+        teardown({ tunnel, url: '', name: '', sockets })
         reject(error)
       }
       const onAbort = () => finish(signal.reason as Error)
@@ -104,7 +122,11 @@ export function createTunnelManager(options: TunnelManagerOptions): TunnelManage
       // Always listening: an 'error' event without a listener would crash the process.
       tunnel.on('error', () => {})
       tunnel.on('error', onRefused)
-      tunnel._init = (done) => void requestTunnel(host, attempt.signal).then((body) => done(null, tunnel._getInfo(body)), done)
+      tunnel._init = (done) =>
+        void requestTunnel(host, subdomain, attempt.signal).then((body) => {
+          granted = String(body.id ?? '')
+          done(null, tunnel._getInfo(body))
+        }, done)
       tunnel.open((error) => {
         if (error) return finish(error)
         tunnel.tunnelCluster.on('open', (socket: Socket) => {
@@ -188,9 +210,11 @@ export function createTunnelManager(options: TunnelManagerOptions): TunnelManage
   }
 
   /** One start() attempt; concurrent start() calls get this same promise. */
-  const begin = async (): Promise<{ url: string; alreadyRunning: boolean }> => {
+  const begin = async (request: TunnelRequest): Promise<TunnelStarted> => {
     // Also while 'reconnecting': the caller asked for a tunnel now, so try now, with their timeout.
     const epoch = cancelAll('superseded by start()')
+    host = (request.host ?? defaultHost).replace(/\/+$/, '')
+    subdomain = request.subdomain
     set({ state: 'starting', url: null })
     const controller = (pending = new AbortController())
     try {
@@ -200,7 +224,7 @@ export function createTunnelManager(options: TunnelManagerOptions): TunnelManage
         throw new Error('The tunnel was stopped before it connected.')
       }
       adopt(live, epoch)
-      return { url: live.url, alreadyRunning: false }
+      return { url: live.url, alreadyRunning: false, host, ...(subdomain ? { subdomainGranted: live.name === subdomain } : {}) }
     } catch (error) {
       if (epoch === generation) {
         log(`Tunnel failed to start: ${messageOf(error)}`)
@@ -214,9 +238,12 @@ export function createTunnelManager(options: TunnelManagerOptions): TunnelManage
   }
 
   return {
-    start() {
-      if (state.state === 'connected' && current) return Promise.resolve({ url: current.url, alreadyRunning: true })
-      return (starting ??= begin())
+    start(request = {}) {
+      if (state.state === 'connected' && current) {
+        const live = current
+        return Promise.resolve({ url: live.url, alreadyRunning: true, host, ...(request.subdomain ? { subdomainGranted: live.name === request.subdomain } : {}) })
+      }
+      return (starting ??= begin(request))
     },
     async stop() {
       cancelAll('The tunnel was stopped before it connected.')
@@ -231,20 +258,21 @@ export function createTunnelManager(options: TunnelManagerOptions): TunnelManage
 }
 
 /**
- * GET {host}/?new, the way the client does it, but abortable and failing fast. node:http with
- * no agent: one connection that ends with the request (fetch's pool reconnected after an abort).
+ * GET {host}/?new (or {host}/{subdomain}), the way the client does it, but abortable and failing
+ * fast. node:http with no agent: one connection that ends with the request (fetch's pool
+ * reconnected after an abort).
  */
-function requestTunnel(host: string, signal: AbortSignal): Promise<unknown> {
+function requestTunnel(host: string, subdomain: string | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
   const get = host.startsWith('https:') ? httpsGet : httpGet
   return new Promise((resolve, reject) => {
-    const req = get(`${host}/?new`, { agent: false, signal, headers: { accept: 'application/json' } }, (res) => {
+    const req = get(`${host}/${subdomain ? encodeURIComponent(subdomain) : '?new'}`, { agent: false, signal, headers: { accept: 'application/json' } }, (res) => {
       let text = ''
       res.setEncoding('utf8')
       res.on('data', (chunk: string) => (text += chunk))
       res.on('error', reject)
       res.on('end', () => {
         const body = parseObject(text)
-        if (res.statusCode === 200 && typeof body?.port === 'number' && typeof body.url === 'string') return resolve(body)
+        if (res.statusCode === 200 && body && typeof body.port === 'number' && typeof body.url === 'string') return resolve(body)
         const why = typeof body?.message === 'string' ? `: ${body.message}` : ''
         reject(new Error(`The tunnel server ${host} did not grant a tunnel (HTTP ${res.statusCode}${why}).`))
       })

@@ -31,10 +31,10 @@ export const cliEnv = (env: Record<string, string> = {}): NodeJS.ProcessEnv => (
   ...env,
 })
 
-/** Runs the built CLI (as a user does) with a config dir of its own. */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+/** Runs the built CLI (as a user does) with a config dir of its own; `cwd` for commands that read the folder they run in. */
+export function runCli(args: string[], env: Record<string, string> = {}, options: { cwd?: string } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: cliEnv(env), maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [BIN, ...args], { env: cliEnv(env), cwd: options.cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? ((error as { code?: number }).code ?? 1) : 0
       resolve({ code: typeof code === 'number' ? code : 1, stdout, stderr, json: () => JSON.parse(stdout) })
     })
@@ -42,8 +42,8 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
 }
 
 /** A long-running CLI command (sync --watch): its stdout lines as they come. */
-export function spawnCli(args: string[], env: Record<string, string> = {}) {
-  const child: ChildProcess = spawn(process.execPath, [BIN, ...args], { env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
+export function spawnCli(args: string[], env: Record<string, string> = {}, options: { cwd?: string } = {}) {
+  const child: ChildProcess = spawn(process.execPath, [BIN, ...args], { env: cliEnv(env), cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] })
   const lines: string[] = []
   let stderr = ''
   let buffer = ''

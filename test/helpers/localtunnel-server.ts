@@ -24,6 +24,8 @@ export interface LoopbackTunnelServer {
   url: string
   /** Clients currently registered. */
   tunnels(): number
+  /** Their ids: the subdomains they were given. */
+  ids(): string[]
   /** Destroys every client socket, as if the remote server restarted; registrations are forgotten. */
   dropAll(): Promise<void>
   close(): Promise<void>
@@ -36,6 +38,11 @@ export interface LoopbackTunnelOptions {
   waitForSocketMs?: number
   /** A registered client with no tunnel socket for this long is forgotten (default 1_000). */
   forgetAfterMs?: number
+  /**
+   * A subdomain asked for that is taken: refused with a 409 (default), or, as localtunnel/server
+   * does (ClientManager.newClient), registered under a random id instead.
+   */
+  takenSubdomain?: 'refuse' | 'random'
 }
 
 interface Client {
@@ -141,8 +148,9 @@ export async function startLoopbackTunnelServer(options: LoopbackTunnelOptions =
     const wanted = url.pathname.slice(1)
     const isNew = url.searchParams.has('new') && wanted === ''
     if (req.method !== 'GET' || (!isNew && !/^[a-z0-9-]{4,63}$/.test(wanted))) return reply(res, 404, { message: 'Not a tunnel request' })
-    if (!isNew && clients.has(wanted)) return reply(res, 409, { message: `${wanted} is taken` })
-    register(isNew ? randomBytes(6).toString('hex') : wanted).then(
+    const taken = !isNew && clients.has(wanted)
+    if (taken && options.takenSubdomain !== 'random') return reply(res, 409, { message: `${wanted} is taken` })
+    register(isNew || taken ? randomBytes(6).toString('hex') : wanted).then(
       (client) =>
         reply(res, 200, {
           id: client.id,
@@ -161,6 +169,7 @@ export async function startLoopbackTunnelServer(options: LoopbackTunnelOptions =
   return {
     url: `http://127.0.0.1:${port(control)}`,
     tunnels: () => clients.size,
+    ids: () => [...clients.keys()],
     dropAll,
     async close() {
       await dropAll()

@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline/promises'
 import type { Command } from 'commander'
 import { deleteComment, resolveComment } from '../../api/engagement.js'
 import { ERRORS } from '../../api/errors.js'
@@ -8,9 +7,12 @@ import { oneLine } from '../../tui/format.js'
 import type { Comment } from '../../domain/model.js'
 import { listText, readComments, threads } from '../comment-lines.js'
 import { type CliContext, shareUrl, withContext } from '../context.js'
-import { CliError } from '../errors.js'
+import { confirm } from '../confirm.js'
+import { CliError, EXIT, UsageError } from '../errors.js'
 
-type Action = 'list' | 'resolve' | 'reopen' | 'delete' | 'restore'
+const ACTIONS = ['list', 'resolve', 'reopen', 'delete', 'restore'] as const
+type Action = (typeof ACTIONS)[number]
+const isAction = (word: string | undefined): word is Action => (ACTIONS as readonly string[]).includes(word ?? '')
 
 export interface CommentsOptions {
   all?: boolean
@@ -20,8 +22,16 @@ export interface CommentsOptions {
   yes?: boolean
 }
 
-export default (id: string, action: Action, commentId: string | undefined, options: CommentsOptions, command: Command) =>
+/**
+ * folio comments [id] [action] [commentId]. In a linked folder the id may be left out, so a first
+ * word that is an action is the action (a folio id is never one of those words).
+ */
+export default (first: string | undefined, second: string | undefined, third: string | undefined, options: CommentsOptions, command: Command) =>
   withContext(command, async (ctx) => {
+    const [given, named, commentId] = isAction(first) && third === undefined ? [undefined, first, second] : [first, second, third]
+    const action = named ?? 'list'
+    if (!isAction(action)) throw new UsageError(`${action} is not something folio comments does: ${ACTIONS.join(', ')} (folio comments --help).`)
+    const id = await ctx.folioId(given)
     checkOptions(id, action, commentId, options)
     if (action !== 'list') return moderate(ctx, id, action, commentId!, options)
     if (options.open !== undefined) await openSharePage(ctx, id, typeof options.open === 'string' ? options.open : undefined)
@@ -36,10 +46,10 @@ export default (id: string, action: Action, commentId: string | undefined, optio
   })
 
 function checkOptions(id: string, action: Action, commentId: string | undefined, options: CommentsOptions): void {
-  if (action === 'list' && commentId) throw new CliError(`${commentId}: folio comments ${id} lists every comment; to act on one, name the action first (folio comments ${id} resolve ${commentId}).`)
-  if (action !== 'list' && !commentId) throw new CliError(`folio comments ${id} ${action} needs the comment's id, e.g. folio comments ${id} ${action} c_1754550000000 (folio comments ${id} --all lists them).`)
-  if (action !== 'list' && (options.watch || options.all || options.open !== undefined)) throw new CliError(`--watch, --all and --open go with the list: folio comments ${id} --watch.`)
-  if ((options.hard || options.yes) && action !== 'delete') throw new CliError('--hard and --yes go with delete: folio comments <id> delete <commentId> --hard.')
+  if (action === 'list' && commentId) throw new UsageError(`${commentId}: folio comments ${id} lists every comment; to act on one, name the action first (folio comments ${id} resolve ${commentId}).`)
+  if (action !== 'list' && !commentId) throw new UsageError(`folio comments ${id} ${action} needs the comment's id, e.g. folio comments ${id} ${action} c_1754550000000 (folio comments ${id} --all lists them).`)
+  if (action !== 'list' && (options.watch || options.all || options.open !== undefined)) throw new UsageError(`--watch, --all and --open go with the list: folio comments ${id} --watch.`)
+  if ((options.hard || options.yes) && action !== 'delete') throw new UsageError('--hard and --yes go with delete: folio comments <id> delete <commentId> --hard.')
 }
 
 async function openSharePage(ctx: CliContext, id: string, commentId: string | undefined): Promise<void> {
@@ -74,12 +84,11 @@ async function deleteForGood(ctx: CliContext, id: string, commentId: string, yes
   const comment = comments.find((c) => c.id === commentId)
   if (!comment) throw noSuchComment(id, commentId)
   if (!yes) {
-    if (!process.stdin.isTTY || !process.stderr.isTTY) {
-      throw new CliError(`Nothing deleted: --hard removes ${commentId} for good, so confirm with --yes (or run it in a terminal to be asked).`)
-    }
-    const prompt = createInterface({ input: process.stdin, output: process.stderr })
-    const answer = await prompt.question(`Delete ${commentId} (${describe(comment)}) for good? This cannot be undone. [y/N] `).finally(() => prompt.close())
-    if (!/^y(es)?$/i.test(answer.trim())) {
+    const sure = await confirm(
+      `Delete ${commentId} (${describe(comment)}) for good? This cannot be undone.`,
+      `Nothing deleted: --hard removes ${commentId} for good, so confirm with --yes (or run it in a terminal to be asked).`,
+    )
+    if (!sure) {
       ctx.note(`Nothing deleted. folio comments ${id} delete ${commentId} (without --hard) hides it from viewers instead.`)
       return
     }
@@ -91,7 +100,7 @@ async function deleteForGood(ctx: CliContext, id: string, commentId: string, yes
 const describe = (c: Comment) => `${oneLine(c.author || 'Guest', 20)}: “${oneLine(c.text, 50)}”`
 
 const noSuchComment = (id: string, commentId: string) =>
-  new CliError(`No comment ${commentId} on folio ${id} (deleted for good, or a typo?); folio comments ${id} --all lists them.`)
+  new CliError(`No comment ${commentId} on folio ${id} (deleted for good, or a typo?); folio comments ${id} --all lists them.`, EXIT.failed, ERRORS.commentNotFound.error)
 
 /** The server's "Comment not found" names no folio: say which comment, and where the ids are. */
 function unknownComment(error: unknown, id: string, commentId: string): unknown {

@@ -5,8 +5,9 @@ import { createFolio, updateFolio } from '../../api/files.js'
 import { newFolioId } from '../../domain/ids.js'
 import type { ProjectMode } from '../../domain/model.js'
 import { type CliContext, shareUrl, withContext } from '../context.js'
-import { CliError } from '../errors.js'
+import { CliError, UsageError } from '../errors.js'
 import { type Advice, fitOneRequest, isImagePath, refuseIfSurelyTooLarge, type SizedFile } from '../request-limits.js'
+import { linkFolder } from '../sync-folder.js'
 import { FolderRecord } from '../sync/folder-record.js'
 import { loadIgnore, readAsFileContent, scanFolder } from '../sync/local-files.js'
 
@@ -23,9 +24,9 @@ export interface CreateOptions {
 
 export default (givenTitle: string | undefined, options: CreateOptions, command: Command) =>
   withContext(command, async (ctx) => {
-    if (options.html && options.dir) throw new CliError('Give --html or --dir, not both.')
+    if (options.html && options.dir) throw new UsageError('Give --html or --dir, not both.')
     const title = givenTitle ?? defaultTitle(options)
-    if (options.accessKey && !options.private) throw new CliError('--access-key goes with --private.')
+    if (options.accessKey && !options.private) throw new UsageError('--access-key goes with --private.')
     let files: Record<string, string> | undefined
     let sizes: SizedFile[] = []
     if (options.html) {
@@ -42,14 +43,19 @@ export default (givenTitle: string | undefined, options: CreateOptions, command:
       ...(files ? { defaultFiles: files } : {}),
     }
     const { project: created } = await ctx.client.call(createFolio, { body: fitOneRequest(fields, sizes, createAdvice) })
-    if (options.dir) await (await FolderRecord.open({ server: ctx.server, id: created.id, root: resolve(options.dir) })).replace(Object.keys(files ?? {}))
+    let link: string | undefined
+    if (options.dir) {
+      const root = resolve(options.dir)
+      await (await FolderRecord.open({ server: ctx.server, id: created.id, root })).replace(Object.keys(files ?? {}))
+      link = await linkFolder(ctx, { id: created.id, dir: options.dir, root })
+    }
     const fileCount = Object.keys(created.versions[0]?.files ?? {}).length
     // In OSS a folio cannot be private on create (spec), so privacy comes in a second call, and
     // publishing in that same call: until it lands the folio is a draft that only its owner sees.
     const accessKey = options.private ? (options.accessKey ?? newFolioId(16)) : undefined
     const project = accessKey ? await makePrivate(ctx, created.id, accessKey, Boolean(options.publish)) : created
     const url = shareUrl(ctx, project.id)
-    ctx.print({ id: project.id, url, status: project.status, versionId: project.latestVersionId, files: fileCount, accessKey }, () =>
+    ctx.print({ id: project.id, url, status: project.status, versionId: project.latestVersionId, files: fileCount, accessKey, link }, () =>
       [
         `Created ${project.id} (${project.status}${accessKey ? ', private' : ''}, ${fileCount} file(s))`,
         `Share: ${url}${project.status === 'draft' ? '  (a draft: viewers see it once you publish; preview with folio open)' : ''}`,

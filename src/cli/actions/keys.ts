@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import { getKey, revokeKey, rotateKey } from '../../api/keys.js'
 import { ApiClientError } from '../../client/index.js'
 import { withContext } from '../context.js'
-import { CliError } from '../errors.js'
+import { CliError, EXIT } from '../errors.js'
 import { replaceProfileKey } from '../profile.js'
 
 export default (action: 'show' | 'rotate' | 'revoke', _options: unknown, command: Command) =>
@@ -25,7 +25,7 @@ export default (action: 'show' | 'rotate' | 'revoke', _options: unknown, command
       return
     }
     const { apiKey } = await ctx.client.call(getKey).catch((error: unknown) => {
-      if (error instanceof ApiClientError && error.status === 404) throw new CliError(`${ctx.server} has no API key yet: make one with folio keys rotate.`)
+      if (error instanceof ApiClientError && error.status === 404) throw new CliError(`${ctx.server} has no API key yet: make one with folio keys rotate.`, EXIT.failed, error.error)
       throw error
     })
     ctx.print({ apiKey }, () => apiKey)

@@ -1,11 +1,9 @@
 import type { Command } from 'commander'
-import { ERRORS } from '../../api/errors.js'
-import { listFolios } from '../../api/files.js'
-import { getKey } from '../../api/keys.js'
-import { ApiClientError, createClient } from '../../client/index.js'
+import { createClient } from '../../client/index.js'
 import type { GlobalOptions } from '../context.js'
-import { CliError } from '../errors.js'
+import { CliError, EXIT } from '../errors.js'
 import { explain } from '../explain.js'
+import { checkKey } from '../key-check.js'
 import { printResult } from '../logger.js'
 import { writeProfile } from '../profile.js'
 import { resolveTarget, type Target } from '../target.js'
@@ -20,26 +18,17 @@ export default async (options: { verify: boolean }, command: Command) => {
   printResult(globals.json ? JSON.stringify({ server, keySaved: Boolean(key), path }) : `Saved ${server}${key ? ' and its key' : ''} to ${path}`)
 }
 
-/**
- * A key is checked where only the right key gets in: GET /api/keys answers the server's current
- * key to its holder. A server that is open without a key (OSS) cannot tell a wrong key from a
- * right one anywhere else, so the answer is compared too. Without a key: is the server there?
- */
+/** A key the server refuses is not saved; without a key: is the server there? */
 async function verify(target: Target): Promise<void> {
-  const client = createClient({ server: target.server, key: target.key })
-  const refused = (why: string) => new CliError(`${target.server} refused this key: ${why}. Nothing was saved; check the key (folio keys on the server's machine prints it), or save anyway with --no-verify.`)
   try {
-    if (!target.key) {
-      await client.call(listFolios)
-      return
+    const verdict = await checkKey(createClient({ server: target.server, key: target.key }), target.key)
+    if (verdict.state === 'refused') {
+      throw new CliError(`${target.server} refused this key: ${verdict.why}. Nothing was saved; check the key (folio keys on the server's machine prints it), or save anyway with --no-verify.`, EXIT.failed, 'Unauthorized')
     }
-    const { apiKey } = await client.call(getKey)
-    if (apiKey !== target.key) throw refused("it is not the server's current key")
+    if (verdict.state === 'needed') {
+      throw new CliError(`${target.server} needs an API key: folio login --server ${target.server} --key <key> (folio keys on the server's machine prints it). Nothing was saved.`, EXIT.failed, 'Unauthorized')
+    }
   } catch (error) {
-    if (error instanceof ApiClientError && error.status === 401) throw refused("it is not the server's current key (rotated or revoked?)")
-    if (error instanceof ApiClientError && error.status === ERRORS.noApiKey.status && error.error === ERRORS.noApiKey.error) throw refused('the server has no API key at all (make one there with folio keys rotate, or log in without --key)')
-    // Forbidden: the key got in, only its role may not read keys. That is a working key.
-    if (error instanceof ApiClientError && error.status === 403) return
     explain(error, target)
   }
 }

@@ -3,8 +3,9 @@ import { getFolio } from '../../api/files.js'
 import { openUrl } from '../../terminal/open-url.js'
 import { shareUrl, withContext } from '../context.js'
 
-export default (id: string, _options: unknown, command: Command) =>
+export default (given: string | undefined, _options: unknown, command: Command) =>
   withContext(command, async (ctx) => {
+    const id = await ctx.folioId(given)
     const folio = await ctx.client.call(getFolio, { params: { id }, query: { files: 'none' } })
     // A draft has no public page yet: the owner's preview shows it.
     const url = folio.status === 'draft' ? `${shareUrl(ctx, id)}?preview=1` : shareUrl(ctx, id)

@@ -1,11 +1,11 @@
 import { stat } from 'node:fs/promises'
-import { resolve } from 'node:path'
 import type { Command } from 'commander'
 import { bytes } from '../../terminal/format.js'
 import { type CliContext, withContext } from '../context.js'
-import { CliError } from '../errors.js'
+import { CliError, UsageError } from '../errors.js'
 import { FolderRecord } from '../sync/folder-record.js'
 import { loadIgnore } from '../sync/local-files.js'
+import { linkAfterPush, syncFolder } from '../sync-folder.js'
 import { SyncEngine, type SyncOutcome, type SyncPlan } from '../sync/sync-engine.js'
 import { type WatchEvent, watchFolder } from '../sync/watcher.js'
 
@@ -22,12 +22,13 @@ export interface SyncOptions {
   dryRun?: boolean
 }
 
-export default (id: string, dir: string, options: SyncOptions, command: Command) =>
+export default (first: string | undefined, second: string | undefined, options: SyncOptions, command: Command) =>
   withContext(command, async (ctx) => {
-    const root = resolve(dir)
+    const where = await syncFolder(ctx, first, second)
+    const { id, dir, root } = where
     const debounceMs = Number(options.debounce)
-    if (!Number.isInteger(debounceMs) || debounceMs < 0) throw new CliError('--debounce takes a whole number of milliseconds.')
-    if (options.dryRun && options.watch) throw new CliError('--dry-run shows what one sync would do; it does not go with --watch.')
+    if (!Number.isInteger(debounceMs) || debounceMs < 0) throw new UsageError('--debounce takes a whole number of milliseconds.')
+    if (options.dryRun && options.watch) throw new UsageError('--dry-run shows what one sync would do; it does not go with --watch.')
     if (!(await stat(root).catch(() => undefined))?.isDirectory()) throw new CliError(`${dir} is not a folder.`)
     const engine = new SyncEngine({
       client: ctx.client,
@@ -47,9 +48,9 @@ export default (id: string, dir: string, options: SyncOptions, command: Command)
     if (!options.watch) {
       const outcome = await engine.syncAll()
       ctx.print({ event: 'synced', ...outcome }, () => describe(outcome))
-      return
+      return linkAfterPush(ctx, where)
     }
-    await watchUntilStopped(ctx, engine, { id, dir, root, debounceMs })
+    await watchUntilStopped(ctx, engine, { id, dir, root, debounceMs }, () => linkAfterPush(ctx, where))
   })
 
 const listed = (paths: string[], max = 10) => (paths.length <= max ? paths.join(', ') : `${paths.slice(0, max).join(', ')} and ${paths.length - max} more`)
@@ -97,7 +98,7 @@ function report(ctx: CliContext, event: WatchEvent): void {
   }
 }
 
-async function watchUntilStopped(ctx: CliContext, engine: SyncEngine, where: { id: string; dir: string; root: string; debounceMs: number }): Promise<void> {
+async function watchUntilStopped(ctx: CliContext, engine: SyncEngine, where: { id: string; dir: string; root: string; debounceMs: number }, linked: () => Promise<void>): Promise<void> {
   const watcher = await watchFolder(engine, where.root, { debounceMs: where.debounceMs, onEvent: (event) => report(ctx, event), describeError: ctx.describe })
   // The first push is the whole folder. The server being away queues it (and says so); a wrong
   // id or key, a folder too big for one request, an empty folder: those end the command here.
@@ -107,6 +108,7 @@ async function watchUntilStopped(ctx: CliContext, engine: SyncEngine, where: { i
     await watcher.stop()
     throw error
   }
+  await linked()
   ctx.print({ event: 'watching', dir: where.root }, () => `Watching ${where.root}: every save is pushed. Ctrl+C to stop.`)
   const signal = await new Promise<string>((done) => {
     const stop = (name: string) => {

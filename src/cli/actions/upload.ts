@@ -6,15 +6,25 @@ import type { Command } from 'commander'
 import { uploadBatch, uploadFile } from '../../api/uploads.js'
 import { bytes } from '../../terminal/format.js'
 import { withContext } from '../context.js'
-import { CliError } from '../errors.js'
+import { CliError, UsageError } from '../errors.js'
 import { multipartBody } from '../multipart.js'
 import { counted, progressBar } from '../progress.js'
 
 /** Uploads bigger than this show a progress bar at a terminal. */
 const SHOW_PROGRESS_ABOVE = 1024 * 1024
 
-export default (id: string, paths: string[], options: { to?: string }, command: Command) =>
+/** The id and the files: a first word that names a file is a file (the id is then the linked folder's). */
+async function idAndFiles(first: string | undefined, rest: string[]): Promise<[string | undefined, string[]]> {
+  if (first === undefined) return [undefined, rest]
+  const isFile = (await stat(resolve(first)).catch(() => undefined))?.isFile()
+  return isFile ? [undefined, [first, ...rest]] : [first, rest]
+}
+
+export default (first: string | undefined, rest: string[], options: { to?: string }, command: Command) =>
   withContext(command, async (ctx) => {
+    const [given, paths] = await idAndFiles(first, rest)
+    if (paths.length === 0) throw new UsageError('Name the image files to upload: folio upload <id> <files...> (folio upload --help).')
+    const id = await ctx.folioId(given)
     const prefix = options.to ? `${options.to.replace(/^\/+|\/+$/g, '')}/` : ''
     const listed = await Promise.all(
       paths.map(async (p) => {

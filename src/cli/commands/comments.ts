@@ -1,12 +1,13 @@
-import { Argument, type Command } from 'commander'
+import type { Command } from 'commander'
 import { lazyAction } from '../lazy.js'
+import { FOLIO_ID_HELP } from './folio-id.js'
 
 export function registerComments(program: Command): void {
   program
     .command('comments')
     .description("a folio's comments: list them, resolve, reopen, delete or restore one, or follow new ones live")
-    .argument('<id>', 'folio id')
-    .addArgument(new Argument('[action]', 'what to do with a comment').choices(['list', 'resolve', 'reopen', 'delete', 'restore']).default('list'))
+    .argument('[id]', FOLIO_ID_HELP)
+    .argument('[action]', 'what to do with a comment: list (default), resolve, reopen, delete or restore')
     .argument('[commentId]', 'the comment (c_…) to resolve, reopen, delete or restore')
     .option('--all', 'list resolved and deleted comments too (default: open ones)')
     .option('--open [commentId]', "open the share page in your browser (the owner's view), at a comment if given")
@@ -26,6 +27,7 @@ Examples:
   $ folio comments kL9VtGLOsbNK delete c_1754550000000 --hard --yes   gone for good
   $ folio comments kL9VtGLOsbNK --watch                new comments as they arrive
   $ folio comments kL9VtGLOsbNK --open c_1754550000000 the share page at that comment
+  $ folio comments resolve c_1754550000000             in a linked folder, the id left out
 
 STATE is open, outdated (its element is gone from the latest version: listed, not pinned),
 resolved, or deleted (by whom). Resolving a thread's first comment resolves its replies.

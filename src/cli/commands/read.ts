@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
 import { lazyAction } from '../lazy.js'
+import { FOLIO_ID_HELP } from './folio-id.js'
 
 /** folio list, open, versions, restore: looking at folios and going back in their history. */
 export function registerReadCommands(program: Command): void {
@@ -12,25 +13,26 @@ export function registerReadCommands(program: Command): void {
   program
     .command('open')
     .description('open the share page of a folio in your browser')
-    .argument('<id>', 'folio id')
+    .argument('[id]', FOLIO_ID_HELP)
     .addHelpText(
       'after',
-      '\nExamples:\n  $ folio open kL9VtGLOsbNK\n  $ BROWSER=firefox folio open kL9VtGLOsbNK\nWhen no browser can be started, it prints the URL to open yourself (exit code 0).',
+      '\nExamples:\n  $ folio open kL9VtGLOsbNK\n  $ folio open                         in a linked folder\n  $ BROWSER=firefox folio open kL9VtGLOsbNK\nWhen no browser can be started, it prints the URL to open yourself (exit code 0).',
     )
     .action(lazyAction(() => import('../actions/open.js')))
 
   program
     .command('versions')
     .description('list the versions of a folio, oldest first')
-    .argument('<id>', 'folio id')
+    .argument('[id]', FOLIO_ID_HELP)
     .addHelpText('after', '\nExamples:\n  $ folio versions kL9VtGLOsbNK\n  $ folio restore kL9VtGLOsbNK v2      bring v2 back as a new version')
     .action(lazyAction(() => import('../actions/versions.js')))
 
   program
     .command('restore')
     .description('restore an old version as a new version (history stays intact)')
-    .argument('<id>', 'folio id')
-    .argument('<versionId>', 'the version to bring back, e.g. v2')
-    .addHelpText('after', '\nExamples:\n  $ folio restore kL9VtGLOsbNK v2')
+    .usage('[options] [id] <versionId>')
+    .argument('[id]', FOLIO_ID_HELP)
+    .argument('[versionId]', 'the version to bring back, e.g. v2')
+    .addHelpText('after', '\nExamples:\n  $ folio restore kL9VtGLOsbNK v2\n  $ folio restore v2                   in a linked folder')
     .action(lazyAction(() => import('../actions/restore.js')))
 }

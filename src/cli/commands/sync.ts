@@ -1,12 +1,13 @@
 import type { Command } from 'commander'
 import { lazyAction } from '../lazy.js'
+import { FOLIO_ID_HELP } from './folio-id.js'
 
 export function registerSync(program: Command): void {
   program
     .command('sync')
     .description('push a folder to a folio: only changed files travel, one version per push; --watch pushes every save')
-    .argument('<id>', 'folio id')
-    .argument('<dir>', 'the folder to publish (.gitignore and .folioignore are honoured)')
+    .argument('[id]', FOLIO_ID_HELP)
+    .argument('[dir]', 'the folder to publish (.gitignore and .folioignore are honoured); default: the linked folder')
     .option('-w, --watch', 'keep watching and push every save (a burst of saves becomes one version)')
     .option('-m, --message <text>', 'commit message of the versions it makes')
     .option('--debounce <ms>', 'quiet time before a burst of saves is pushed', '250')
@@ -21,6 +22,10 @@ Examples:
   $ folio sync kL9VtGLOsbNK ./site --dry-run       what that push would do, and nothing else
   $ folio sync kL9VtGLOsbNK ./site --watch         push every save until Ctrl+C
   $ folio sync kL9VtGLOsbNK ./site --watch --json  one JSON line per push, for scripts
+  $ folio sync --watch                             inside ./site, linked by the first sync
+
+The first sync of a folder links it (./site/.folio/link.json: server and id, no key), so later
+runs inside it need neither the id nor the folder.
 
 Deletions: a file deleted from the folder is deleted from the folio. Files the folder never had
 (images added with folio upload, files from another folder) are kept and listed; --mirror

@@ -1,6 +1,7 @@
 import type { H3 } from 'h3'
 import { ERRORS } from '../../api/errors.js'
 import { controlTunnel, getTunnel } from '../../api/tunnel.js'
+import type { TunnelStarted } from '../../tunnel/tunnel-manager.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../errors.js'
 import { mountRoute } from '../route.js'
@@ -25,13 +26,17 @@ export function registerTunnelRoutes(app: H3, ctx: ServerContext): void {
   mountRoute(app, ctx, controlTunnel, async ({ body }) => {
     switch (body.action) {
       case 'start': {
-        let started: { url: string; alreadyRunning: boolean }
+        let started: TunnelStarted
         try {
-          started = await manager().start()
+          started = await manager().start({ host: body.host, subdomain: body.subdomain })
         } catch (error) {
           throw fail(ERRORS.tunnelFailed, (error as Error).message)
         }
-        return started.alreadyRunning ? { success: true, url: started.url, message: 'A tunnel is already running.' } : { success: true, url: started.url }
+        const notes = [
+          started.alreadyRunning ? `A tunnel is already running${body.host || body.subdomain ? ' (folio tunnel stop, then start, to change its server or subdomain)' : ''}.` : '',
+          started.subdomainGranted === false ? `The tunnel server gave another address than the subdomain ${body.subdomain} (taken?).` : '',
+        ].filter(Boolean)
+        return notes.length ? { success: true, url: started.url, message: notes.join(' ') } : { success: true, url: started.url }
       }
       case 'stop':
         try {
