@@ -1,6 +1,7 @@
 import { type FSWatcher, watch } from 'chokidar'
 import { ServerUnreachableError } from '../../client/index.js'
 import { type IgnoreTest, IGNORE_FILES, loadIgnore, toFolioPath } from './local-files.js'
+import type { MadeElsewhere } from './made-elsewhere.js'
 import type { SyncEngine, SyncOutcome } from './sync-engine.js'
 
 export type WatchEvent =
@@ -10,6 +11,8 @@ export type WatchEvent =
   | { event: 'failed'; reason: string; queued: number; fullSync: boolean }
   /** .gitignore or .folioignore changed: the rules are reloaded and the whole folder compared again. */
   | { event: 'rules'; file: string }
+  /** The engine found a latest version it did not make (see made-elsewhere.ts). */
+  | MadeElsewhere
 
 export interface WatchOptions {
   /** A burst of saves within this window becomes one version. */
@@ -33,6 +36,7 @@ const FIRST_RETRY_MS = 1000
  * the set is pushed as one version. When the server is away the set (or a whole-folder sync)
  * stays queued and pushes retry with back-off (1 s, 2 s, 4 s … 30 s) until it answers again.
  * Editing .gitignore or .folioignore reloads the rules and compares the whole folder again.
+ * Files a push left out for lack of room go in the next push, at once.
  */
 export async function watchFolder(engine: SyncEngine, root: string, options: WatchOptions) {
   const debounceMs = options.debounceMs ?? 250
@@ -77,6 +81,8 @@ export async function watchFolder(engine: SyncEngine, root: string, options: Wat
         backingOff = false
         firstDirtyAt = 0
         options.onEvent({ event: 'synced', outcome, latencyMs: Date.now() - startedAt })
+        // Left out for lack of room in this push: the next one takes them.
+        for (const left of outcome.notPushed) if (left.problem === 'no-room') dirty.add(left.path)
         if (dirty.size > 0 || fullResync) schedule(debounceMs) // saves that came during the push
       } catch (error) {
         // Nothing is lost: the paths go back in the queue for the next attempt.
