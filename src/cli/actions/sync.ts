@@ -105,6 +105,8 @@ function report(ctx: CliContext, event: WatchEvent): void {
       return ctx.print({ event: 'synced', latencyMs: event.latencyMs, ...event.outcome }, () => describe(event.outcome))
     case 'waiting':
       return ctx.print(event, () => `Server away at ${event.server}; ${queued(event)} queued, retrying in ${Math.round(event.retryInMs / 1000)} s`)
+    case 'online':
+      return ctx.print(event, () => `Back online, pushed ${event.pushed} change${event.pushed === 1 ? '' : 's'} (the server was away ${Math.round(event.awayMs / 1000)} s)`)
     case 'elsewhere':
       return ctx.print(event, () => event.message)
     case 'failed':
