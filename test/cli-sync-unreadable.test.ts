@@ -109,6 +109,45 @@ describe('an unreadable file', () => {
     expect(await latest(id)).toMatchObject({ 'secret.html': '<p>secret</p>' })
   })
 
+  it('an unreadable folder: its files stay in the folio, and the watcher neither fails to start nor crashes', async () => {
+    const dir = await site('closed', { 'index.html': '<h1>closed</h1>' })
+    await mkdir(join(dir, 'private'))
+    await writeFile(join(dir, 'private', 'plan.html'), '<p>plan</p>')
+    const created = await cli(['create', 'Closed', '--dir', dir, '--json'])
+    const id = created.json().id as string
+    expect(Object.keys(await latest(id)).sort()).toEqual(['index.html', 'private/plan.html'])
+
+    await chmod(join(dir, 'private'), 0o000)
+    cleanups.push(() => chmod(join(dir, 'private'), 0o755))
+    await writeFile(join(dir, 'index.html'), '<h1>closed, edited</h1>')
+    const partly = await cli(['sync', id, dir])
+    expect(partly.code).toBe(1)
+    expect(partly.stdout).toContain('not pushed: private/: cannot read it (permission denied (EACCES)); the folio keeps the copy it has.')
+    expect(await latest(id)).toEqual({ 'index.html': '<h1>closed, edited</h1>', 'private/plan.html': '<p>plan</p>' })
+
+    const watch = watchCli(['sync', id, dir, '--watch', '--json', '--debounce', '100'])
+    cleanups.push(() => watch.child.kill('SIGKILL'))
+    expect(parse(await watch.waitForLine(synced))).toMatchObject({ changed: false, notPushed: [{ path: 'private/', problem: 'unreadable' }] })
+    await watch.waitForLine((l) => l.includes('"event":"watching"'))
+    await writeFile(join(dir, 'index.html'), '<h1>closed, edited twice</h1>')
+    expect(parse(await watch.waitForLine((l) => synced(l) && parse(l).changed, 15_000))).toMatchObject({ paths: ['index.html'], deletedPaths: [], notPushed: [{ path: 'private/' }] })
+    expect(await latest(id)).toEqual({ 'index.html': '<h1>closed, edited twice</h1>', 'private/plan.html': '<p>plan</p>' })
+
+    // Readable again: the next push compares the whole folder (an edit made in there while it
+    // was closed goes too), and from then on the watcher sees inside it.
+    await chmod(join(dir, 'private'), 0o755)
+    await writeFile(join(dir, 'private', 'plan.html'), '<p>plan, edited</p>')
+    let mark = watch.lines.length
+    await writeFile(join(dir, 'index.html'), '<h1>closed, edited three times</h1>')
+    expect(parse(await watch.waitForLine((l) => synced(l) && parse(l).paths.includes('private/plan.html'), 15_000, mark))).toMatchObject({ notPushed: [] })
+    mark = watch.lines.length
+    await writeFile(join(dir, 'private', 'plan.html'), '<p>plan, edited twice</p>')
+    expect(parse(await watch.waitForLine(synced, 15_000, mark))).toMatchObject({ paths: ['private/plan.html'] })
+    expect(await latest(id)).toEqual({ 'index.html': '<h1>closed, edited three times</h1>', 'private/plan.html': '<p>plan, edited twice</p>' })
+    watch.child.kill('SIGINT')
+    expect(await watch.exited).toBe(0)
+  })
+
   it('a link to nothing and a named pipe are reported, not deleted, and never opened; a link to a file is followed', async () => {
     const dir = await site('links', { 'index.html': '<h1>links</h1>', 'style.css': 'h1{color:teal}' })
     await writeFile(join(work, 'shared.css'), 'p{margin:0}')

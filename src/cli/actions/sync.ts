@@ -109,6 +109,8 @@ function report(ctx: CliContext, event: WatchEvent): void {
       return ctx.print(event, () => `Back online, pushed ${event.pushed} change${event.pushed === 1 ? '' : 's'} (the server was away ${Math.round(event.awayMs / 1000)} s)`)
     case 'elsewhere':
       return ctx.print(event, () => event.message)
+    case 'unwatched':
+      return ctx.print(event, () => `Cannot watch all of the folder (${event.reason}): saves there may go unseen until a whole-folder push; Ctrl+C makes one`)
     case 'failed':
       return ctx.print(event, () => `Push failed: ${event.reason} (${queued(event)} kept; the next save retries)`)
     case 'rules':

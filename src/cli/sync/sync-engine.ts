@@ -1,3 +1,4 @@
+import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { getSyncManifest, syncFiles } from '../../api/sync.js'
 import { ApiClientError, type FolioClient, ServerUnreachableError } from '../../client/index.js'
@@ -77,6 +78,7 @@ const PUSH_TIMEOUT_MS = 120_000
 const listed = (paths: string[], max = 5) => (paths.length <= max ? paths.join(', ') : `${paths.slice(0, max).join(', ')} and ${paths.length - max} more`)
 const byPath = <T>([a]: [string, T], [b]: [string, T]) => (a < b ? -1 : 1)
 const isConflict = (error: unknown) => error instanceof ApiClientError && error.status === 409
+const canList = (dir: string) => readdir(dir).then(() => true, () => false)
 
 /**
  * Pushes a folder's changes to a folio. It knows the content hash of every file in the latest
@@ -221,8 +223,10 @@ export class SyncEngine {
   async #pushPaths(candidates: Set<string>, call: CallOptions): Promise<SyncOutcome> {
     let remote = await this.#current(call)
     // Left out last time for a reason no save may report (a permission fixed, room in this push):
-    // tried again. A too-big file is tried again when it changes, which the watcher reports.
+    // tried again. A too-big file is tried again when it changes, which the watcher reports. A
+    // folder readable again holds files no one has seen: the whole folder is compared.
     for (const [path, entry] of this.#notPushed) if (entry.problem !== 'too-big' && !path.endsWith('/')) candidates.add(path)
+    for (const path of this.#notPushed.keys()) if (path.endsWith('/') && (await canList(join(this.#root, path)))) return this.syncAll(call)
     const notPushed = new Map(this.#notPushed)
     const changes: Changes = new Map()
     const present: string[] = []

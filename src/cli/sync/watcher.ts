@@ -1,6 +1,6 @@
 import { type FSWatcher, watch } from 'chokidar'
 import { ServerUnreachableError } from '../../client/index.js'
-import { type IgnoreTest, IGNORE_FILES, loadIgnore, toFolioPath } from './local-files.js'
+import { type IgnoreTest, IGNORE_FILES, ioReason, loadIgnore, toFolioPath } from './local-files.js'
 import type { MadeElsewhere } from './made-elsewhere.js'
 import type { SyncEngine, SyncOutcome } from './sync-engine.js'
 
@@ -12,6 +12,8 @@ export type WatchEvent =
   | { event: 'online'; server: string; awayMs: number; pushed: number }
   /** The engine found a latest version it did not make (see made-elsewhere.ts). */
   | MadeElsewhere
+  /** chokidar cannot watch part of the folder (too many watches…): saves there may go unseen until a whole-folder push. */
+  | { event: 'unwatched'; reason: string }
   | { event: 'failed'; reason: string; queued: number; fullSync: boolean }
   /** .gitignore or .folioignore changed: the rules are reloaded and the whole folder compared again. */
   | { event: 'rules'; file: string }
@@ -61,6 +63,9 @@ export async function watchFolder(engine: SyncEngine, root: string, options: Wat
   let firstDirtyAt = 0
   let closed = false
   let reloadingRules: Promise<void> = Promise.resolve()
+  /** Folders the last push could not read (chokidar does not watch inside them). */
+  let unreadableFolders = new Set<string>()
+  const toldUnwatched = new Set<string>()
   const backOnline = () => {
     away = undefined
     probeMs = FIRST_PROBE_MS
@@ -106,6 +111,10 @@ export async function watchFolder(engine: SyncEngine, root: string, options: Wat
         const outcome = full ? await engine.syncAll() : await engine.syncPaths(paths)
         firstDirtyAt = 0
         options.onEvent({ event: 'synced', outcome, latencyMs: Date.now() - startedAt })
+        // A folder that could not be read, readable now: watch inside it.
+        const closedFolders = new Set(outcome.notPushed.filter((left) => left.path.endsWith('/')).map((left) => left.path))
+        if ([...unreadableFolders].some((folder) => !closedFolders.has(folder))) reloadingRules = reloadingRules.then(rewatch).catch(() => {})
+        unreadableFolders = closedFolders
         if (away) options.onEvent({ event: 'online', server: away.server, awayMs: Date.now() - away.since, pushed: outcome.paths.length })
         backOnline()
         // Left out for lack of room in this push: the next one takes them.
@@ -147,25 +156,35 @@ export async function watchFolder(engine: SyncEngine, root: string, options: Wat
         const rel = toFolioPath(root, path)
         return rel !== '' && !rel.startsWith('..') && !isRulesFile(rel) && ignored(rel, stats?.isDirectory())
       },
+      // A folder it may not read is not an error that stops the watch: the engine reports it as
+      // not pushed (and keeps the folio's copies). Files without a read bit are watched too.
+      ignorePermissionErrors: true,
     })
     for (const event of ['add', 'change', 'unlink', 'unlinkDir'] as const) watcher.on(event, (path: string) => touched(path))
-    await new Promise<void>((resolve, reject) => {
-      watcher.once('ready', resolve)
-      watcher.once('error', reject)
+    // Said once per reason; chokidar goes on watching the rest (and still says 'ready').
+    watcher.on('error', (error: unknown) => {
+      const reason = ioReason(error)
+      if (toldUnwatched.has(reason)) return
+      toldUnwatched.add(reason)
+      options.onEvent({ event: 'unwatched', reason })
     })
+    await new Promise<void>((resolve) => watcher.once('ready', resolve))
     return watcher
   }
 
   /**
-   * New rules, and a new chokidar watcher under them: chokidar never entered a folder that was
-   * ignored, so only a fresh scan watches what the new rules let in. The old one closes after.
+   * A new chokidar watcher: chokidar never entered a folder that was ignored or unreadable, so
+   * only a fresh scan watches what new rules, or a permission fixed, let in. The old one closes after.
    */
-  const reloadRules = async () => {
-    ignored = await loadIgnore(root)
-    engine.ignored = ignored
+  const rewatch = async () => {
     const previous = fsWatcher
     fsWatcher = await startWatching()
     await previous.close()
+  }
+  const reloadRules = async () => {
+    ignored = await loadIgnore(root)
+    engine.ignored = ignored
+    await rewatch()
   }
 
   const touched = (path: string) => {
