@@ -15,6 +15,11 @@ const short = (sha256: string) => sha256.slice(0, 16)
 
 /** Contents remembered per path: a restore older than this many edits of one file is taken for a file from elsewhere. */
 const CONTENTS_PER_PATH = 100
+/**
+ * Paths the folder no longer has whose contents are remembered, the most recently pushed first:
+ * a build that names its files by hash (app.3f2a1.js) must not grow the record forever.
+ */
+const GONE_PATHS_REMEMBERED = 1000
 
 /**
  * Which files of a folio came from this folder, on this machine, so that a sync deletes only
@@ -104,8 +109,16 @@ export class FolderRecord {
     for (const [path, sha256] of contents) {
       const known = this.#contents.get(path) ?? []
       const hash = short(sha256)
-      if (known.at(-1) === hash) continue
+      // Deleted and set again: the map's order is that of the last push, oldest first.
+      this.#contents.delete(path)
       this.#contents.set(path, [...known.filter((h) => h !== hash), hash].slice(-CONTENTS_PER_PATH))
+    }
+    let gone = [...this.#contents.keys()].filter((path) => !this.#paths.has(path)).length
+    for (const path of this.#contents.keys()) {
+      if (gone <= GONE_PATHS_REMEMBERED) break
+      if (this.#paths.has(path)) continue
+      this.#contents.delete(path)
+      gone--
     }
   }
 
@@ -113,7 +126,8 @@ export class FolderRecord {
     try {
       await mkdir(join(this.#file, '..'), { recursive: true, mode: 0o700 })
       const tmp = `${this.#file}.${process.pid}.tmp`
-      const contents = Object.fromEntries([...this.#contents].sort(([a], [b]) => (a < b ? -1 : 1)))
+      // In the order of their last push, so the oldest gone paths are the first forgotten after a reload.
+      const contents = Object.fromEntries(this.#contents)
       const saved = { ...this.#where, paths: [...this.#paths].sort(), contents, versionId: this.#versionId, savedAt: new Date().toISOString() }
       await writeFile(tmp, `${JSON.stringify(saved)}\n`, { mode: 0o600 })
       await rename(tmp, this.#file)
