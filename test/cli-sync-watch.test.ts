@@ -121,14 +121,14 @@ describe('folio sync --watch, starting and stopping', () => {
     watch.child.kill('SIGINT')
     expect(await watch.exited).toBe(0)
 
-    // In words, and Ctrl+C while nothing could ever be pushed: it says what was left, exit 1.
+    // In words, and Ctrl+C while nothing could ever be pushed: it says what was left, exit 130.
     const deadUrl = `http://127.0.0.1:${await freePort()}`
     const text = spawnCli(['sync', id, dir, '--watch', '--server', deadUrl])
     cleanups.push(async () => text.child.kill('SIGKILL'))
     expect(await text.waitForLine((l) => l.startsWith('Server away'))).toBe(`Server away at ${deadUrl}; a sync of the whole folder queued, retrying in 1 s`)
     await text.waitForLine((l) => l.startsWith('Watching'))
     text.child.kill('SIGINT')
-    expect(await text.exited).toBe(1)
+    expect(await text.exited).toBe(130)
     expect(text.stderr()).toContain('pushing anything not pushed yet (at most 10 s')
     expect(text.stderr()).toContain(
       `folio: Stopped with changes not pushed: the whole folder ${dir} (the folio was never reached). The server at ${deadUrl} is away (ECONNREFUSED). Push them with folio sync ${id} ${dir} once it is back.`,
@@ -160,7 +160,7 @@ describe('folio sync --watch, starting and stopping', () => {
     await writeFile(join(dir, 'later.html'), '<p>later</p>')
     await again.waitForLine((l) => l.startsWith('Server away'))
     again.child.kill('SIGINT')
-    expect(await again.exited).toBe(1)
+    expect(await again.exited).toBe(130)
     expect(again.stderr()).toMatch(/Stopped with changes not pushed: later\.html\. The server at .* is away \(ECONNREFUSED\)\. Push them with folio sync/)
     expectCleanLog(ts)
   })

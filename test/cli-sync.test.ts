@@ -137,10 +137,15 @@ describe('one push is one request and one version', () => {
     expect(create.stderr).toContain('folio upload')
     expect((await s.api.send(listFolios)).body.length).toBe(before)
 
-    // Over the limit before a byte is read: named all the same.
+    // One file that no request can carry (over the limit before a byte is read) does not hold
+    // back the rest: they go, it is named with its size and the limit, and the exit code says so.
     const huge = await site('huge', { 'index.html': 'x', 'data.bin': Buffer.alloc(33 * 1024 * 1024) })
-    const refused = await cli(['sync', id, huge])
-    expect(refused.code).toBe(1)
-    expect(refused.stderr).toContain('data.bin (33.0 MB, over 20.0 MB by itself)')
+    const partly = await cli(['sync', id, huge])
+    expect(partly.code).toBe(1)
+    expect(partly.stdout).toMatch(/^v2 ← 1 changed/)
+    expect(partly.stdout).toContain('not pushed: data.bin (33.0 MB, over 20.0 MB by itself) is too big for one push: a push carries at most 20.0 MB')
+    expect(partly.stdout).toContain('make it smaller, or leave it out with .folioignore')
+    expect(partly.stderr).toContain('folio: Not pushed: data.bin (too big for one push). Everything else is in v2.')
+    expect(await latestFiles(id)).toEqual({ versions: 2, paths: ['index.html'] })
   })
 })

@@ -39,17 +39,31 @@ export function refuseIfSurelyTooLarge(files: SizedFile[], advice: Advice): void
   if (total > MAX_EXPANDED_BYTES) throw tooLarge(`the ${files.length} file(s) to send hold ${bytes(total)}`, files, advice)
 }
 
+/** How a body would travel: as it is when small, else gzipped in the envelope the server expands; `fits` says whether it can. */
+export interface Measured<T> {
+  body: T
+  fits: boolean
+  /** Why not, when it does not fit: "the files come to 33.0 MB as JSON". */
+  why?: string
+}
+
+export function measureOneRequest<T extends object>(body: T): Measured<T> {
+  const json = JSON.stringify(body)
+  const expanded = Buffer.byteLength(json)
+  if (expanded <= GZIP_ABOVE_BYTES) return { body, fits: true }
+  if (expanded > MAX_EXPANDED_BYTES) return { body, fits: false, why: `the files come to ${bytes(expanded)} as JSON` }
+  const envelope = { _gz: true, _d: gzipSync(json).toString('base64') }
+  const wire = envelope._d.length + 20
+  if (wire > MAX_WIRE_BYTES) return { body, fits: false, why: `the files come to ${bytes(wire)} even gzipped` }
+  return { body: envelope as unknown as T, fits: true }
+}
+
 /**
  * The body as it will travel in one request: as it is when small, else gzipped in the envelope
  * the server expands. Throws a CliError naming the biggest files when it cannot fit.
  */
 export function fitOneRequest<T extends object>(body: T, files: SizedFile[], advice: Advice): T {
-  const json = JSON.stringify(body)
-  const expanded = Buffer.byteLength(json)
-  if (expanded <= GZIP_ABOVE_BYTES) return body
-  if (expanded > MAX_EXPANDED_BYTES) throw tooLarge(`the files come to ${bytes(expanded)} as JSON`, files, advice)
-  const envelope = { _gz: true, _d: gzipSync(json).toString('base64') }
-  const wire = envelope._d.length + 20
-  if (wire > MAX_WIRE_BYTES) throw tooLarge(`the files come to ${bytes(wire)} even gzipped`, files, advice)
-  return envelope as unknown as T
+  const measured = measureOneRequest(body)
+  if (!measured.fits) throw tooLarge(measured.why!, files, advice)
+  return measured.body
 }

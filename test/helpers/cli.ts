@@ -31,10 +31,17 @@ export const cliEnv = (env: Record<string, string> = {}): NodeJS.ProcessEnv => (
   ...env,
 })
 
-/** Runs the built CLI (as a user does) with a config dir of its own; `cwd` for commands that read the folder they run in. */
-export function runCli(args: string[], env: Record<string, string> = {}, options: { cwd?: string } = {}): Promise<CliResult> {
+/** How the CLI runs: in a folder (commands that read the folder they run in), as another user (uid/gid: tests of what that user may not read). */
+export interface RunAs {
+  cwd?: string
+  uid?: number
+  gid?: number
+}
+
+/** Runs the built CLI (as a user does) with a config dir of its own. */
+export function runCli(args: string[], env: Record<string, string> = {}, as: RunAs = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: cliEnv(env), cwd: options.cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [BIN, ...args], { env: cliEnv(env), maxBuffer: 64 * 1024 * 1024, ...as }, (error, stdout, stderr) => {
       const code = error ? ((error as { code?: number }).code ?? 1) : 0
       resolve({ code: typeof code === 'number' ? code : 1, stdout, stderr, json: () => JSON.parse(stdout) })
     })
@@ -42,8 +49,8 @@ export function runCli(args: string[], env: Record<string, string> = {}, options
 }
 
 /** A long-running CLI command (sync --watch): its stdout lines as they come. */
-export function spawnCli(args: string[], env: Record<string, string> = {}, options: { cwd?: string } = {}) {
-  const child: ChildProcess = spawn(process.execPath, [BIN, ...args], { env: cliEnv(env), cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+export function spawnCli(args: string[], env: Record<string, string> = {}, as: RunAs = {}) {
+  const child: ChildProcess = spawn(process.execPath, [BIN, ...args], { env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'], ...as })
   const lines: string[] = []
   let stderr = ''
   let buffer = ''

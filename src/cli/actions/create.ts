@@ -9,7 +9,7 @@ import { CliError, UsageError } from '../errors.js'
 import { type Advice, fitOneRequest, isImagePath, refuseIfSurelyTooLarge, type SizedFile } from '../request-limits.js'
 import { linkFolder } from '../sync-folder.js'
 import { FolderRecord } from '../sync/folder-record.js'
-import { loadIgnore, readAsFileContent, scanFolder } from '../sync/local-files.js'
+import { type FolderScan, ioReason, loadIgnore, readAsFileContent, scanFolder } from '../sync/local-files.js'
 
 /** The options commands/create.ts defines, as commander hands them over. */
 export interface CreateOptions {
@@ -29,11 +29,12 @@ export default (givenTitle: string | undefined, options: CreateOptions, command:
     if (options.accessKey && !options.private) throw new UsageError('--access-key goes with --private.')
     let files: Record<string, string> | undefined
     let sizes: SizedFile[] = []
+    let folder: FolderFiles | undefined
     if (options.html) {
       files = { 'index.html': await readFile(resolve(options.html), 'utf8').catch(() => cannotRead(options.html!)) }
       sizes = [{ path: options.html, size: Buffer.byteLength(files['index.html']!) }]
     }
-    if (options.dir) ({ files, sizes } = await folderFiles(resolve(options.dir)))
+    if (options.dir) ({ files, sizes } = folder = await folderFiles(resolve(options.dir)))
     const fields = {
       title,
       description: options.description,
@@ -44,10 +45,11 @@ export default (givenTitle: string | undefined, options: CreateOptions, command:
     }
     const { project: created } = await ctx.client.call(createFolio, { body: fitOneRequest(fields, sizes, createAdvice) })
     let link: string | undefined
-    if (options.dir) {
-      const root = resolve(options.dir)
-      await (await FolderRecord.open({ server: ctx.server, id: created.id, root })).replace(Object.keys(files ?? {}))
-      link = await linkFolder(ctx, { id: created.id, dir: options.dir, root })
+    if (folder) {
+      const root = resolve(options.dir!)
+      const record = await FolderRecord.open({ server: ctx.server, id: created.id, root })
+      await record.replace([...folder.scan.files.keys(), ...[...folder.scan.unreadable.keys()].filter((path) => !path.endsWith('/'))], [...folder.scan.files].map(([path, file]) => [path, file.sha256]), created.latestVersionId)
+      link = await linkFolder(ctx, { id: created.id, dir: options.dir!, root })
     }
     const fileCount = Object.keys(created.versions[0]?.files ?? {}).length
     // In OSS a folio cannot be private on create (spec), so privacy comes in a second call, and
@@ -64,6 +66,13 @@ export default (givenTitle: string | undefined, options: CreateOptions, command:
         .filter(Boolean)
         .join('\n'),
     )
+    // Created without them: an error to act on (exit 1), never a silent skip.
+    const unreadable = [...(folder?.scan.unreadable ?? [])]
+    if (unreadable.length) {
+      throw new CliError(
+        `Created ${project.id} without ${unreadable.length} file(s) it could not read: ${unreadable.map(([path, reason]) => `${path} (${reason})`).join(', ')}. Make them readable and push them with folio sync ${project.id} ${options.dir}, or leave them out with .folioignore.`,
+      )
+    }
   })
 
 async function makePrivate(ctx: CliContext, id: string, accessKey: string, publish: boolean) {
@@ -89,15 +98,31 @@ function cannotRead(path: string): never {
 const createAdvice: Advice = (biggest) =>
   `Leave big files out with .folioignore and create it again${biggest.some((f) => isImagePath(f.path)) ? '; then add the images with folio upload <id> <files> (up to 25 MB each)' : ''}.`
 
-async function folderFiles(root: string): Promise<{ files: Record<string, string>; sizes: SizedFile[] }> {
-  const local = await scanFolder(root, await loadIgnore(root)).catch((error: Error) => {
+interface FolderFiles {
+  files: Record<string, string>
+  sizes: SizedFile[]
+  /** What was read, and what could not be (reported after the folio is created). */
+  scan: FolderScan
+}
+
+async function folderFiles(root: string): Promise<FolderFiles> {
+  const scan = await scanFolder(root, await loadIgnore(root)).catch((error: Error) => {
     throw new CliError(`${error.message}: give --dir a folder.`)
   })
-  if (local.size === 0) throw new CliError(`${root} has no files to publish (after .gitignore/.folioignore).`)
-  const sizes = [...local.values()].map((file) => ({ path: file.path, size: file.size }))
+  const unreadable = [...scan.unreadable].map(([path, reason]) => `${path} (${reason})`)
+  if (scan.files.size === 0) throw new CliError(`${root} has no files to publish (after .gitignore/.folioignore)${unreadable.length ? `; it could not read ${unreadable.join(', ')}` : ''}.`)
+  const sizes = [...scan.files.values()].map((file) => ({ path: file.path, size: file.size }))
   // Refused before reading a byte when the folder cannot fit in one request anyway.
   refuseIfSurelyTooLarge(sizes, createAdvice)
   const files: Record<string, string> = {}
-  for (const file of local.values()) files[file.path] = await readAsFileContent(file)
-  return { files, sizes }
+  for (const file of scan.files.values()) {
+    try {
+      files[file.path] = await readAsFileContent(file)
+    } catch (error) {
+      // Readable at the scan, not now: one more file it could not read.
+      scan.files.delete(file.path)
+      scan.unreadable.set(file.path, ioReason(error))
+    }
+  }
+  return { files, sizes, scan }
 }

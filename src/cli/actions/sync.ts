@@ -5,12 +5,15 @@ import { type CliContext, withContext } from '../context.js'
 import { CliError, UsageError } from '../errors.js'
 import { FolderRecord } from '../sync/folder-record.js'
 import { loadIgnore } from '../sync/local-files.js'
+import type { NotPushed } from '../sync/not-pushed.js'
 import { linkAfterPush, syncFolder } from '../sync-folder.js'
 import { SyncEngine, type SyncOutcome, type SyncPlan } from '../sync/sync-engine.js'
 import { type WatchEvent, watchFolder } from '../sync/watcher.js'
 
 /** Ctrl+C under --watch pushes what is left, waiting at most this long for the server. */
 const FINAL_PUSH_TIMEOUT_MS = 10_000
+/** The exit code of a watch stopped by Ctrl+C with something not pushed (128 + SIGINT, as shells have it). */
+const STOPPED_UNPUSHED = 130
 
 /** The options commands/sync.ts defines, as commander hands them over. */
 export interface SyncOptions {
@@ -39,6 +42,10 @@ export default (first: string | undefined, second: string | undefined, options: 
       record: await FolderRecord.open({ server: ctx.server, id, root }),
       deletions: options.mirror ? 'mirror' : 'known',
       allowEmpty: options.allowEmpty,
+      // The watcher never lets a push too big for one request hold back every later one.
+      partial: options.watch,
+      // A version made elsewhere: a line in the watcher's stream; a note before a one-off sync's result.
+      onElsewhere: (event) => (options.watch ? report(ctx, event) : ctx.note(event.message)),
     })
     if (options.dryRun) {
       const plan = await engine.plan()
@@ -48,7 +55,10 @@ export default (first: string | undefined, second: string | undefined, options: 
     if (!options.watch) {
       const outcome = await engine.syncAll()
       ctx.print({ event: 'synced', ...outcome }, () => describe(outcome))
-      return linkAfterPush(ctx, where)
+      await linkAfterPush(ctx, where)
+      // Everything else went; what did not is an error (exit 1), never a silent skip.
+      if (outcome.notPushed.length) throw new CliError(`Not pushed: ${notPushedSummary(outcome.notPushed)}. Everything else is in ${outcome.versionId}.`)
+      return
     }
     await watchUntilStopped(ctx, engine, { id, dir, root, debounceMs }, () => linkAfterPush(ctx, where))
   })
@@ -67,8 +77,13 @@ function describe(o: SyncOutcome): string {
   }
   if (o.deletedPaths.length) lines.push(`  deleted from the folio: ${listed(o.deletedPaths)}`)
   if (o.kept.length) lines.push(`  kept ${o.kept.length} file(s) the folder does not have: ${listed(o.kept)} (${KEPT_NOTE})`)
+  for (const left of o.notPushed) lines.push(`  not pushed: ${left.message}`)
   return lines.join('\n')
 }
+
+/** "secret.html (cannot read it), big.mp4 (too big for one push)": the error line's list. */
+const notPushedSummary = (left: NotPushed[]) =>
+  listed(left.map((l) => `${l.path} (${l.problem === 'unreadable' ? `cannot read it: ${l.reason}` : l.problem === 'too-big' ? 'too big for one push' : 'no room in the last push'})`))
 
 function describePlan(plan: SyncPlan): string {
   const rows: Array<[string, string[]]> = [
@@ -78,6 +93,7 @@ function describePlan(plan: SyncPlan): string {
   ]
   const lines = rows.filter(([, paths]) => paths.length).map(([verb, paths]) => `  would ${verb} ${paths.length}: ${listed(paths)}`)
   if (plan.kept.length) lines.push(`  would keep ${plan.kept.length} the folder does not have: ${listed(plan.kept)} (${KEPT_NOTE})`)
+  for (const left of plan.notPushed) lines.push(`  would not push: ${left.message}`)
   const changes = plan.added.length + plan.updated.length + plan.deleted.length
   return [changes === 0 ? `Dry run against ${plan.versionId}: nothing would change` : `Dry run against ${plan.versionId} (nothing sent):`, ...lines].join('\n')
 }
@@ -91,6 +107,12 @@ function report(ctx: CliContext, event: WatchEvent): void {
       return ctx.print({ event: 'synced', latencyMs: event.latencyMs, ...event.outcome }, () => describe(event.outcome))
     case 'waiting':
       return ctx.print(event, () => `Server away at ${event.server}; ${queued(event)} queued, retrying in ${Math.round(event.retryInMs / 1000)} s`)
+    case 'online':
+      return ctx.print(event, () => `Back online, pushed ${event.pushed} change${event.pushed === 1 ? '' : 's'} (the server was away ${Math.round(event.awayMs / 1000)} s)`)
+    case 'elsewhere':
+      return ctx.print(event, () => event.message)
+    case 'unwatched':
+      return ctx.print(event, () => `Cannot watch all of the folder (${event.reason}): saves there may go unseen until a whole-folder push; Ctrl+C makes one`)
     case 'failed':
       return ctx.print(event, () => `Push failed: ${event.reason} (${queued(event)} kept; the next save retries)`)
     case 'rules':
@@ -122,12 +144,13 @@ async function watchUntilStopped(ctx: CliContext, engine: SyncEngine, where: { i
   })
   ctx.note(`${signal}: pushing anything not pushed yet (at most ${FINAL_PUSH_TIMEOUT_MS / 1000} s; Ctrl+C again to quit without it)…`)
   const final = await watcher.finish({ timeoutMs: FINAL_PUSH_TIMEOUT_MS })
+  // Exit 0 only when the folio holds the folder; 130 (stopped by Ctrl+C) when something did not go.
   if (final.pushed) {
     if (final.outcome.changed) report(ctx, { event: 'synced', outcome: final.outcome, latencyMs: 0 })
-    ctx.note('Stopped; everything is pushed.')
-    return
+    if (final.outcome.notPushed.length === 0) return ctx.note('Stopped; everything is pushed.')
+    throw new CliError(`Stopped with files not pushed: ${notPushedSummary(final.outcome.notPushed)}. Everything else is in ${final.outcome.versionId}.`, STOPPED_UNPUSHED)
   }
   const what = final.unpushed ? listed(final.unpushed) : `the whole folder ${where.root} (the folio was never reached)`
   const next = final.away ? ` Push them with folio sync ${where.id} ${where.dir} once it is back.` : ''
-  throw new CliError(`Stopped with changes not pushed: ${what}. ${final.reason}${next}`)
+  throw new CliError(`Stopped with changes not pushed: ${what}. ${final.reason}${next}`, STOPPED_UNPUSHED)
 }

@@ -33,10 +33,17 @@ deletes them too. Which files came from the folder is remembered per folder in t
 ($FOLIO_CONFIG_DIR), so a first sync deletes nothing that was there before. Every deletion is
 printed. An empty or wholly ignored folder deletes nothing unless you pass --allow-empty.
 
-One push is one version and one request (at most 32 MB of JSON, 20 MB gzipped on the wire);
-a bigger change is refused with the names of its biggest files (put images in with folio upload).
-When the server is away the watcher queues changes and retries with back-off; Ctrl+C pushes what
-is left once (10 s at most) and exits non-zero, naming what was not pushed, if it cannot.
+A file that cannot be read (permission denied, a link to nothing) is named with the reason and
+never deleted from the folio. One push is one version and one request (at most 32 MB of JSON,
+20 MB gzipped on the wire): a file no request can carry is left out and named with its size
+(put images in with folio upload); the rest goes. Either way the exit code is 1, and the
+watcher lists such files on every push until they go or are ignored. A change too big as a
+whole is refused with the names of its biggest files (the watcher spreads it over versions).
+
+A version made elsewhere (folio restore, the dashboard, another machine) is named, and the
+whole folder is compared against it. When the server is away the watcher queues changes and
+checks every 2 s, pushing as soon as it is back. Ctrl+C pushes what is left once (10 s at most):
+exit 0 when everything is pushed, 130 naming what was not.
 With FOLIO_API_KEY set on the server, pass the key (--key or $FOLIO_API_KEY).`,
     )
     .action(lazyAction(() => import('../actions/sync.js')))

@@ -1,12 +1,19 @@
 import { type FSWatcher, watch } from 'chokidar'
 import { ServerUnreachableError } from '../../client/index.js'
-import { type IgnoreTest, IGNORE_FILES, loadIgnore, toFolioPath } from './local-files.js'
+import { type IgnoreTest, IGNORE_FILES, ioReason, loadIgnore, toFolioPath } from './local-files.js'
+import type { MadeElsewhere } from './made-elsewhere.js'
 import type { SyncEngine, SyncOutcome } from './sync-engine.js'
 
 export type WatchEvent =
   | { event: 'synced'; outcome: SyncOutcome; latencyMs: number }
-  /** The server is away: `queued` paths (and the whole folder when fullSync) wait for the retry. */
+  /** The server went away: `queued` paths (and the whole folder when fullSync) wait; it is probed every retryInMs at most. */
   | { event: 'waiting'; reason: string; server: string; retryInMs: number; queued: number; fullSync: boolean }
+  /** The first push after the server came back: `pushed` changes (paths) went, after `awayMs`. */
+  | { event: 'online'; server: string; awayMs: number; pushed: number }
+  /** The engine found a latest version it did not make (see made-elsewhere.ts). */
+  | MadeElsewhere
+  /** chokidar cannot watch part of the folder (too many watches…): saves there may go unseen until a whole-folder push. */
+  | { event: 'unwatched'; reason: string }
   | { event: 'failed'; reason: string; queued: number; fullSync: boolean }
   /** .gitignore or .folioignore changed: the rules are reloaded and the whole folder compared again. */
   | { event: 'rules'; file: string }
@@ -14,7 +21,8 @@ export type WatchEvent =
 export interface WatchOptions {
   /** A burst of saves within this window becomes one version. */
   debounceMs?: number
-  maxRetryMs?: number
+  /** While the server is away it is probed after 1 s, then every this many ms at most. */
+  maxProbeMs?: number
   onEvent: (event: WatchEvent) => void
   /** Words for a failed push (a refused key, a folio that is gone); the error's message by default. */
   describeError?: (error: unknown) => string
@@ -26,28 +34,42 @@ export type FinalPush =
   /** unpushed: the paths that differ from the folio; undefined when the folio was never reached. */
   | { pushed: false; away: boolean; reason: string; unpushed: string[] | undefined }
 
-const FIRST_RETRY_MS = 1000
+const FIRST_PROBE_MS = 1000
+/** A probe is one small request; a server that comes back is used within this long. */
+const MAX_PROBE_MS = 2000
+/** A probe that gets no answer in this long counts as the server still away. */
+const PROBE_TIMEOUT_MS = 5000
 
 /**
  * Watches a folder and pushes every save. Changes gather in a dirty set; after a quiet moment
  * the set is pushed as one version. When the server is away the set (or a whole-folder sync)
- * stays queued and pushes retry with back-off (1 s, 2 s, 4 s … 30 s) until it answers again.
- * Editing .gitignore or .folioignore reloads the rules and compares the whole folder again.
+ * stays queued, and a cheap probe (one small request, after 1 s then every 2 s) watches for the
+ * server's return: the queue goes as soon as it answers. Editing .gitignore or .folioignore
+ * reloads the rules and compares the whole folder again. Files a push left out for lack of room
+ * go in the next push, at once.
  */
 export async function watchFolder(engine: SyncEngine, root: string, options: WatchOptions) {
   const debounceMs = options.debounceMs ?? 250
-  const maxRetryMs = options.maxRetryMs ?? 30_000
+  const maxProbeMs = options.maxProbeMs ?? MAX_PROBE_MS
   const describeError = options.describeError ?? ((error: unknown) => (error as Error).message)
   let ignored: IgnoreTest = await loadIgnore(root)
   const dirty = new Set<string>()
   let fullResync = false
   let timer: NodeJS.Timeout | undefined
   let running: Promise<void> | undefined
-  let retryMs = FIRST_RETRY_MS
-  let backingOff = false
+  let probeMs = FIRST_PROBE_MS
+  /** The server that went away, and since when (undefined while it answers). */
+  let away: { server: string; since: number } | undefined
   let firstDirtyAt = 0
   let closed = false
   let reloadingRules: Promise<void> = Promise.resolve()
+  /** Folders the last push could not read (chokidar does not watch inside them). */
+  let unreadableFolders = new Set<string>()
+  const toldUnwatched = new Set<string>()
+  const backOnline = () => {
+    away = undefined
+    probeMs = FIRST_PROBE_MS
+  }
 
   const schedule = (delay: number) => {
     if (closed) return
@@ -56,10 +78,24 @@ export async function watchFolder(engine: SyncEngine, root: string, options: Wat
   }
   const queue = () => ({ queued: dirty.size, fullSync: fullResync })
 
+  /** While the server is away: a cheap request now and then, and the queue goes once it answers. */
+  const probe = async () => {
+    const answers = await engine.answers(PROBE_TIMEOUT_MS).catch(() => true)
+    if (closed) return
+    if (answers) return void flush().catch(() => {})
+    probeMs = Math.min(probeMs * 2, maxProbeMs)
+    scheduleProbe()
+  }
+  const scheduleProbe = () => {
+    if (closed) return
+    clearTimeout(timer)
+    timer = setTimeout(() => void probe(), probeMs)
+  }
+
   /**
    * One push of what is queued. A failure puts everything back. The server being away starts
-   * (or continues) the back-off; any other failure waits for the next save, except on the first
-   * push (`rethrow`), whose failure is the caller's to report: a wrong id or key is fatal there.
+   * the probing; any other failure waits for the next save, except on the first push
+   * (`rethrow`), whose failure is the caller's to report: a wrong id or key is fatal there.
    */
   const flush = async ({ rethrow = false } = {}): Promise<void> => {
     if (running) return void (await running)
@@ -73,24 +109,31 @@ export async function watchFolder(engine: SyncEngine, root: string, options: Wat
       try {
         await reloadingRules // a whole-folder diff must see the new rules
         const outcome = full ? await engine.syncAll() : await engine.syncPaths(paths)
-        retryMs = FIRST_RETRY_MS
-        backingOff = false
         firstDirtyAt = 0
         options.onEvent({ event: 'synced', outcome, latencyMs: Date.now() - startedAt })
+        // A folder that could not be read, readable now: watch inside it.
+        const closedFolders = new Set(outcome.notPushed.filter((left) => left.path.endsWith('/')).map((left) => left.path))
+        if ([...unreadableFolders].some((folder) => !closedFolders.has(folder))) reloadingRules = reloadingRules.then(rewatch).catch(() => {})
+        unreadableFolders = closedFolders
+        if (away) options.onEvent({ event: 'online', server: away.server, awayMs: Date.now() - away.since, pushed: outcome.paths.length })
+        backOnline()
+        // Left out for lack of room in this push: the next one takes them.
+        for (const left of outcome.notPushed) if (left.problem === 'no-room') dirty.add(left.path)
         if (dirty.size > 0 || fullResync) schedule(debounceMs) // saves that came during the push
       } catch (error) {
         // Nothing is lost: the paths go back in the queue for the next attempt.
         for (const p of paths) dirty.add(p)
         fullResync ||= full
         if (error instanceof ServerUnreachableError) {
-          options.onEvent({ event: 'waiting', reason: error.message, server: error.server, retryInMs: retryMs, ...queue() })
-          backingOff = true
-          schedule(retryMs)
-          retryMs = Math.min(retryMs * 2, maxRetryMs)
+          if (!away) {
+            away = { server: error.server, since: Date.now() }
+            options.onEvent({ event: 'waiting', reason: error.message, server: error.server, retryInMs: probeMs, ...queue() })
+          }
+          scheduleProbe()
         } else if (rethrow) {
           throw error
         } else {
-          backingOff = false
+          backOnline()
           options.onEvent({ event: 'failed', reason: describeError(error), ...queue() })
         }
       }
@@ -113,25 +156,35 @@ export async function watchFolder(engine: SyncEngine, root: string, options: Wat
         const rel = toFolioPath(root, path)
         return rel !== '' && !rel.startsWith('..') && !isRulesFile(rel) && ignored(rel, stats?.isDirectory())
       },
+      // A folder it may not read is not an error that stops the watch: the engine reports it as
+      // not pushed (and keeps the folio's copies). Files without a read bit are watched too.
+      ignorePermissionErrors: true,
     })
     for (const event of ['add', 'change', 'unlink', 'unlinkDir'] as const) watcher.on(event, (path: string) => touched(path))
-    await new Promise<void>((resolve, reject) => {
-      watcher.once('ready', resolve)
-      watcher.once('error', reject)
+    // Said once per reason; chokidar goes on watching the rest (and still says 'ready').
+    watcher.on('error', (error: unknown) => {
+      const reason = ioReason(error)
+      if (toldUnwatched.has(reason)) return
+      toldUnwatched.add(reason)
+      options.onEvent({ event: 'unwatched', reason })
     })
+    await new Promise<void>((resolve) => watcher.once('ready', resolve))
     return watcher
   }
 
   /**
-   * New rules, and a new chokidar watcher under them: chokidar never entered a folder that was
-   * ignored, so only a fresh scan watches what the new rules let in. The old one closes after.
+   * A new chokidar watcher: chokidar never entered a folder that was ignored or unreadable, so
+   * only a fresh scan watches what new rules, or a permission fixed, let in. The old one closes after.
    */
-  const reloadRules = async () => {
-    ignored = await loadIgnore(root)
-    engine.ignored = ignored
+  const rewatch = async () => {
     const previous = fsWatcher
     fsWatcher = await startWatching()
     await previous.close()
+  }
+  const reloadRules = async () => {
+    ignored = await loadIgnore(root)
+    engine.ignored = ignored
+    await rewatch()
   }
 
   const touched = (path: string) => {
@@ -144,7 +197,7 @@ export async function watchFolder(engine: SyncEngine, root: string, options: Wat
       dirty.add(rel)
     }
     firstDirtyAt ||= Date.now()
-    if (!backingOff) schedule(debounceMs) // while the server is away, the back-off timer decides
+    if (!away) schedule(debounceMs) // while the server is away, the probe decides
   }
 
   let fsWatcher = await startWatching()
