@@ -6,7 +6,7 @@ import { react, recordAnalytics } from '../src/api/engagement.js'
 import { BIN, killHard, type ServerProcess, spawnServer } from './helpers/cli-process.js'
 import { testApi } from './helpers/api.js'
 import { makeDataDir } from './helpers/server.js'
-import { startTerminal, type Terminal, terminalBackend, waitForExit, waitForScreen } from './helpers/terminal.js'
+import { delay, startTerminal, type Terminal, terminalBackend, waitForExit, waitForScreen } from './helpers/terminal.js'
 
 /**
  * One real run of the live view in a real terminal: the built CLI (`npm test` builds it first)
@@ -57,5 +57,56 @@ describe(`folio status in a real terminal (${await terminalBackend()})`, () => {
 
     await terminal.send('q')
     expect(await waitForExit(terminal)).toBe(0)
+  })
+
+  const env = () => ({ FOLIO_CONFIG_DIR: scratch, FOLIO_API_KEY: '', SERVICE_API_KEY: '' })
+  /** The row the cursor (›) is on. */
+  const selectedRow = (screen: string) => screen.split('\n').find((line) => line.startsWith('›')) ?? ''
+
+  it('takes two keys that arrive in one chunk (key repeat) as two presses', async () => {
+    const api = testApi(server!.url)
+    // Most recently updated first: the list reads Chunk three, Chunk two, Chunk one.
+    for (const title of ['Chunk one', 'Chunk two', 'Chunk three']) await api.create(title, undefined, { status: 'published' })
+    const t = await startTerminal([process.execPath, BIN, 'status', '--server', server!.url], { cols: 120, rows: 40, env: env() })
+    try {
+      await waitForScreen(t, (s) => selectedRow(s).includes('Chunk three'), 'the list, the newest folio selected')
+      await t.send('jj')
+      await waitForScreen(t, (s) => selectedRow(s).includes('Chunk one'), 'the cursor two rows down', 5000)
+      await t.send('\x1b[A\x1b[A')
+      await waitForScreen(t, (s) => selectedRow(s).includes('Chunk three'), 'the cursor two rows up (two arrows in one chunk)', 5000)
+      await t.send('jq')
+      expect(await waitForExit(t)).toBe(0)
+    } finally {
+      await t.stop()
+    }
+  })
+
+  it('leaves nothing of the previous frame on screen after a resize', async () => {
+    const api = testApi(server!.url)
+    await api.create('Resize deck with a title long enough to be cut at 70 columns', undefined, { status: 'published' })
+    const t = await startTerminal([process.execPath, BIN, 'status', '--server', server!.url], { cols: 120, rows: 40, env: env() })
+    try {
+      await waitForScreen(t, /Resize deck/, 'the list')
+      // Narrower and shorter, wider and taller, then only shorter: the frame is drawn once, from the top.
+      for (const [cols, rows] of [[70, 30], [120, 40], [100, 22], [90, 26]] as const) {
+        await t.resize(cols, rows)
+        const screen = await waitForScreen(t, (s) => s.split('\n')[0]!.startsWith('folio status') && s.split('\n').at(-1)!.startsWith('↑/↓'), `a whole frame at ${cols}×${rows}`, 5000)
+        // Let a late frame land too, then read it again: it must still be one frame.
+        await delay(300)
+        const settled = await t.screen()
+        for (const s of [screen, settled]) {
+          const lines = s.split('\n')
+          expect(lines.filter((l) => l.startsWith('folio status')), s).toHaveLength(1)
+          expect(lines.filter((l) => l.includes('Tunnel ')), s).toHaveLength(1)
+          expect(lines.filter((l) => l.startsWith('↑/↓')), s).toHaveLength(1)
+          expect(lines.length, s).toBeLessThanOrEqual(rows)
+          for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(cols)
+        }
+      }
+      await t.send('q')
+      expect(await waitForExit(t)).toBe(0)
+    } finally {
+      await t.stop()
+    }
   })
 })

@@ -196,6 +196,17 @@ describe('StatusApp (rendering from props)', () => {
     }
     expect(calls).toEqual(['move 1', 'move 1', 'move -1', 'move -1', 'tunnel', 'open bbb', 'open bbb', 'refresh', 'quit', 'quit', 'quit'])
   })
+
+  it('takes keys that arrive together (key repeat) as one press each', async () => {
+    const calls: string[] = []
+    const { stdin } = renderApp({ onMove: (d) => calls.push(`move ${d}`), onRefresh: () => calls.push('refresh') })
+    await delay(20)
+    stdin.write('jjj')
+    await delay(20)
+    stdin.write('kr')
+    await delay(20)
+    expect(calls).toEqual(['move 1', 'move 1', 'move 1', 'move -1', 'refresh'])
+  })
 })
 
 describe('LiveStatus (the stateful loop)', () => {

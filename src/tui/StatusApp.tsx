@@ -1,4 +1,4 @@
-import { Box, Text, useInput, useStdout } from 'ink'
+import { Box, type Key, Text, useInput, useStdout } from 'ink'
 import { useEffect, useMemo, useRef, useState } from 'react'
 import { CommentsPanel } from './components/CommentsPanel.js'
 import { FolioTable } from './components/FolioTable.js'
@@ -46,6 +46,17 @@ function useTerminalSize(): { columns: number; rows: number } {
 }
 
 /**
+ * Keys that reach the program together (key repeat: `jj`, a fast typist) come from Ink as one
+ * string: each character is a press of its own. A single key (with its modifiers) stays as is.
+ */
+export function pressesOf(input: string, key: Key): { input: string; key: Key }[] {
+  const chars = [...input]
+  if (chars.length <= 1 || key.ctrl || key.meta) return [{ input, key }]
+  const plain = Object.fromEntries(Object.entries(key).map(([name, value]) => [name, typeof value === 'boolean' ? false : undefined])) as unknown as Key
+  return chars.map((char) => ({ input: char, key: { ...plain, shift: char !== char.toLowerCase() } }))
+}
+
+/**
  * The whole screen, drawn from props; keys become callbacks. No fetching and no state here:
  * LiveStatus owns both.
  */
@@ -59,6 +70,9 @@ export function StatusApp(props: StatusAppProps) {
   const latest = useRef(props)
   latest.current = props
   useInput((input, key) => {
+    for (const press of pressesOf(input, key)) onKey(press.input, press.key)
+  })
+  const onKey = (input: string, key: Key) => {
     const p = latest.current
     if (input === 'q' || key.escape || (key.ctrl && input === 'c')) return p.onQuit?.()
     if (key.upArrow || input === 'k') return p.onMove?.(-1)
@@ -69,7 +83,7 @@ export function StatusApp(props: StatusAppProps) {
       const folio = p.snapshot?.folios[p.selected]
       if (folio) p.onOpen?.(folio.id)
     }
-  })
+  }
 
   const tunnel = snapshot?.tunnel ?? null
   const publicUrl = tunnel?.available && tunnel.state === 'connected' && !busy ? tunnel.url : null

@@ -4,6 +4,7 @@ import { controlTunnel } from '../api/tunnel.js'
 import type { FolioClient } from '../client/index.js'
 import { openUrl } from '../terminal/open-url.js'
 import { LiveStatus } from './LiveStatus.js'
+import { FullScreenStream } from './screen.js'
 import { loadSnapshot } from './snapshot.js'
 
 export interface RunStatusOptions {
@@ -32,12 +33,15 @@ export async function runStatus(options: RunStatusOptions): Promise<void> {
   const leave = () => {
     if (left) return
     left = true
+    screen.close()
     stdout.write(LEAVE_ALT_SCREEN)
   }
   // The client cannot cancel a call: a tunnel request still running at quit keeps the process
   // alive until the server answers, so say so instead of hanging silently.
   let tunnelRequest: Promise<unknown> | null = null
   stdout.write(ENTER_ALT_SCREEN)
+  const screen = new FullScreenStream(stdout)
+  screen.open()
   process.once('exit', leave)
 
   const app = render(
@@ -56,8 +60,9 @@ export async function runStatus(options: RunStatusOptions): Promise<void> {
       },
       open: (url) => openUrl(url),
     }),
-    // Ctrl+C arrives as a key (raw mode) and quits through the same path as q.
-    { stdout, stdin, exitOnCtrlC: false, patchConsole: true },
+    // Ctrl+C arrives as a key (raw mode) and quits through the same path as q. debug: every
+    // frame comes whole to the screen stream, which paints it at fixed rows (screen.ts).
+    { stdout: screen as unknown as NodeJS.WriteStream, stdin, exitOnCtrlC: false, debug: true, patchConsole: false },
   )
   // A signal ends the app the same way: unmount, restore the screen, exit code 0.
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
