@@ -121,8 +121,11 @@ export function LiveStatus(props: LiveStatusProps) {
         clearTimeout(l.settle)
         l.settle = setTimeout(() => void refresh(), propsRef.current.settleMs ?? 100)
       }) ?? null
-    if (state.current.snapshot) rewatch()
-    void refresh()
+    if (state.current.snapshot) {
+      // Loaded just before the screen opened: the next look is the poll's (or a live event's).
+      rewatch()
+      l.timer = setTimeout(() => void refresh(), propsRef.current.intervalMs ?? 10_000)
+    } else void refresh()
     return () => {
       l.alive = false
       clearTimeout(l.timer)
