@@ -32,3 +32,24 @@ describe('folio status (snapshot)', () => {
     expect(text.stdout).toContain('No comments yet on “Quiet deck”.')
   })
 })
+
+describe('folio status with a key the server refuses', () => {
+  it('exits 1 and says the key was refused, not missing (text and --json)', async () => {
+    const { api, ts } = server
+    await api.create('Keyed deck', undefined, { status: 'published' })
+
+    const text = await runCli(['status', '--server', ts.url, '--key', 'folio_live_wrong'])
+    expect(text.code).toBe(1)
+    expect(text.stderr).toContain(`The key from --key was refused by ${ts.url}`)
+    expect(text.stderr).not.toContain('needs an API key')
+    expect(text.stdout).toBe('')
+
+    const json = await runCli(['status', '--json', '--server', ts.url, '--key', 'folio_live_wrong'])
+    expect(json.code).toBe(1)
+    // The snapshot still goes to stdout for scripts, saying what happened.
+    const snapshot = JSON.parse(json.stdout.split('\n')[0]!)
+    expect(snapshot).toMatchObject({ server: { reachable: true }, key: 'refused', folios: [] })
+    expect(snapshot.foliosError).toMatch(/^the server refused the API key/)
+    expect(json.stdout + json.stderr).toContain('was refused')
+  })
+})

@@ -3,10 +3,11 @@ import { type AddressInfo, createServer } from 'node:net'
 import { cleanup, render } from 'ink-testing-library'
 import QRCode from 'qrcode'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { getFolio } from '../src/api/files.js'
+import { listFolios } from '../src/api/files.js'
 import { getTunnel } from '../src/api/tunnel.js'
 import { createComment, listComments, react, recordAnalytics } from '../src/api/engagement.js'
 import { ApiClientError, createClient } from '../src/client/index.js'
+import { cellWidth, tableColumns } from '../src/tui/columns.js'
 import { computeLayout, windowStart } from '../src/tui/layout.js'
 import { LiveStatus } from '../src/tui/LiveStatus.js'
 import { qrLines } from '../src/tui/qr.js'
@@ -65,10 +66,11 @@ function snapshot(overrides: Partial<StatusSnapshot> = {}): StatusSnapshot {
       folioId: 'aaa',
       state: 'ok',
       total: 5,
+      open: 4,
       latest: [
-        { author: 'Ann', text: 'Love the new chart', createdAt: '2026-01-01T10:05:00.000Z', resolved: false },
-        { author: 'Bo', text: 'Typo on slide\n3', createdAt: '2026-01-01T10:04:00.000Z', resolved: false },
-        { author: 'Cy', text: 'x'.repeat(300), createdAt: '2026-01-01T10:03:00.000Z', resolved: true },
+        { id: 'c_ann', author: 'Ann', text: 'Love the new chart', createdAt: '2026-01-01T10:05:00.000Z', resolved: false },
+        { id: 'c_bo', author: 'Bo', text: 'Typo on slide\n3', createdAt: '2026-01-01T10:04:00.000Z', resolved: false },
+        { id: 'c_cy', author: 'Cy', text: 'x'.repeat(300), createdAt: '2026-01-01T10:03:00.000Z', resolved: true },
       ],
     },
     fetchedAt: '2026-01-01T10:06:00.000Z',
@@ -104,35 +106,82 @@ describe('StatusApp (rendering from props)', () => {
   it('shows the latest comments of the selected folio, on one line each, truncated', () => {
     const { lastFrame } = renderApp()
     const frame = lastFrame()!
-    expect(frame).toContain('Comments on “Quarterly review” (5)')
+    expect(frame).toContain('Comments on “Quarterly review” (4 open of 5)')
     expect(frame).toContain('Ann: Love the new chart')
     expect(frame).toContain('Bo: Typo on slide 3')
-    const long = frame.split('\n').find((l) => l.includes('Cy: x'))!
+    const long = frame.split('\n').find((l) => l.includes('✓ Cy: x'))!
     expect(long.length).toBeLessThanOrEqual(110)
     expect(long).toContain('…')
   })
 
-  it('says when the comments belong to another folio, are hidden or fail', () => {
+  it('says when the comments are not there yet, or there are none', () => {
     expect(renderApp({ selected: 1 }).lastFrame()).toContain('loading comments…')
-    const hidden = snapshot({ comments: { folioId: 'ccc', state: 'hidden', latest: [], total: 0 } })
-    expect(renderApp({ snapshot: hidden, selected: 2 }).lastFrame()).toContain('comments hidden (private)')
-    const none = snapshot({ comments: { folioId: 'aaa', state: 'ok', latest: [], total: 0 } })
+    const none = snapshot({ comments: { folioId: 'aaa', state: 'ok', latest: [], total: 0, open: 0 } })
     expect(renderApp({ snapshot: none }).lastFrame()).toContain('no comments yet')
   })
 
-  it('shows the public URL and its QR code when the tunnel is connected', () => {
+  it('shows the selected folio’s share page through the tunnel, and its QR code', () => {
     const { lastFrame } = renderApp({ snapshot: snapshot({ tunnel: connected }) })
     const frame = lastFrame()!
-    expect(frame).toContain('connected')
-    expect(frame).toContain('https://brave-otter-42.loca.lt')
-    const qr = qrLines('https://brave-otter-42.loca.lt').map((l) => l.trimEnd())
-    const lines = frame.split('\n').map((l) => l.trimEnd())
-    // Every line of the code is drawn, in order, in one column block at the right.
-    const first = lines.findIndex((l) => l.endsWith(qr[1]!))
+    expect(frame).toContain('connected  https://brave-otter-42.loca.lt')
+    expect(frame).toContain('Share  https://brave-otter-42.loca.lt/share/aaa')
+    expect(frame).toContain('scan it to open “Quarterly review”')
+    expect(frame).toContain('on a phone')
+    // The code holds the share page (the tunnel's root is the dashboard: 401 without the key).
+    const qr = qrLines('https://brave-otter-42.loca.lt/share/aaa')
+    const lines = frame.split('\n')
+    // Every line of the code is drawn, in order, in one block at the left, the hints beside it.
+    const first = lines.findIndex((l) => l.startsWith(qr[1]!))
     expect(first).toBeGreaterThan(0)
-    const column = lines[first]!.length - qr[1]!.length
-    expect(column).toBeGreaterThan(40)
-    for (let i = 1; i < qr.length; i++) expect(lines[first - 1 + i]!.slice(column)).toBe(qr[i])
+    for (let i = 1; i < qr.length; i++) expect(lines[first - 1 + i]!.slice(0, qr[i]!.length).trimEnd()).toBe(qr[i]!.trimEnd())
+    expect(lines[first]!.slice(qr[1]!.length).trim()).toBe('scan it to open “Quarterly review”')
+  })
+
+  it('moves the share link and the QR code with the selection, and says what a phone will meet', () => {
+    const frame = renderApp({ snapshot: snapshot({ tunnel: connected }), selected: 1 }).lastFrame()!
+    expect(frame).toContain('Share  https://brave-otter-42.loca.lt/share/bbb')
+    expect(frame).toContain('scan it to open “Launch plan”')
+    expect(frame).toContain('a draft: publish it first')
+    const qr = qrLines('https://brave-otter-42.loca.lt/share/bbb')
+    expect(frame).toContain(qr[3]!.trimEnd())
+    expect(frame).not.toContain(qrLines('https://brave-otter-42.loca.lt/share/aaa')[3]!.trimEnd())
+    expect(renderApp({ snapshot: snapshot({ tunnel: connected }), selected: 2 }).lastFrame()).toContain('private: it asks for its key')
+  })
+
+  it('without a tunnel: the share link on this server, no QR code on a loopback address, and how to get one', () => {
+    const frame = renderApp().lastFrame()!
+    expect(frame).toContain(`Share  ${SERVER}/share/aaa`)
+    expect(frame).toContain('press t to start a tunnel: its QR code opens this folio on a phone')
+    expect(frame).not.toContain('█')
+    // A server on the network (not loopback): a phone there may reach it, so its link is the code.
+    const nas = 'http://nas.local:3000'
+    const remote = renderApp({ snapshot: snapshot({ server: { url: nas, reachable: true } }) }).lastFrame()!
+    expect(remote).toContain(`Share  ${nas}/share/aaa`)
+    expect(remote).toContain('on a phone on this network')
+    expect(remote).toContain(qrLines(`${nas}/share/aaa`)[3]!.trimEnd())
+  })
+
+  it('gives the title the room at 80 columns: other columns leave first, a long title ends in …', () => {
+    const long = 'A quarterly review of everything the team shipped this spring'
+    const many = snapshot({ folios: [folio('kL9VtGLOsbNK', long, { reactions: { '🔥': 3 } }), folio('aB3dE5fG7hJ9', 'Short one', { isPrivate: true })], comments: null })
+    const frame = renderApp({ snapshot: many, width: 80 }).lastFrame()!
+    const lines = frame.split('\n')
+    for (const line of lines) expect(cellWidth(line), line).toBeLessThanOrEqual(80)
+    const row = lines.find((l) => l.startsWith('› '))!
+    const title = row.slice(2, row.indexOf('…') + 1)
+    expect(title.length).toBeGreaterThanOrEqual(28)
+    expect(long.startsWith(title.slice(0, -1))).toBe(true)
+    expect(lines.find((l) => l.includes('Short one'))).toContain('published (private)')
+    // The id stays at 80 columns; wider, the other columns come back.
+    expect(row).toContain('kL9VtGLOsbNK')
+    expect(tableColumns(80, many.folios).map((c) => c.key)).toEqual(['cursor', 'title', 'id', 'status', 'version', 'views', 'reactions'])
+    expect(tableColumns(80, many.folios).find((c) => c.key === 'reactions')!.compact).toBe(true)
+    const wide = tableColumns(160, many.folios)
+    expect(wide.map((c) => c.key)).toEqual(['cursor', 'title', 'id', 'status', 'version', 'views', 'average', 'devices', 'reactions'])
+    // At most 60 cells: a longer title is cut even when there is room.
+    expect(wide.find((c) => c.key === 'title')!.width).toBe(60)
+    expect(tableColumns(160, [folio('x', 'Short')]).find((c) => c.key === 'title')!.width).toBe(28)
+    expect(wide.find((c) => c.key === 'reactions')!.compact).toBe(false)
   })
 
   it('drops the QR code before the folio list when the terminal is short', () => {
@@ -140,7 +189,7 @@ describe('StatusApp (rendering from props)', () => {
     const frame = lastFrame()!
     expect(frame).toContain('https://brave-otter-42.loca.lt')
     expect(frame).not.toContain('█')
-    expect(frame).toContain('a taller terminal shows its QR code')
+    expect(frame).toContain('(a taller or wider terminal shows its QR code)')
     expect(frame).toContain('Team handbook')
   })
 
@@ -176,7 +225,7 @@ describe('StatusApp (rendering from props)', () => {
     expect(frame.split('\n').find((l) => l.includes('›'))).toContain('Folio number 39')
     expect(frame).not.toContain('Folio number 0 ')
     expect(frame).toMatch(/↑ \d+ more/)
-    expect(frame.split('\n').length).toBeLessThan(30)
+    expect(frame.split('\n').length).toBeLessThanOrEqual(30)
   })
 
   it('turns keys into callbacks', async () => {
@@ -185,7 +234,7 @@ describe('StatusApp (rendering from props)', () => {
       selected: 1,
       onMove: (d) => calls.push(`move ${d}`),
       onToggleTunnel: () => calls.push('tunnel'),
-      onOpen: (id) => calls.push(`open ${id}`),
+      onOpen: () => calls.push('open'),
       onRefresh: () => calls.push('refresh'),
       onQuit: () => calls.push('quit'),
     })
@@ -194,7 +243,18 @@ describe('StatusApp (rendering from props)', () => {
       stdin.write(key)
       await delay(20)
     }
-    expect(calls).toEqual(['move 1', 'move 1', 'move -1', 'move -1', 'tunnel', 'open bbb', 'open bbb', 'refresh', 'quit', 'quit', 'quit'])
+    expect(calls).toEqual(['move 1', 'move 1', 'move -1', 'move -1', 'tunnel', 'open', 'open', 'refresh', 'quit', 'quit', 'quit'])
+  })
+
+  it('takes keys that arrive together (key repeat) as one press each', async () => {
+    const calls: string[] = []
+    const { stdin } = renderApp({ onMove: (d) => calls.push(`move ${d}`), onRefresh: () => calls.push('refresh') })
+    await delay(20)
+    stdin.write('jjj')
+    await delay(20)
+    stdin.write('kr')
+    await delay(20)
+    expect(calls).toEqual(['move 1', 'move 1', 'move 1', 'move -1', 'refresh'])
   })
 })
 
@@ -204,17 +264,18 @@ describe('LiveStatus (the stateful loop)', () => {
     const toggleTunnel = vi.fn(options.toggle ?? (async () => {}))
     const open = vi.fn(async (_url: string, _folio: FolioRow) => true)
     const onQuit = vi.fn()
-    const app = render(<LiveStatus load={load} toggleTunnel={toggleTunnel} open={open} onQuit={onQuit} intervalMs={60_000} selectDelayMs={5} width={110} height={40} />)
+    const app = render(<LiveStatus load={load} toggleTunnel={toggleTunnel} open={open} onQuit={onQuit} intervalMs={60_000} width={110} height={40} />)
     return { ...app, load, toggleTunnel, open, onQuit }
   }
 
-  it('loads, then moves the cursor with ↓/↑ and fetches the selected folio’s comments', async () => {
+  it('loads, then moves the cursor with ↓/↑; a reload asks for the selected folio’s comments', async () => {
     const { lastFrame, stdin, load } = live()
     await frameWhere(lastFrame, (f) => f.includes('Quarterly review'))
     expect(load).toHaveBeenCalledWith(undefined)
     stdin.write(KEY.down)
     const frame = await frameWhere(lastFrame, (f) => /› +Launch plan/.test(f))
     expect(frame).not.toMatch(/› +Quarterly review/)
+    stdin.write('r')
     await vi.waitFor(() => expect(load).toHaveBeenLastCalledWith('bbb'))
     stdin.write('j')
     await frameWhere(lastFrame, (f) => /› +Team handbook/.test(f))
@@ -339,10 +400,14 @@ describe('qrLines', () => {
 })
 
 describe('layout', () => {
-  it('keeps at least three folio rows, dropping the QR code first', () => {
-    expect(computeLayout({ width: 120, height: 40, folioCount: 30, tunnelTextLines: 2, qrLines: 15 })).toMatchObject({ showQr: true, visibleRows: 9 })
-    expect(computeLayout({ width: 120, height: 30, folioCount: 30, tunnelTextLines: 2, qrLines: 15 })).toMatchObject({ showQr: false, visibleRows: 12 })
-    expect(computeLayout({ width: 120, height: 10, folioCount: 30, tunnelTextLines: 1, qrLines: 0 }).visibleRows).toBe(1)
+  it('shares the rows between the list and the activity, dropping the QR code first', () => {
+    expect(computeLayout({ width: 120, height: 40, folioCount: 30, tunnelLines: 2, tunnelLinesWithQr: 17, qrWidth: 33 })).toEqual({ showQr: true, visibleRows: 5, activityLines: 3 })
+    expect(computeLayout({ width: 120, height: 30, folioCount: 30, tunnelLines: 2, tunnelLinesWithQr: 17, qrWidth: 33 })).toEqual({ showQr: false, visibleRows: 8, activityLines: 5 })
+    // Too narrow for the code and the text beside it.
+    expect(computeLayout({ width: 60, height: 40, folioCount: 30, tunnelLines: 2, tunnelLinesWithQr: 17, qrWidth: 33 }).showQr).toBe(false)
+    // 80 × 24 with three folios: all of them, and three lines of activity.
+    expect(computeLayout({ width: 80, height: 24, folioCount: 3, tunnelLines: 3, tunnelLinesWithQr: 0, qrWidth: 0 })).toEqual({ showQr: false, visibleRows: 3, activityLines: 3 })
+    expect(computeLayout({ width: 120, height: 10, folioCount: 30, tunnelLines: 1, tunnelLinesWithQr: 0, qrWidth: 0 })).toEqual({ showQr: false, visibleRows: 1, activityLines: 1 })
   })
 
   it('windows the list around the selection', () => {
@@ -402,21 +467,41 @@ describe('loadSnapshot and the text snapshot', () => {
     expect(formatSnapshot(snap)).toBe(`server not reachable at ${url} — start it with folio serve (ECONNREFUSED)`)
   })
 
-  it('reads a 403 tunnel as Cloud mode and refused comments as hidden', async () => {
+  it('reads a 403 tunnel as Cloud mode, and every folio’s comments from the list itself', async () => {
+    const comment = (id: string, text: string, extra: object = {}) => ({ id, text, author: 'Ann', createdAt: `2026-01-01T10:0${id.slice(-1)}:00.000Z`, resolved: false, versionId: 'v1', filename: 'index.html', ...extra })
+    const asked: unknown[] = []
     const fake: StatusClient = {
       call: (async (contract: unknown) => {
+        asked.push(contract)
         if (contract === getTunnel) throw new ApiClientError(403, 'Tunnel API only available in OSS mode')
-        if (contract === listComments) throw new ApiClientError(403, 'Access key required')
-        if (contract === getFolio) throw new ApiClientError(401, 'Unauthorized')
-        return [{ ...folio('p1', 'Secret'), isPrivate: true }]
+        const comments = [comment('c_1', 'one'), comment('c_2', 'gone', { deletedAt: '2026-01-01T11:00:00.000Z' }), comment('c_3', 'three', { resolved: true })]
+        return [{ ...folio('p1', 'Secret'), isPrivate: true, comments, versions: [] }]
       }) as StatusClient['call'],
     }
     const snap = await loadSnapshot(fake, { server: SERVER })
     expect(snap.tunnel).toEqual({ available: false, reason: 'cloud', message: 'no tunnel in Cloud mode' })
-    expect(snap.comments).toMatchObject({ folioId: 'p1', state: 'hidden' })
+    // A private folio's comments are the owner's to read: the list has them, no request per folio.
+    expect(asked).toEqual([listFolios, getTunnel])
+    expect(snap.comments).toMatchObject({ folioId: 'p1', state: 'ok', total: 2, open: 1 })
+    expect(snap.comments!.latest.map((c) => [c.id, c.text, c.resolved])).toEqual([['c_3', 'three', true], ['c_1', 'one', false]])
     const text = formatSnapshot(snap)
     expect(text).toContain('Tunnel  no tunnel in Cloud mode')
-    expect(text).toContain('comments hidden (private)')
+    expect(text).toContain('  Ann: three')
+  })
+
+  it('tells a refused key from a missing one', async () => {
+    const fake: StatusClient = {
+      call: (async () => {
+        throw new ApiClientError(401, 'Unauthorized')
+      }) as StatusClient['call'],
+    }
+    const refused = await loadSnapshot(fake, { server: SERVER, keySent: true })
+    expect(refused.key).toBe('refused')
+    expect(refused.foliosError).toMatch(/^the server refused the API key/)
+    expect(refused.tunnel).toMatchObject({ available: false, message: 'the tunnel: the server refused the API key' })
+    const missing = await loadSnapshot(fake, { server: SERVER })
+    expect(missing.key).toBe('needed')
+    expect(missing.foliosError).toMatch(/^the folio list needs the API key/)
   })
 
   it('builds share URLs, with the preview flag for drafts', () => {

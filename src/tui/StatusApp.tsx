@@ -1,13 +1,18 @@
 import { Box, Text, useInput, useStdout } from 'ink'
 import { useEffect, useMemo, useRef, useState } from 'react'
+import type { ActivityEntry } from './activity.js'
+import { ActivityPanel } from './components/ActivityPanel.js'
 import { CommentsPanel } from './components/CommentsPanel.js'
 import { FolioTable } from './components/FolioTable.js'
 import { Footer } from './components/Footer.js'
 import { Header } from './components/Header.js'
-import { TunnelPanel, tunnelTextLines } from './components/TunnelPanel.js'
+import { TunnelPanel, tunnelHeadLines, tunnelHintLines } from './components/TunnelPanel.js'
+import { tableColumns } from './columns.js'
+import { type Action, actionOf, type Focus, pressesOf } from './keys.js'
 import { computeLayout } from './layout.js'
 import { qrLines } from './qr.js'
-import type { StatusSnapshot } from './snapshot.js'
+import { shareLinks } from './share-links.js'
+import { commentsFor, type StatusSnapshot } from './snapshot.js'
 import { unreachableLine } from './text.js'
 import type { Busy, Message } from './types.js'
 
@@ -18,14 +23,27 @@ export interface StatusAppProps {
   selected: number
   busy: Busy
   message: Message | null
+  /** Which part the arrow keys move through (tab switches); folios unless said. */
+  focus?: Focus
+  /** Index of the selected comment in snapshot.comments.latest. */
+  commentIndex?: number
+  /** Recent activity, oldest first. */
+  activity?: ActivityEntry[]
+  /** What is watched live, beside the activity's title ("live: 3 folios"). */
+  live?: string
   /** Terminal size; defaults to the stdout's (and follows resizes). */
   width?: number
   height?: number
   /** Seconds between refreshes, for the "retrying" line. */
   intervalSeconds?: number
   onMove?: (delta: number) => void
+  onMoveComment?: (delta: number) => void
+  onFocus?: (focus: Focus) => void
+  /** Resolves the selected comment when it is open, reopens it when it is resolved. */
+  onToggleResolved?: () => void
   onToggleTunnel?: () => void
-  onOpen?: (folioId: string) => void
+  /** Opens the selected folio's share page; with the keys in the comments, at the selected one. */
+  onOpen?: () => void
   onRefresh?: () => void
   onQuit?: () => void
 }
@@ -46,11 +64,34 @@ function useTerminalSize(): { columns: number; rows: number } {
 }
 
 /**
+ * A press's action turned into the callback it means. Returns where the keys are after it: the
+ * next press of the same chunk (tab then x) already goes there, before a render could say so.
+ */
+function perform(action: Action, p: StatusAppProps, focus: Focus): Focus {
+  const hasFolio = Boolean(p.snapshot?.folios[p.selected])
+  if (action === 'quit') p.onQuit?.()
+  else if (action === 'back') return change(p, 'folios')
+  else if (action === 'focus') return hasFolio ? change(p, focus === 'folios' ? 'comments' : 'folios') : focus
+  else if (action === 'up' || action === 'down') (focus === 'comments' ? p.onMoveComment : p.onMove)?.(action === 'up' ? -1 : 1)
+  else if (action === 'tunnel') p.onToggleTunnel?.()
+  else if (action === 'refresh') p.onRefresh?.()
+  else if (action === 'open') p.onOpen?.()
+  else if (action === 'resolve') p.onToggleResolved?.()
+  return focus
+}
+
+function change(p: StatusAppProps, focus: Focus): Focus {
+  p.onFocus?.(focus)
+  return focus
+}
+
+/**
  * The whole screen, drawn from props; keys become callbacks. No fetching and no state here:
  * LiveStatus owns both.
  */
 export function StatusApp(props: StatusAppProps) {
   const { snapshot, selected, busy, message } = props
+  const focus = props.focus ?? 'folios'
   const terminal = useTerminalSize()
   const width = props.width ?? terminal.columns
   const height = props.height ?? terminal.rows
@@ -59,30 +100,31 @@ export function StatusApp(props: StatusAppProps) {
   const latest = useRef(props)
   latest.current = props
   useInput((input, key) => {
-    const p = latest.current
-    if (input === 'q' || key.escape || (key.ctrl && input === 'c')) return p.onQuit?.()
-    if (key.upArrow || input === 'k') return p.onMove?.(-1)
-    if (key.downArrow || input === 'j') return p.onMove?.(1)
-    if (input === 't') return p.onToggleTunnel?.()
-    if (input === 'r') return p.onRefresh?.()
-    if (input === 'o' || key.return) {
-      const folio = p.snapshot?.folios[p.selected]
-      if (folio) p.onOpen?.(folio.id)
+    let at = latest.current.focus ?? 'folios'
+    for (const press of pressesOf(input, key)) {
+      const action = actionOf(press.input, press.key, at)
+      if (action) at = perform(action, latest.current, at)
     }
   })
 
   const tunnel = snapshot?.tunnel ?? null
-  const publicUrl = tunnel?.available && tunnel.state === 'connected' && !busy ? tunnel.url : null
-  const qr = useMemo(() => (publicUrl ? qrLines(publicUrl) : null), [publicUrl])
   const folios = snapshot?.folios ?? []
+  const folio = folios[selected] ?? null
+  const links = snapshot && folio ? shareLinks(snapshot, folio) : null
+  const qrText = busy ? null : (links?.qr ?? null)
+  const qr = useMemo(() => (qrText ? qrLines(qrText) : null), [qrText])
+  const panel = tunnel ? { tunnel, busy, folio, links } : null
+  const head = panel ? tunnelHeadLines(panel).length : 1
   const layout = computeLayout({
     width,
     height,
     folioCount: folios.length,
-    tunnelTextLines: tunnel ? tunnelTextLines(tunnel, Boolean(qr)) : 1,
-    qrLines: qr?.length ?? 0,
+    tunnelLines: head + (panel ? tunnelHintLines({ ...panel, qr: null, qrHidden: Boolean(qr) }).length : 0),
+    // The hints sit beside the code, a line below its top.
+    tunnelLinesWithQr: panel && qr ? head + Math.max(qr.length, 1 + tunnelHintLines({ ...panel, qr, qrHidden: false }).length) : 0,
+    qrWidth: qr?.[0]?.length ?? 0,
   })
-  const folio = folios[selected]
+  const columns = useMemo(() => tableColumns(width, folios), [width, folios])
 
   return (
     <Box flexDirection="column" width={width}>
@@ -101,7 +143,7 @@ export function StatusApp(props: StatusAppProps) {
           </>
         ) : (
           <>
-            {tunnel ? <TunnelPanel tunnel={tunnel} busy={busy} qr={layout.showQr ? qr : null} qrHidden={Boolean(qr) && !layout.showQr} /> : null}
+            {panel ? <TunnelPanel {...panel} qr={layout.showQr ? qr : null} qrHidden={Boolean(qr) && !layout.showQr} /> : null}
             <Box marginTop={1} flexDirection="column">
               <Text bold>
                 Folios <Text dimColor>({folios.length})</Text>
@@ -113,23 +155,24 @@ export function StatusApp(props: StatusAppProps) {
               ) : folios.length === 0 ? (
                 <Text dimColor>No folios yet. Create one: folio create "My deck" --html deck.html</Text>
               ) : (
-                <FolioTable folios={folios} selected={selected} visibleRows={layout.visibleRows} titleWidth={layout.titleWidth} />
+                <FolioTable folios={folios} selected={selected} visibleRows={layout.visibleRows} columns={columns} active={focus === 'folios'} />
               )}
             </Box>
             {folio ? (
               <Box marginTop={1}>
-                <CommentsPanel folio={folio} comments={snapshot.comments} />
+                <CommentsPanel folio={folio} comments={commentsFor(snapshot, folio)} focused={focus === 'comments'} selected={props.commentIndex ?? 0} />
               </Box>
             ) : null}
+            <Box marginTop={1}>
+              <ActivityPanel entries={props.activity ?? []} lines={layout.activityLines} live={props.live ?? ''} />
+            </Box>
           </>
         )}
       </Box>
-      <Box marginTop={1}>
-        <Text color={message?.tone === 'error' ? 'red' : 'green'} wrap="truncate-end">
-          {message?.text ?? ' '}
-        </Text>
-      </Box>
-      <Footer />
+      <Text color={message?.tone === 'error' ? 'red' : 'green'} wrap="truncate-end">
+        {message?.text ?? ' '}
+      </Text>
+      <Footer focus={focus} />
     </Box>
   )
 }

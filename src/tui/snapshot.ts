@@ -1,6 +1,5 @@
 import type { ResponseOf } from '../api/contract.js'
-import { listComments } from '../api/engagement.js'
-import { getFolio, listFolios } from '../api/files.js'
+import { listFolios } from '../api/files.js'
 import { getTunnel } from '../api/tunnel.js'
 import { ApiClientError, type FolioClient, ServerUnreachableError } from '../client/index.js'
 
@@ -32,20 +31,23 @@ export type TunnelSnapshot =
   | { available: false; reason: 'cloud' | 'unauthorized' | 'error'; message: string }
 
 export interface CommentLine {
+  id: string
   author: string
   text: string
   createdAt: string
   resolved: boolean
+  /** The comment this one answers. */
+  parentId?: string
 }
 
 export interface CommentsSnapshot {
   folioId: string
-  /** hidden: the folio is private (403); error: the comments could not be fetched. */
-  state: 'ok' | 'hidden' | 'error'
-  /** The latest comments, newest first (at most `commentLimit`). */
+  state: 'ok'
+  /** The latest comments viewers can see, newest first (at most `commentLimit`). */
   latest: CommentLine[]
   total: number
-  error?: string
+  /** Of those, not resolved. */
+  open: number
 }
 
 export interface StatusSnapshot {
@@ -56,10 +58,15 @@ export interface StatusSnapshot {
   folios: FolioRow[]
   /** Why the list is missing although the server answered (e.g. a key is needed). */
   foliosError?: string
+  /** The server answered 401: no key was sent (needed), or the one sent is not its key (refused). */
+  key?: 'needed' | 'refused'
   /** Comments of the selected folio; null when there is no folio. */
   comments: CommentsSnapshot | null
   fetchedAt: string
 }
+
+/** Comments of each folio the live view keeps (its panel scrolls through them). */
+export const LIVE_COMMENTS = 20
 
 /** Only `call` is needed: tests pass a fake. */
 export type StatusClient = Pick<FolioClient, 'call'>
@@ -76,6 +83,8 @@ export interface LoadOptions {
   commentsFor?: 'selected' | 'every'
   /** How many comments to keep (default 3). */
   commentLimit?: number
+  /** Whether the client sends a key: a 401 then means the key was refused, not missing. */
+  keySent?: boolean
   /** Per request (default 5 s): a hung server must not freeze the view. */
   timeoutMs?: number
   now?: () => Date
@@ -99,59 +108,27 @@ const toRow = (f: FolioListItem): FolioRow => ({
   reactions: f.reactions,
 })
 
-function tunnelFrom(result: PromiseSettledResult<TunnelStatus>): TunnelSnapshot {
+function tunnelFrom(result: PromiseSettledResult<TunnelStatus>, keySent: boolean): TunnelSnapshot {
   if (result.status === 'fulfilled') return { available: true, ...result.value }
   const error = result.reason
   if (error instanceof ApiClientError && error.status === 403) return { available: false, reason: 'cloud', message: 'no tunnel in Cloud mode' }
-  if (error instanceof ApiClientError && error.status === 401) return { available: false, reason: 'unauthorized', message: 'the tunnel needs the API key (--key or FOLIO_API_KEY)' }
+  if (error instanceof ApiClientError && error.status === 401) {
+    return { available: false, reason: 'unauthorized', message: keySent ? 'the tunnel: the server refused the API key' : 'the tunnel needs the API key (--key or FOLIO_API_KEY)' }
+  }
   return { available: false, reason: 'error', message: describeError(error) }
 }
 
-type CommentItem = ResponseOf<typeof listComments>[number]
-
 /**
- * The public comments endpoint answers 403 for folios a viewer may not see (private ones, and
- * drafts unless the caller proved the API key). The owner still reads them with the folio
- * itself (GET /api/files/{id}, no file contents); when that is refused too, they stay hidden.
+ * The list carries every comment of every folio (the owner's view, so drafts and private folios
+ * too): no request per folio. Comments a viewer deleted stay out, as viewers no longer see them.
  */
-async function fetchComments(client: StatusClient, folioId: string, timeoutMs: number): Promise<CommentItem[] | 'hidden'> {
-  try {
-    return await client.call(listComments, { params: { id: folioId } }, timeoutMs)
-  } catch (error) {
-    if (!(error instanceof ApiClientError && error.status === 403)) throw error
-  }
-  try {
-    // The owner's view also holds comments viewers deleted: the panel shows what viewers see.
-    return (await client.call(getFolio, { params: { id: folioId }, query: { files: 'none' } }, timeoutMs)).comments.filter((c) => c.deletedAt === undefined)
-  } catch (error) {
-    if (error instanceof ApiClientError && (error.status === 401 || error.status === 403)) return 'hidden'
-    throw error
-  }
-}
-
-async function loadComments(client: StatusClient, folioId: string, limit: number, timeoutMs: number): Promise<CommentsSnapshot> {
-  try {
-    const all = await fetchComments(client, folioId, timeoutMs)
-    if (all === 'hidden') return { folioId, state: 'hidden', latest: [], total: 0 }
-    const latest = all
-      .slice(-limit)
-      .reverse()
-      .map((c) => ({ author: c.author, text: c.text, createdAt: c.createdAt, resolved: c.resolved }))
-    return { folioId, state: 'ok', latest, total: all.length }
-  } catch (error) {
-    return { folioId, state: 'error', latest: [], total: 0, error: describeError(error) }
-  }
-}
-
-/** Comments of every folio: a few requests at a time, so a long list does not flood the server. */
-const COMMENT_FETCHES_AT_ONCE = 6
-
-async function eachWithConcurrency<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0
-  const worker = async () => {
-    while (next < items.length) await work(items[next++]!)
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+function commentsOf(item: FolioListItem, limit: number): CommentsSnapshot {
+  const visible = item.comments.filter((c) => c.deletedAt === undefined)
+  const latest = visible
+    .slice(-limit)
+    .reverse()
+    .map((c) => ({ id: c.id, author: c.author, text: c.text, createdAt: c.createdAt, resolved: c.resolved, ...(c.parentId ? { parentId: c.parentId } : {}) }))
+  return { folioId: item.id, state: 'ok', latest, total: visible.length, open: visible.filter((c) => !c.resolved).length }
 }
 
 /** Fetches the folio list, the tunnel and the selected folio's comments (or every folio's). Never throws for HTTP trouble. */
@@ -163,20 +140,21 @@ export async function loadSnapshot(client: StatusClient, options: LoadOptions): 
   if (unreachable) {
     return { server: { url: options.server, reachable: false, error: describeError(unreachable.reason) }, tunnel: null, folios: [], comments: null, fetchedAt }
   }
-  const rows = folios.status === 'fulfilled' ? folios.value.map(toRow) : []
-  const selected = rows.find((f) => f.id === options.selectedId) ?? rows[0]
+  const items = folios.status === 'fulfilled' ? folios.value : []
+  const rows = items.map(toRow)
   const limit = options.commentLimit ?? 3
-  if (options.commentsFor === 'every') {
-    await eachWithConcurrency(rows, COMMENT_FETCHES_AT_ONCE, async (row) => {
-      row.comments = await loadComments(client, row.id, limit, timeoutMs)
-    })
-  }
-  const comments = selected ? (selected.comments ?? (await loadComments(client, selected.id, limit, timeoutMs))) : null
-  const snapshot: StatusSnapshot = { server: { url: options.server, reachable: true }, tunnel: tunnelFrom(tunnel), folios: rows, comments, fetchedAt }
+  const selected = items.find((f) => f.id === options.selectedId) ?? items[0]
+  if (options.commentsFor === 'every') items.forEach((item, i) => (rows[i]!.comments = commentsOf(item, limit)))
+  const comments = selected ? commentsOf(selected, limit) : null
+  const snapshot: StatusSnapshot = { server: { url: options.server, reachable: true }, tunnel: tunnelFrom(tunnel, Boolean(options.keySent)), folios: rows, comments, fetchedAt }
   if (folios.status === 'rejected') {
     const error = folios.reason
-    snapshot.foliosError =
-      error instanceof ApiClientError && error.status === 401 ? 'the folio list needs the API key: pass --key or FOLIO_API_KEY, or run folio login' : describeError(error)
+    if (error instanceof ApiClientError && error.status === 401) {
+      snapshot.key = options.keySent ? 'refused' : 'needed'
+      snapshot.foliosError = options.keySent
+        ? 'the server refused the API key: it is not this server’s key (rotated or revoked?); pass the right one with --key or FOLIO_API_KEY, or run folio login'
+        : 'the folio list needs the API key: pass --key or FOLIO_API_KEY, or run folio login'
+    } else snapshot.foliosError = describeError(error)
   }
   return snapshot
 }
@@ -187,3 +165,8 @@ export function shareUrlFor(server: string, folio: Pick<FolioRow, 'id' | 'status
   return folio.status === 'draft' ? `${url}?preview=1` : url
 }
 
+
+/** The comments to show for `folio`: its own (every folio's were loaded), else the snapshot's selected ones if they are its. */
+export function commentsFor(snapshot: StatusSnapshot, folio: Pick<FolioRow, 'id' | 'comments'>): CommentsSnapshot | null {
+  return folio.comments ?? (snapshot.comments?.folioId === folio.id ? snapshot.comments : null)
+}

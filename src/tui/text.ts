@@ -42,9 +42,7 @@ export function formatSnapshot(snapshot: StatusSnapshot): string {
 
 function commentLines(folio: FolioRow, comments: CommentsSnapshot): string[] {
   const out = ['', `Latest comments on “${oneLine(folio.title, 40)}”${comments.total > comments.latest.length ? ` (${comments.total} in all)` : ''}:`]
-  if (comments.state === 'hidden') out.push(`  comments hidden (${folio.status === 'draft' && !folio.isPrivate ? 'draft' : 'private'})`)
-  else if (comments.state === 'error') out.push(`  comments unavailable: ${comments.error}`)
-  else if (comments.latest.length === 0) out.push('  no comments yet')
+  if (comments.latest.length === 0) out.push('  no comments yet')
   else for (const c of comments.latest) out.push(`  ${oneLine(c.author, 24)}: ${oneLine(c.text, 90)}`)
   return out
 }

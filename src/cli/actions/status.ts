@@ -1,23 +1,37 @@
 import type { Command } from 'commander'
-import { loadSnapshot } from '../../tui/snapshot.js'
+import { ApiClientError } from '../../client/index.js'
+import { LIVE_COMMENTS, loadSnapshot, type StatusSnapshot } from '../../tui/snapshot.js'
 import { formatSnapshot, unreachableLine } from '../../tui/text.js'
-import { withContext } from '../context.js'
+import { type CliContext, withContext } from '../context.js'
 import { CliError } from '../errors.js'
 
 export default (options: { interval: number; once?: boolean }, command: Command) =>
   withContext(command, async (ctx) => {
     const interactive = !ctx.json && !options.once && Boolean(process.stdout.isTTY) && Boolean(process.stdin.isTTY)
+    const keySent = Boolean(ctx.target.key)
     if (!interactive) {
-      const snapshot = await loadSnapshot(ctx.client, { server: ctx.server, commentsFor: 'every' })
-      const unreachable = snapshot.server.reachable ? null : new CliError(`${unreachableLine(ctx.server)} (${snapshot.server.error})`, 2)
+      const snapshot = await loadSnapshot(ctx.client, { server: ctx.server, commentsFor: 'every', keySent })
+      const failure = snapshotFailure(ctx, snapshot)
       // Text: the error line says it all; JSON: the snapshot still goes to stdout for scripts.
-      if (ctx.json || !unreachable) ctx.print(snapshot, () => formatSnapshot(snapshot))
-      if (unreachable) throw unreachable
+      if (ctx.json || !failure) ctx.print(snapshot, () => formatSnapshot(snapshot))
+      if (failure) throw failure
       return
     }
+    // The first look before the screen opens: a refused key is a mistake to report, not a screen
+    // to keep open (a server that is away is waited for on the screen).
+    const initial = await loadSnapshot(ctx.client, { server: ctx.server, commentsFor: 'every', commentLimit: LIVE_COMMENTS, keySent })
+    if (initial.key) throw snapshotFailure(ctx, initial)
     const { runStatus } = await importInkForTerminal()
-    await runStatus({ client: ctx.client, server: ctx.server, intervalMs: options.interval * 1000, note: ctx.note })
+    await runStatus({ client: ctx.client, server: ctx.server, intervalMs: options.interval * 1000, keySent, initial, note: ctx.note })
   })
+
+/** Why the snapshot is not the whole picture: the server away (exit 2), the key missing or refused (exit 1). */
+function snapshotFailure(ctx: CliContext, snapshot: StatusSnapshot): CliError | null {
+  if (!snapshot.server.reachable) return new CliError(`${unreachableLine(ctx.server)} (${snapshot.server.error})`, 2)
+  // The CLI's own words for a 401, which name where the key came from.
+  if (snapshot.key) return new CliError(ctx.describe(new ApiClientError(401, 'Unauthorized')))
+  return null
+}
 
 /**
  * Ink and React load only here: folio --help and every other command never evaluate them.

@@ -1,18 +1,21 @@
 import { Box, Text } from 'ink'
-import { averageTime, deviceSplit, reactionsLabel, statusLabel } from '../format.js'
-import { COLUMNS, windowStart } from '../layout.js'
+import { cellText, type Column } from '../columns.js'
+import { windowStart } from '../layout.js'
 import type { FolioRow } from '../snapshot.js'
 
 export interface FolioTableProps {
   folios: FolioRow[]
   selected: number
   visibleRows: number
-  titleWidth: number
+  /** What fits the width (columns.ts). */
+  columns: Column[]
+  /** The cursor is dimmed while the keys move through the comments instead. */
+  active?: boolean
 }
 
-function Cell({ width, children, bold, color, dim }: { width?: number; children: string; bold?: boolean; color?: string; dim?: boolean }) {
+function Cell({ width, children, bold, color, dim }: { width: number; children: string; bold?: boolean; color?: string; dim?: boolean }) {
   return (
-    <Box width={width} paddingRight={1} flexShrink={width === undefined ? 1 : 0} flexGrow={width === undefined ? 1 : 0}>
+    <Box width={width} paddingRight={1} flexShrink={0}>
       <Text wrap="truncate-end" bold={bold} color={color} dimColor={dim}>
         {children}
       </Text>
@@ -20,36 +23,42 @@ function Cell({ width, children, bold, color, dim }: { width?: number; children:
   )
 }
 
+const colorOf = (column: Column, f: FolioRow, selected: boolean): string | undefined => {
+  if (column.key === 'title') return selected ? 'cyan' : undefined
+  if (column.key === 'status') return f.status === 'published' ? 'green' : 'yellow'
+  if (column.key === 'id') return 'gray'
+  return undefined
+}
+
 /** One row per folio (most recently updated first), the selected one marked with ›. */
-export function FolioTable({ folios, selected, visibleRows, titleWidth }: FolioTableProps) {
+export function FolioTable({ folios, selected, visibleRows, columns, active = true }: FolioTableProps) {
   const start = windowStart(selected, visibleRows, folios.length)
   const shown = folios.slice(start, start + visibleRows)
   const below = folios.length - start - shown.length
   return (
     <Box flexDirection="column">
       <Box>
-        <Cell width={COLUMNS.cursor}>{' '}</Cell>
-        <Cell width={titleWidth} dim>TITLE</Cell>
-        <Cell width={COLUMNS.status} dim>STATUS</Cell>
-        <Cell width={COLUMNS.version} dim>VER</Cell>
-        <Cell width={COLUMNS.views} dim>VIEWS</Cell>
-        <Cell width={COLUMNS.average} dim>AVG</Cell>
-        <Cell width={COLUMNS.devices} dim>MOB/DESK</Cell>
-        <Cell dim>REACTIONS</Cell>
+        {columns.map((c) => (
+          <Cell key={c.key} width={c.width} dim>
+            {c.header || ' '}
+          </Cell>
+        ))}
       </Box>
       {shown.map((f, i) => {
         const isSelected = start + i === selected
-        const color = isSelected ? 'cyan' : undefined
         return (
           <Box key={f.id}>
-            <Cell width={COLUMNS.cursor} bold color="cyan">{isSelected ? '›' : ' '}</Cell>
-            <Cell width={titleWidth} bold={isSelected} color={color}>{f.title.replace(/\s+/g, ' ')}</Cell>
-            <Cell width={COLUMNS.status} color={f.status === 'published' ? 'green' : 'yellow'}>{statusLabel(f)}</Cell>
-            <Cell width={COLUMNS.version}>{f.latestVersionId}</Cell>
-            <Cell width={COLUMNS.views}>{String(f.analytics.views)}</Cell>
-            <Cell width={COLUMNS.average}>{averageTime(f)}</Cell>
-            <Cell width={COLUMNS.devices}>{deviceSplit(f)}</Cell>
-            <Cell>{reactionsLabel(f.reactions)}</Cell>
+            {columns.map((c) =>
+              c.key === 'cursor' ? (
+                <Cell key={c.key} width={c.width} bold color="cyan" dim={!active}>
+                  {isSelected ? '›' : ' '}
+                </Cell>
+              ) : (
+                <Cell key={c.key} width={c.width} bold={isSelected && c.key === 'title'} color={colorOf(c, f, isSelected)}>
+                  {cellText(c, f)}
+                </Cell>
+              ),
+            )}
           </Box>
         )
       })}

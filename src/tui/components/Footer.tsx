@@ -1,11 +1,10 @@
 import { Text } from 'ink'
+import { type Focus, HELP } from '../keys.js'
 
-export const HELP = '↑/↓ j/k select · t tunnel on/off · o open share page · r refresh · q quit'
-
-export function Footer() {
+export function Footer({ focus = 'folios' }: { focus?: Focus }) {
   return (
     <Text dimColor wrap="truncate-end">
-      {HELP}
+      {HELP[focus]}
     </Text>
   )
 }

@@ -1,11 +1,17 @@
 import { Box, Text } from 'ink'
-import type { TunnelSnapshot } from '../snapshot.js'
+import type { ReactNode } from 'react'
+import { oneLine } from '../format.js'
+import type { ShareLinks } from '../share-links.js'
+import type { FolioRow, TunnelSnapshot } from '../snapshot.js'
 import type { Busy } from '../types.js'
 
 export interface TunnelPanelProps {
   tunnel: TunnelSnapshot
   busy: Busy
-  /** QR lines of the public URL, when connected and there is room. */
+  /** The selected folio and its links; null when there is no folio. */
+  folio: FolioRow | null
+  links: ShareLinks | null
+  /** QR lines of links.qr, when there is room. */
   qr: string[] | null
   /** A QR code exists but the terminal is too small for it. */
   qrHidden: boolean
@@ -13,46 +19,91 @@ export interface TunnelPanelProps {
 
 const stateColor = { stopped: 'gray', starting: 'yellow', connected: 'green', reconnecting: 'yellow' } as const
 
-/** Tunnel state, public URL, last error; the URL's QR code on the right. */
-export function TunnelPanel({ tunnel, busy, qr, qrHidden }: TunnelPanelProps) {
-  return (
-    <Box>
-      <Box flexDirection="column" flexShrink={1}>
-        <Text wrap="truncate-end">
-          <Text bold>Tunnel </Text>
-          {busy ? (
-            <Text color="yellow">{busy === 'start' ? 'starting…' : 'stopping…'}</Text>
-          ) : !tunnel.available ? (
-            <Text dimColor>{tunnel.message}</Text>
-          ) : (
-            <>
-              <Text color={stateColor[tunnel.state]}>{tunnel.state === 'starting' || tunnel.state === 'reconnecting' ? `${tunnel.state}…` : tunnel.state}</Text>
-              {tunnel.state === 'connected' && tunnel.url ? <Text>  {tunnel.url}</Text> : null}
-            </>
-          )}
-        </Text>
-        {tunnel.available && tunnel.lastError ? (
-          <Text color="red" wrap="truncate-end">
-            last error: {tunnel.lastError}
-          </Text>
-        ) : null}
-        {qr ? <Text dimColor>scan to open it on a phone</Text> : null}
-        {qrHidden ? <Text dimColor>(a taller terminal shows its QR code)</Text> : null}
-      </Box>
-      {qr ? (
-        <Box flexDirection="column" flexShrink={0} marginLeft={4}>
-          {qr.map((line, i) => (
-            <Text key={i} color="black" backgroundColor="whiteBright">
-              {line}
-            </Text>
-          ))}
-        </Box>
-      ) : null}
-    </Box>
-  )
+/** Why a phone may not see the folio although it scanned the code. */
+function caveat(folio: FolioRow): string | null {
+  if (folio.status === 'draft') return 'a draft: publish it first'
+  if (folio.isPrivate) return 'private: it asks for its key'
+  return null
 }
 
-/** How many text lines the panel's left column takes (the layout needs it before rendering). */
-export function tunnelTextLines(tunnel: TunnelSnapshot, qr: boolean): number {
-  return 1 + (tunnel.available && tunnel.lastError ? 1 : 0) + (qr ? 1 : 0)
+type Line = { key: string; node: ReactNode }
+
+/** Full-width lines: the tunnel's state, its last error, the selected folio's share link. */
+export function tunnelHeadLines({ tunnel, busy, folio, links }: Omit<TunnelPanelProps, 'qr' | 'qrHidden'>): Line[] {
+  const lines: Line[] = []
+  lines.push({
+    key: 'state',
+    node: (
+      <Text wrap="truncate-end">
+        <Text bold>Tunnel </Text>
+        {busy ? (
+          <Text color="yellow">{busy === 'start' ? 'starting…' : 'stopping…'}</Text>
+        ) : !tunnel.available ? (
+          <Text dimColor>{tunnel.message}</Text>
+        ) : (
+          <>
+            <Text color={stateColor[tunnel.state]}>{tunnel.state === 'starting' || tunnel.state === 'reconnecting' ? `${tunnel.state}…` : tunnel.state}</Text>
+            {tunnel.state === 'connected' && tunnel.url ? <Text>  {tunnel.url}</Text> : null}
+          </>
+        )}
+      </Text>
+    ),
+  })
+  if (tunnel.available && tunnel.lastError) {
+    lines.push({ key: 'error', node: <Text color="red" wrap="truncate-end">last error: {tunnel.lastError}</Text> })
+  }
+  if (folio && links) {
+    lines.push({
+      key: 'share',
+      node: (
+        <Text wrap="truncate-end">
+          <Text bold>Share </Text> {links.share}
+        </Text>
+      ),
+    })
+  }
+  return lines
+}
+
+/** What to do with the link: beside the QR code when there is one (short lines), else below the link. */
+export function tunnelHintLines({ tunnel, busy, folio, links, qr, qrHidden }: TunnelPanelProps): string[] {
+  if (!folio || !links) return []
+  if (qr) return [`scan it to open “${oneLine(folio.title, 24)}”`, `on a phone${links.via === 'network' ? ' on this network' : ''}`, ...(caveat(folio) ? [caveat(folio)!] : [])]
+  if (qrHidden) return ['(a taller or wider terminal shows its QR code)']
+  if (!links.qr && tunnel.available && tunnel.state === 'stopped' && !busy) return ['press t to start a tunnel: its QR code opens this folio on a phone']
+  if (!links.qr && !tunnel.available) return ['only this machine reaches this address']
+  return []
+}
+
+/** Tunnel state and the selected folio's share link; its QR code with what to do with it. */
+export function TunnelPanel(props: TunnelPanelProps) {
+  const { qr } = props
+  const hints = tunnelHintLines(props).map((text) => (
+    <Text key={text} dimColor wrap="truncate-end">
+      {text}
+    </Text>
+  ))
+  return (
+    <Box flexDirection="column">
+      {tunnelHeadLines(props).map((line) => (
+        <Box key={line.key}>{line.node}</Box>
+      ))}
+      {qr ? (
+        <Box>
+          <Box flexDirection="column" flexShrink={0}>
+            {qr.map((line, i) => (
+              <Text key={i} color="black" backgroundColor="whiteBright">
+                {line}
+              </Text>
+            ))}
+          </Box>
+          <Box flexDirection="column" flexShrink={1} marginLeft={2} marginTop={1}>
+            {hints}
+          </Box>
+        </Box>
+      ) : (
+        hints
+      )}
+    </Box>
+  )
 }
