@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander'
 import { CliError, EXIT } from './errors.js'
-import { logger, printResult } from './logger.js'
+import { hasPrintedResult, logger, printResult } from './logger.js'
 
 /** Commander's own outcomes that are not mistakes: help and version were asked for. */
 const ASKED_FOR = new Set(['commander.helpDisplayed', 'commander.version'])
@@ -37,9 +37,12 @@ export function failureOf(error: unknown): Failure {
  * The one place a failed command speaks: with --json a single `{error, message}` document on
  * stdout (whatever the log level: it is the result), else `folio: <message>` on stderr.
  * Commander already printed its own complaint in text mode (configureOutput in index.ts).
+ * A command that did part of its work (create without an unreadable file, a sync that left one
+ * out) printed its result already: stdout stays one JSON document, the failure goes to stderr
+ * and the exit code.
  */
 export function reportFailure(failure: Failure, options: { json: boolean; printedByCommander: boolean }): void {
   if (failure.exitCode === EXIT.ok) return
-  if (options.json) return printResult(JSON.stringify({ error: failure.code, message: failure.message }))
+  if (options.json && !hasPrintedResult()) return printResult(JSON.stringify({ error: failure.code, message: failure.message }))
   if (!options.printedByCommander) logger().error(failure.message)
 }

@@ -45,8 +45,13 @@ export function configureLogging(flags: LogFlags): void {
 
 /** A command's result on stdout, whatever the log level. */
 export function printResult(text: string): void {
+  resultPrinted = true
   ;(printer ??= createResultPrinter())(text)
 }
+
+let resultPrinted = false
+/** Whether this run already put a result on stdout (a command that did part of its work). */
+export const hasPrintedResult = () => resultPrinted
 
 /** Whether notes (info) are shown: progress bars and banners follow the same switch. */
 export const showsNotes = () => logger().level >= LogLevels.info

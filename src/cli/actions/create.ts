@@ -88,7 +88,7 @@ async function makePrivate(ctx: CliContext, id: string, accessKey: string, publi
 function defaultTitle({ dir, html }: CreateOptions): string {
   if (dir) return basename(resolve(dir)) || 'Untitled'
   if (html) return basename(html, extname(html))
-  throw new CliError('Give the folio a title, e.g. folio create "Q3 review", or --dir/--html to take the folder’s or file’s name.')
+  throw new UsageError('Give the folio a title, e.g. folio create "Q3 review", or --dir/--html to take the folder’s or file’s name.')
 }
 
 function cannotRead(path: string): never {
