@@ -7,7 +7,7 @@ import { createFolio, getText } from '../lib/http.js'
 import { startJsonLineServer } from '../lib/processes.js'
 import { verdict } from '../lib/report.js'
 
-const SECTION = '9 PUT writers'
+const SECTION = '10 PUT writers'
 const WRITERS = 50
 
 /**
@@ -20,7 +20,7 @@ const WRITERS = 50
  */
 export async function benchPutWriters(ctx: BenchContext): Promise<void> {
   const { report } = ctx
-  report.heading(`9. PUT of a ~100 KB version, ${WRITERS} writers: on one folio, on ${WRITERS} folios, vs raw node:http writing each body durably`)
+  report.heading(`10. PUT of a ~100 KB version, ${WRITERS} writers: on one folio, on ${WRITERS} folios, vs raw node:http writing each body durably`)
   const dir = await ctx.tmpDir('put-writers')
   const server = await startFolio('folio', join(dir, 'data'))
   const raw = await startJsonLineServer('raw-durable', process.execPath, [join(ROOT, 'test/bench/raw-durable-server.mjs'), await ctx.tmpDir('raw-durable-put')])
