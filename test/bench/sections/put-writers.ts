@@ -84,7 +84,7 @@ export async function benchPutWriters(ctx: BenchContext): Promise<void> {
     const added = (await versionCount(server.url, id)) - 1
     if (added < ok || added > ok + WRITERS) {
       consistent = false
-      report.problem(`section 9, round folio ${id}: ${fmt(ok)} PUTs answered 2xx but it gained ${fmt(added)} versions`)
+      report.problem(`section 10, round folio ${id}: ${fmt(ok)} PUTs answered 2xx but it gained ${fmt(added)} versions`)
     }
   }
 
@@ -118,9 +118,9 @@ export async function benchPutWriters(ctx: BenchContext): Promise<void> {
   report.log(`  median CPU, one core = 100%: ${cpuNote(comparison)}`)
   report.log(`  one-folio rounds: every 2xx is one version (${consistent ? 'consistent' : 'MISMATCH'})`)
   for (const [name, p] of Object.entries(problems)) {
-    if (p.non2xx || p.errors || p.timeouts) report.problem(`section 9, ${name}: non-2xx ${p.non2xx}, errors ${p.errors}, timeouts ${p.timeouts} (${JSON.stringify(p.statusCodes)})`)
+    if (p.non2xx || p.errors || p.timeouts) report.problem(`section 10, ${name}: non-2xx ${p.non2xx}, errors ${p.errors}, timeouts ${p.timeouts} (${JSON.stringify(p.statusCodes)})`)
   }
-  if (server.stderr().trim()) report.problem(`section 9, folio stderr: ${server.stderr().trim().slice(-500)}`)
+  if (server.stderr().trim()) report.problem(`section 10, folio stderr: ${server.stderr().trim().slice(-500)}`)
 
   report.sections.putWriters = { medians: comparison.median, rounds: comparison.rounds, problems, oneFolioConsistent: consistent }
   await Promise.all([server.stop(), raw.stop()])
