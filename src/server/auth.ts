@@ -117,7 +117,9 @@ export function createAuth(config: ServerConfig, keys: ApiKeys, workspaces?: Wor
   /** What the router and the hot cache in front of it read of a node request, alike. */
   const credentialsOf = (req: IncomingMessage | undefined): CredentialHeaders => {
     const h = req?.headers
-    return { authorization: h?.authorization, origin: h?.origin, host: h?.host, cookie: h?.cookie, local: fromThisMachine(req, config.trustProxy) }
+    // Cloud lets nobody in for being local: the socket is not even looked at.
+    const local = config.mode === 'cloud' ? false : fromThisMachine(req, config.trustProxy)
+    return { authorization: h?.authorization, origin: h?.origin, host: h?.host, cookie: h?.cookie, local }
   }
   const resolveRequest = (req: IncomingMessage | undefined, access: Access) => resolve(credentialsOf(req), access)
   const resolveEvent = (event: H3Event, access: Access) => resolveRequest(nodeRequest(event), access)
