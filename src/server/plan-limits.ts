@@ -13,6 +13,8 @@ export class PlanLimits {
   readonly #shared: SharedState
   readonly #workspaces: WorkspaceRepository
   readonly #plans: Plans
+  /** rate:<workspace>, made once per workspace: the same string is hashed once, not per request. */
+  readonly #rateKeys = new Map<string, string>()
 
   constructor(shared: SharedState, workspaces: WorkspaceRepository, plans: Plans) {
     this.#shared = shared
@@ -32,7 +34,8 @@ export class PlanLimits {
    */
   hit(principal: Principal, now = Date.now()): RateLimitState | Promise<RateLimitState> {
     const limit = this.planOf(principal.workspaceId).limits.requestsPerMinute
-    const key = `rate:${principal.workspaceId}`
+    let key = this.#rateKeys.get(principal.workspaceId)
+    if (!key) this.#rateKeys.set(principal.workspaceId, (key = `rate:${principal.workspaceId}`))
     if (this.#shared.hitSync) return stateOf(this.#shared.hitSync(key, MINUTE, now), limit)
     return this.#shared.hit(key, MINUTE, now).then((window) => stateOf(window, limit))
   }
