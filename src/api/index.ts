@@ -8,6 +8,7 @@ import { folioEvents, getPublicFolio, verifyAccessKey } from './sharing.js'
 import { getSyncManifest, syncFiles } from './sync.js'
 import { controlTunnel, getTunnel } from './tunnel.js'
 import { uploadBatch, uploadFile } from './uploads.js'
+import { getWorkspace, inviteMember, listMembers, removeMember, setMemberRole } from './workspace.js'
 import { dashboardPage, folioPage, rawFile, renewFrame, sharePage, viewerAsset } from './viewer.js'
 
 export * from './contract.js'
@@ -20,6 +21,7 @@ export * as uploads from './uploads.js'
 export * as sync from './sync.js'
 export * as keys from './keys.js'
 export * as tunnel from './tunnel.js'
+export * as workspace from './workspace.js'
 export * from './schemas.js'
 
 /** Every endpoint the server has: the OpenAPI document and the client are built from this list. */
@@ -50,6 +52,11 @@ export const contracts = [
   getKey,
   rotateKey,
   revokeKey,
+  getWorkspace,
+  listMembers,
+  setMemberRole,
+  removeMember,
+  inviteMember,
   getTunnel,
   controlTunnel,
   listDesignSystems,

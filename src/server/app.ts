@@ -2,7 +2,8 @@ import { H3 } from 'h3'
 import { ERRORS } from '../api/errors.js'
 import { contracts } from '../api/index.js'
 import { createLogger, type Logger } from '../log/logger.js'
-import type { FolioStore } from '../store/index.js'
+import type { FolioStore, SharedState } from '../store/index.js'
+import { MemorySharedState } from '../store/shared-state-memory.js'
 import type { TunnelManager } from '../tunnel/tunnel-manager.js'
 import { ApiKeys } from './api-keys.js'
 import { createAuth } from './auth.js'
@@ -12,11 +13,13 @@ import { createErrorHandler, fail } from './errors.js'
 import { HotCache } from './hot-cache.js'
 import { KeyGuessGuard } from './key-guesses.js'
 import { LiveUpdates } from './live.js'
+import { PlanLimits } from './plan-limits.js'
 import { RateLimiter } from './rate-limit.js'
 import { clientOf } from './remote.js'
 import { StreamSlots } from './stream-slots.js'
 import { createViewerAccess } from './viewer-access.js'
 import { toRouterPath } from './route.js'
+import { registerAdminRoutes } from './routes/admin.js'
 import { registerAiRoutes } from './routes/ai.js'
 import { registerBriefRoute } from './routes/brief.js'
 import { registerCatalogueRoutes } from './routes/catalogue.js'
@@ -28,6 +31,7 @@ import { registerTunnelRoutes } from './routes/tunnel.js'
 import { registerSharingRoutes } from './routes/sharing.js'
 import { registerUploadRoutes } from './routes/uploads.js'
 import { registerViewerRoutes } from './routes/viewer.js'
+import { registerWorkspaceRoutes } from './routes/workspace.js'
 import { createTemplates, type Templates } from './templates.js'
 
 export interface CreateAppOptions {
@@ -36,15 +40,21 @@ export interface CreateAppOptions {
   /** Loaded by the caller (ApiKeys.load); defaults to the environment's key only. */
   keys?: ApiKeys
   tunnel?: TunnelManager
+  /** Cloud: the token of the operator's API (routes/admin.ts); without one there is none. */
+  adminToken?: string
+  /** What several instances must agree on; one process's memory by default. */
+  shared?: SharedState
   templates?: Templates
   log?: (message: string, error?: unknown) => void
 }
 
 export function createServerContext(options: CreateAppOptions): ServerContext {
   const keys = options.keys ?? new ApiKeys(undefined, options.config.apiKey)
-  const auth = createAuth(options.config, keys)
+  const auth = createAuth(options.config, keys, options.store.workspaces)
   const log = options.log ?? logProblemsTo(createLogger())
   const limiter = new RateLimiter(options.config.rateLimits)
+  const shared = options.shared ?? new MemorySharedState()
+  const planLimits = options.config.mode === 'cloud' ? new PlanLimits(shared, options.store.workspaces, options.store.plans) : undefined
   const trustProxy = options.config.trustProxy
   const clientOfRequest = (req: Parameters<typeof clientOf>[0]) => clientOf(req, trustProxy)
   return {
@@ -53,8 +63,11 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
     auth,
     keys,
     tunnel: options.tunnel,
-    hot: new HotCache(options.store, auth, limiter, clientOfRequest),
+    shared,
+    adminToken: options.adminToken,
+    hot: new HotCache(options.store, auth, limiter, clientOfRequest, planLimits),
     limiter,
+    planLimits,
     keyGuesses: new KeyGuessGuard(options.config.keyGuesses),
     clientOf: clientOfRequest,
     viewerAccess: createViewerAccess(() => options.store.settings.secret(), { frameTokenSeconds: options.config.frameTokenSeconds }),
@@ -82,8 +95,10 @@ export function createApp(ctx: ServerContext): H3 {
   registerCatalogueRoutes(app, ctx)
   registerSyncRoutes(app, ctx)
   registerKeyRoutes(app, ctx)
+  registerWorkspaceRoutes(app, ctx)
   registerTunnelRoutes(app, ctx)
   registerViewerRoutes(app, ctx)
+  if (ctx.config.mode === 'cloud' && ctx.adminToken) registerAdminRoutes(app, ctx, ctx.adminToken)
   app.all('/**', unmatched)
   return app
 }
