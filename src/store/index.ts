@@ -11,6 +11,8 @@ import { FolioViews } from './folio-views.js'
 import { KeyedMutex } from './keyed-mutex.js'
 import { migrate } from './migrations.js'
 import { SETTINGS_FOLDER, SettingsRepository } from './settings-repository.js'
+import type { SharedState } from './shared-state.js'
+import { FileSharedState } from './shared-state-file.js'
 
 export { BlobMissingError } from './blob-store.js'
 export { CorruptDocumentError } from './json-io.js'
@@ -28,6 +30,7 @@ export {
 export { type EngagementKind, type NewComment } from './engagement-repository.js'
 export type { CommentLimits } from './comment-segments.js'
 export type { FilesMode } from './folio-views.js'
+export type { SharedState, Versioned, WindowCount } from './shared-state.js'
 export { type FinishedList, LIST_CACHE_ENTRY_BYTES } from './workspace-lists.js'
 
 export interface FolioStore {
@@ -38,6 +41,8 @@ export interface FolioStore {
   engagement: EngagementRepository
   views: FolioViews
   settings: SettingsRepository
+  /** What several instances must agree on: sessions, codes, rate windows, counters. */
+  shared: SharedState
   /** Waits for every write in progress, then releases the data dir. */
   close(): Promise<void>
 }
@@ -76,6 +81,7 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
     }
     const recovered = await folios.recover()
     if (recovered) log(`Finished ${recovered} deletion(s) interrupted by a previous stop.`)
+    const shared = await FileSharedState.open(storage)
     return {
       dataDir,
       storage,
@@ -84,7 +90,9 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
       engagement,
       views,
       settings,
+      shared,
       async close() {
+        await shared.close()
         await engagement.idle()
         await locks.idle()
         await folios.idle()

@@ -23,6 +23,8 @@
  *                                          blob stored as a delta against it. Empty files in the
  *                                          blob's shard: no folder per blob (each costs a disk block)
  *   trash:<id>.json                        a deletion in progress (finished on start-up)
+ *   shared:records:<sha256(key)>.json      a SharedState record with its TTL (shared-state-file.ts)
+ *   shared:counters:<sha256(key)>.json     a SharedState counter (monthly AI messages, …)
  */
 export const keys = {
   format: 'format.json',
