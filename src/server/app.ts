@@ -12,6 +12,7 @@ import { createErrorHandler, fail } from './errors.js'
 import { HotCache } from './hot-cache.js'
 import { KeyGuessGuard } from './key-guesses.js'
 import { LiveUpdates } from './live.js'
+import { createMailer, type Mailer } from './mailer.js'
 import { RateLimiter } from './rate-limit.js'
 import { clientOf } from './remote.js'
 import { StreamSlots } from './stream-slots.js'
@@ -37,6 +38,8 @@ export interface CreateAppOptions {
   keys?: ApiKeys
   tunnel?: TunnelManager
   templates?: Templates
+  /** Default: one made from the config, writing unsent mail through `log`. */
+  mailer?: Mailer
   log?: (message: string, error?: unknown) => void
 }
 
@@ -61,6 +64,7 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
     live: new LiveUpdates(options.store, log),
     streams: new StreamSlots({ perClient: options.config.limits.eventStreamsPerClient, total: options.config.limits.eventStreams }),
     templates: options.templates ?? createTemplates(),
+    mailer: options.mailer ?? createMailer({ smtpUrl: options.config.smtpUrl, from: options.config.mailFrom, info: (line) => log(line) }),
     log,
   }
 }

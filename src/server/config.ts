@@ -52,6 +52,10 @@ export interface ServerConfig {
    * come from this machine. Off, the header is ignored: the tunnel's viewers are one client.
    */
   trustProxy: boolean
+  /** FOLIO_SMTP_URL: where e-mail goes (codes, invitations, notifications); unset: to the log (mailer.ts). */
+  smtpUrl?: string
+  /** FOLIO_MAIL_FROM: the From address of that e-mail. */
+  mailFrom?: string
   /** How long a frame token (the viewer frame's path segment) lasts; the share page renews it. */
   frameTokenSeconds: number
   tunnel: {
@@ -76,6 +80,8 @@ export function defaultConfig(overrides: ConfigOverrides = {}): ServerConfig {
     trustProxy: flagFromEnv('FOLIO_TRUST_PROXY', process.env.FOLIO_TRUST_PROXY),
     // Minutes: the share page renews it (templates/viewer/share-frame.js).
     frameTokenSeconds: 5 * 60,
+    smtpUrl: process.env.FOLIO_SMTP_URL || undefined,
+    mailFrom: process.env.FOLIO_MAIL_FROM || undefined,
     ...overrides,
     limits: {
       jsonBodyBytes: 20 * 1024 * 1024,

@@ -6,6 +6,7 @@ import type { Auth } from './auth.js'
 import type { HotCache } from './hot-cache.js'
 import type { KeyGuessGuard } from './key-guesses.js'
 import type { LiveUpdates } from './live.js'
+import type { Mailer } from './mailer.js'
 import type { RateLimiter } from './rate-limit.js'
 import type { StreamSlots } from './stream-slots.js'
 import type { ViewerAccess } from './viewer-access.js'
@@ -31,5 +32,7 @@ export interface ServerContext {
   /** Open live-update streams, per client and in all. */
   streams: StreamSlots
   templates: Templates
+  /** E-mail out: codes, invitations, comment notifications (to the log without FOLIO_SMTP_URL). */
+  mailer: Mailer
   log: (message: string, error?: unknown) => void
 }

@@ -8,6 +8,7 @@ import { ApiKeys } from './api-keys.js'
 import { createApp, createServerContext, logProblemsTo } from './app.js'
 import { type ConfigOverrides, defaultConfig, type Mode } from './config.js'
 import { listenMain, networkUrls } from './listener.js'
+import { createMailer, mailNotice } from './mailer.js'
 import { markViaTunnel } from './remote.js'
 import { onRequestEnd } from './request-end.js'
 import { type BodyTimeouts, closeIfLeftoverStalls, setBodyTimeouts } from './slow-body.js'
@@ -61,7 +62,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const keys = await new ApiKeys(store.settings, config.apiKey).load()
 
   // The tunnel manager needs the tunnel listener's port: it joins the context once that listens.
-  const ctx = createServerContext({ store, config, keys, log })
+  const mailLog = logger.withTag('mail')
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, info: (line) => mailLog.info(line) })
+  if (config.mode === 'cloud') mailLog.info(mailNotice(mailer))
+  const ctx = createServerContext({ store, config, keys, log, mailer })
   const routed = toNodeHandler(createApp(ctx))
   const { limits } = config
   const bodyTimeouts: BodyTimeouts = { idleMs: limits.bodyIdleMs, graceMs: limits.bodyGraceMs, minBytesPerSecond: limits.bodyMinBytesPerSecond }
@@ -135,6 +139,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         tunnelListener.closeAllConnections()
         await stopped
         await store.close()
+        mailer.close()
       })()),
   }
 }
