@@ -2,7 +2,7 @@ import { H3 } from 'h3'
 import { ERRORS } from '../api/errors.js'
 import { contracts } from '../api/index.js'
 import { createLogger, type Logger } from '../log/logger.js'
-import type { FolioStore } from '../store/index.js'
+import type { FolioStore, SharedState } from '../store/index.js'
 import type { TunnelManager } from '../tunnel/tunnel-manager.js'
 import { ApiKeys } from './api-keys.js'
 import { createAuth } from './auth.js'
@@ -37,6 +37,8 @@ export interface CreateAppOptions {
   /** Loaded by the caller (ApiKeys.load); defaults to the environment's key only. */
   keys?: ApiKeys
   tunnel?: TunnelManager
+  /** What several instances must agree on; by default the store's (records persisted in the data dir). */
+  shared?: SharedState
   templates?: Templates
   /** Default: one made from the config, writing unsent mail through `log`. */
   mailer?: Mailer
@@ -45,7 +47,7 @@ export interface CreateAppOptions {
 
 export function createServerContext(options: CreateAppOptions): ServerContext {
   const keys = options.keys ?? new ApiKeys(undefined, options.config.apiKey)
-  const auth = createAuth(options.config, keys)
+  const auth = createAuth(options.config, keys, options.store.workspaces)
   const log = options.log ?? logProblemsTo(createLogger())
   const limiter = new RateLimiter(options.config.rateLimits)
   const trustProxy = options.config.trustProxy
@@ -56,6 +58,7 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
     auth,
     keys,
     tunnel: options.tunnel,
+    shared: options.shared ?? options.store.shared,
     hot: new HotCache(options.store, auth, limiter, clientOfRequest),
     limiter,
     keyGuesses: new KeyGuessGuard(options.config.keyGuesses),

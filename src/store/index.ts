@@ -13,6 +13,7 @@ import { migrate } from './migrations.js'
 import { SETTINGS_FOLDER, SettingsRepository } from './settings-repository.js'
 import type { SharedState } from './shared-state.js'
 import { FileSharedState } from './shared-state-file.js'
+import { WorkspaceRepository } from './workspace-repository.js'
 
 export { BlobMissingError } from './blob-store.js'
 export { CorruptDocumentError } from './json-io.js'
@@ -30,6 +31,7 @@ export {
 export { type EngagementKind, type NewComment } from './engagement-repository.js'
 export type { CommentLimits } from './comment-segments.js'
 export type { FilesMode } from './folio-views.js'
+export { type Account, type Member, type Workspace, DEFAULT_PLAN, UnknownWorkspaceError, WorkspaceRepository } from './workspace-repository.js'
 export type { SharedState, Versioned, WindowCount } from './shared-state.js'
 export { type FinishedList, LIST_CACHE_ENTRY_BYTES } from './workspace-lists.js'
 
@@ -43,6 +45,8 @@ export interface FolioStore {
   settings: SettingsRepository
   /** What several instances must agree on: sessions, codes, rate windows, counters. */
   shared: SharedState
+  /** Cloud: workspaces, members, accounts and the workspaces' keys (hashed). */
+  workspaces: WorkspaceRepository
   /** Waits for every write in progress, then releases the data dir. */
   close(): Promise<void>
 }
@@ -79,6 +83,7 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
     if (await openToOthers(dataDir)) {
       warn(`${dataDir} can be read by other users of this machine, and it holds the server's secrets and private folios' access keys: run chmod 700 ${dataDir}`)
     }
+    const workspaces = await new WorkspaceRepository(storage, locks).load()
     const recovered = await folios.recover()
     if (recovered) log(`Finished ${recovered} deletion(s) interrupted by a previous stop.`)
     const shared = await FileSharedState.open(storage)
@@ -91,6 +96,7 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
       views,
       settings,
       shared,
+      workspaces,
       async close() {
         await shared.close()
         await engagement.idle()
