@@ -1,3 +1,4 @@
+import { agentAuth, agentClaim, agentClaimComplete } from './agent-auth.js'
 import { aiCreate } from './ai.js'
 import type { Contract } from './contract.js'
 import { getOpenApi, listDesignSystems } from './design-systems.js'
@@ -50,6 +51,9 @@ export const contracts = [
   getKey,
   rotateKey,
   revokeKey,
+  agentAuth,
+  agentClaim,
+  agentClaimComplete,
   getTunnel,
   controlTunnel,
   listDesignSystems,

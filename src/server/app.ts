@@ -6,6 +6,7 @@ import type { FolioStore, SharedState } from '../store/index.js'
 import type { TunnelManager } from '../tunnel/tunnel-manager.js'
 import { ApiKeys } from './api-keys.js'
 import { createAuth } from './auth.js'
+import { createCloudAccounts } from './cloud-accounts.js'
 import type { ServerConfig } from './config.js'
 import type { ServerContext } from './context.js'
 import { createErrorHandler, fail } from './errors.js'
@@ -18,6 +19,7 @@ import { clientOf } from './remote.js'
 import { StreamSlots } from './stream-slots.js'
 import { createViewerAccess } from './viewer-access.js'
 import { toRouterPath } from './route.js'
+import { registerAgentAuthRoutes } from './routes/agent-auth.js'
 import { registerAiRoutes } from './routes/ai.js'
 import { registerBriefRoute } from './routes/brief.js'
 import { registerCatalogueRoutes } from './routes/catalogue.js'
@@ -52,7 +54,7 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
   const limiter = new RateLimiter(options.config.rateLimits)
   const trustProxy = options.config.trustProxy
   const clientOfRequest = (req: Parameters<typeof clientOf>[0]) => clientOf(req, trustProxy)
-  return {
+  const ctx: ServerContext = {
     store: options.store,
     config: options.config,
     auth,
@@ -70,6 +72,8 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
     mailer: options.mailer ?? createMailer({ smtpUrl: options.config.smtpUrl, from: options.config.mailFrom, info: (line) => log(line) }),
     log,
   }
+  if (options.config.mode === 'cloud') ctx.cloud = createCloudAccounts(ctx)
+  return ctx
 }
 
 /** ctx.log as consola lines: with an error it is one (stack included), without a warning. */
@@ -89,6 +93,7 @@ export function createApp(ctx: ServerContext): H3 {
   registerCatalogueRoutes(app, ctx)
   registerSyncRoutes(app, ctx)
   registerKeyRoutes(app, ctx)
+  registerAgentAuthRoutes(app, ctx)
   registerTunnelRoutes(app, ctx)
   registerViewerRoutes(app, ctx)
   app.all('/**', unmatched)

@@ -3,6 +3,7 @@ import type { FolioStore, SharedState } from '../store/index.js'
 import type { TunnelManager } from '../tunnel/tunnel-manager.js'
 import type { ApiKeys } from './api-keys.js'
 import type { Auth } from './auth.js'
+import type { CloudAccounts } from './cloud-accounts.js'
 import type { HotCache } from './hot-cache.js'
 import type { KeyGuessGuard } from './key-guesses.js'
 import type { LiveUpdates } from './live.js'
@@ -36,5 +37,7 @@ export interface ServerContext {
   templates: Templates
   /** E-mail out: codes, invitations, comment notifications (to the log without FOLIO_SMTP_URL). */
   mailer: Mailer
+  /** Cloud only: agents' and people's credentials (registration, pre-claim keys, sign-in sessions). */
+  cloud?: CloudAccounts
   log: (message: string, error?: unknown) => void
 }

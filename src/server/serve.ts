@@ -74,6 +74,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, info: (line) => mailLog.info(line) })
   if (config.mode === 'cloud') mailLog.info(mailNotice(mailer))
   const ctx = createServerContext({ store, config, keys, log, mailer })
+  await ctx.cloud?.load()
   const routed = toNodeHandler(createApp(ctx))
   const { limits } = config
   const bodyTimeouts: BodyTimeouts = { idleMs: limits.bodyIdleMs, graceMs: limits.bodyGraceMs, minBytesPerSecond: limits.bodyMinBytesPerSecond }

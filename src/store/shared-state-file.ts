@@ -48,7 +48,7 @@ export class FileSharedState implements SharedState {
 
   /** Loads what an earlier run persisted (dropping what expired meanwhile) and starts the sweeper. */
   static async open(storage: Storage, options: { sweepMs?: number; now?: () => number } = {}): Promise<FileSharedState> {
-    const state = new FileSharedState(storage, options.now ?? Date.now)
+    const state = new FileSharedState(storage, options.now ?? (() => Date.now()))
     await state.#load()
     state.sweep()
     const sweepMs = options.sweepMs ?? 60_000
