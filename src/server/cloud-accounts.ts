@@ -1,6 +1,9 @@
 import { AgentRegistration } from './agent-registration.js'
 import { CloudCredentials } from './cloud-credentials.js'
-import type { ServerContext } from './context.js'
+import type { FolioStore, SharedState } from '../store/index.js'
+import type { Auth } from './auth.js'
+import type { ServerConfig } from './config.js'
+import type { Mailer } from './mailer.js'
 import { loadTrustedIssuers } from './identity-assertions.js'
 
 /** What Cloud adds for agents and people: their credentials and the services that issue them. */
@@ -12,7 +15,16 @@ export interface CloudAccounts {
 }
 
 /** Builds the Cloud accounts of a context and plugs their credentials into auth.ts. */
-export function createCloudAccounts(ctx: Omit<ServerContext, 'cloud'>): CloudAccounts {
+export interface CloudAccountDeps {
+  auth: Auth
+  shared: SharedState
+  store: FolioStore
+  mailer: Mailer
+  config: ServerConfig
+  log: (message: string, error?: unknown) => void
+}
+
+export function createCloudAccounts(ctx: CloudAccountDeps): CloudAccounts {
   const { shared, store, mailer, log, config } = ctx
   const credentials = new CloudCredentials(shared, store.workspaces)
   ctx.auth.addResolver(credentials.resolve)
