@@ -37,6 +37,7 @@ export const ERRORS = {
   noAiModel: errorCase(400, 'No AI model configured.', 'No AI provider is configured on the server nor named by the request'),
   missingType: errorCase(400, 'Missing type', 'The agent auth body has no type'),
   invalidAssertionFormat: errorCase(400, 'Invalid assertion format', 'The assertion is not three dot-separated base64url parts with a JSON payload'),
+  invitationInvalid: errorCase(400, 'Invalid invitation', 'The invitation is unknown, expired, already used, or for another address'),
   invalidCode: errorCase(400, 'Invalid code', 'The e-mailed code is wrong, or was never sent to this address (the message says how many attempts are left)'),
 
   // 402: the plan
@@ -59,6 +60,7 @@ export const ERRORS = {
   /** Pages, files and assets, unknown routes, and (spec) uploads into an unknown folio. */
   notFound: errorCase(404, 'Not found', 'No such page, file or route'),
   commentNotFound: errorCase(404, 'Comment not found', 'No comment of this folio has that id'),
+  sessionNotFound: errorCase(404, 'Session not found', 'No live sign-in session of this workspace has that id'),
   noApiKey: errorCase(404, 'No API key', 'No key is active: create one with POST /api/keys'),
   methodNotAllowed: errorCase(405, 'Method not allowed', 'The path exists, but not for this method'),
   requestTimeout: errorCase(408, 'Request timeout', 'The body stopped arriving, or came slower than the server’s minimum rate; the connection closes'),

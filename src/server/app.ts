@@ -21,6 +21,7 @@ import { createViewerAccess } from './viewer-access.js'
 import { toRouterPath } from './route.js'
 import { registerAgentAuthRoutes } from './routes/agent-auth.js'
 import { registerAiRoutes } from './routes/ai.js'
+import { registerSignInRoutes } from './routes/sign-in.js'
 import { registerBriefRoute } from './routes/brief.js'
 import { registerCatalogueRoutes } from './routes/catalogue.js'
 import { registerEngagementRoutes } from './routes/engagement.js'
@@ -94,6 +95,7 @@ export function createApp(ctx: ServerContext): H3 {
   registerSyncRoutes(app, ctx)
   registerKeyRoutes(app, ctx)
   registerAgentAuthRoutes(app, ctx)
+  registerSignInRoutes(app, ctx)
   registerTunnelRoutes(app, ctx)
   registerViewerRoutes(app, ctx)
   app.all('/**', unmatched)

@@ -5,11 +5,13 @@ import type { Auth } from './auth.js'
 import type { ServerConfig } from './config.js'
 import type { Mailer } from './mailer.js'
 import { loadTrustedIssuers } from './identity-assertions.js'
+import { SignIn } from './sign-in.js'
 
 /** What Cloud adds for agents and people: their credentials and the services that issue them. */
 export interface CloudAccounts {
   credentials: CloudCredentials
   agents: AgentRegistration
+  signIn: SignIn
   /** Reads the credentials into memory: before the server takes its first request. */
   load(): Promise<void>
 }
@@ -29,9 +31,11 @@ export function createCloudAccounts(ctx: CloudAccountDeps): CloudAccounts {
   const credentials = new CloudCredentials(shared, store.workspaces)
   ctx.auth.addResolver(credentials.resolve)
   const agents = new AgentRegistration({ shared, workspaces: store.workspaces, credentials, mailer, issuers: loadTrustedIssuers(config.agentIssuers), log })
+  const signIn = new SignIn({ shared, workspaces: store.workspaces, credentials, mailer, log })
   return {
     credentials,
     agents,
+    signIn,
     async load() {
       await credentials.load()
     },

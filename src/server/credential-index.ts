@@ -45,6 +45,12 @@ export class CredentialIndex<T> {
     return entry.value
   }
 
+  /** When the live credential with this hash ends (epoch ms), if it is live. */
+  expiryOf(hash: string, now = Date.now()): number | undefined {
+    const entry = this.#byHash.get(hash)
+    return entry && entry.expiresAt > now ? entry.expiresAt : undefined
+  }
+
   async put(hash: string, value: T, expiresAt: number): Promise<void> {
     await this.#shared.set(this.#prefix + hash, value, expiresAt)
     this.#byHash.set(hash, { value, expiresAt })
