@@ -111,6 +111,10 @@ describe('sessions: listed, revoked, signed out, ended by rotation', () => {
     expect(ids).toContain(b.body.session.id)
     expect(listed.body.sessions.find((s: { id: string }) => s.id === a.body.session.id).current).toBe(true)
 
+    // Another workspace sees none of them and can end none of them.
+    const other = await createWorkspace(ts, { name: 'Other' })
+    expect((await other.api.send(listSessions)).body.sessions).toEqual([])
+    expect((await other.api.send(revokeSession, { params: { sessionId: a.body.session.id } })).status).toBe(404)
     // A member may end their own session, not someone else's.
     expect((await api().send(revokeSession, { params: { sessionId: a.body.session.id }, headers: asCookie(b.cookie) })).status).toBe(403)
     expect((await first.api.send(revokeSession, { params: { sessionId: b.body.session.id } })).status).toBe(200)

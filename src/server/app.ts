@@ -14,6 +14,7 @@ import { HotCache } from './hot-cache.js'
 import { KeyGuessGuard } from './key-guesses.js'
 import { LiveUpdates } from './live.js'
 import { createMailer, type Mailer } from './mailer.js'
+import { PlanLimits } from './plan-limits.js'
 import { RateLimiter } from './rate-limit.js'
 import { clientOf } from './remote.js'
 import { StreamSlots } from './stream-slots.js'
@@ -32,6 +33,7 @@ import { registerTunnelRoutes } from './routes/tunnel.js'
 import { registerSharingRoutes } from './routes/sharing.js'
 import { registerUploadRoutes } from './routes/uploads.js'
 import { registerViewerRoutes } from './routes/viewer.js'
+import { registerWorkspaceRoutes } from './routes/workspace.js'
 import { createTemplates, type Templates } from './templates.js'
 
 export interface CreateAppOptions {
@@ -53,6 +55,8 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
   const auth = createAuth(options.config, keys, options.store.workspaces)
   const log = options.log ?? logProblemsTo(createLogger())
   const limiter = new RateLimiter(options.config.rateLimits)
+  const shared = options.shared ?? options.store.shared
+  const planLimits = options.config.mode === 'cloud' ? new PlanLimits(shared, options.store.workspaces, options.store.plans) : undefined
   const trustProxy = options.config.trustProxy
   const clientOfRequest = (req: Parameters<typeof clientOf>[0]) => clientOf(req, trustProxy)
   const ctx: ServerContext = {
@@ -61,9 +65,10 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
     auth,
     keys,
     tunnel: options.tunnel,
-    shared: options.shared ?? options.store.shared,
-    hot: new HotCache(options.store, auth, limiter, clientOfRequest),
+    shared,
+    hot: new HotCache(options.store, auth, limiter, clientOfRequest, planLimits),
     limiter,
+    planLimits,
     keyGuesses: new KeyGuessGuard(options.config.keyGuesses),
     clientOf: clientOfRequest,
     viewerAccess: createViewerAccess(() => options.store.settings.secret(), { frameTokenSeconds: options.config.frameTokenSeconds }),
@@ -96,6 +101,7 @@ export function createApp(ctx: ServerContext): H3 {
   registerKeyRoutes(app, ctx)
   registerAgentAuthRoutes(app, ctx)
   registerSignInRoutes(app, ctx)
+  registerWorkspaceRoutes(app, ctx)
   registerTunnelRoutes(app, ctx)
   registerViewerRoutes(app, ctx)
   app.all('/**', unmatched)

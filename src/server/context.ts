@@ -8,6 +8,7 @@ import type { HotCache } from './hot-cache.js'
 import type { KeyGuessGuard } from './key-guesses.js'
 import type { LiveUpdates } from './live.js'
 import type { Mailer } from './mailer.js'
+import type { PlanLimits } from './plan-limits.js'
 import type { RateLimiter } from './rate-limit.js'
 import type { StreamSlots } from './stream-slots.js'
 import type { ViewerAccess } from './viewer-access.js'
@@ -26,6 +27,8 @@ export interface ServerContext {
   shared: SharedState
   hot: HotCache
   limiter: RateLimiter
+  /** Cloud: the workspace plans' limits (undefined in OSS). */
+  planLimits?: PlanLimits
   /** Wrong access keys per folio and client (key-guesses.ts). */
   keyGuesses: KeyGuessGuard
   /** Who sent a request, for rate limits and budgets (remote.ts: clientOf). */

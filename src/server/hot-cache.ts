@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { LRUCache } from 'lru-cache'
 import type { Access, RateLimitBucket } from '../api/contract.js'
 import { type FolioStore, LIST_CACHE_ENTRY_BYTES } from '../store/index.js'
-import { type Auth, DENIED } from './auth.js'
+import { type Auth, DENIED, type Principal } from './auth.js'
+import type { PlanLimits } from './plan-limits.js'
 import type { RateLimiter } from './rate-limit.js'
 import { noneMatchHits } from './conditional.js'
 
@@ -68,8 +69,10 @@ export class HotCache {
   readonly #auth: Auth
   readonly #limiter: RateLimiter
   readonly #clientOf: (req: IncomingMessage) => string
+  readonly #plan: PlanLimits | undefined
 
-  constructor(store: FolioStore, auth: Auth, limiter: RateLimiter, clientOf: (req: IncomingMessage) => string) {
+  constructor(store: FolioStore, auth: Auth, limiter: RateLimiter, clientOf: (req: IncomingMessage) => string, plan?: PlanLimits) {
+    this.#plan = plan
     this.#auth = auth
     this.#limiter = limiter
     this.#clientOf = clientOf
@@ -138,25 +141,49 @@ export class HotCache {
     this.#byScope.get(scope)?.delete(key)
   }
 
-  /** Answers the request if it can; false hands it to the router untouched. */
-  serve(req: IncomingMessage, res: ServerResponse): boolean {
+  /**
+   * Answers the request if it can; false hands it to the router untouched. In Cloud an
+   * authenticated answer first counts against the workspace's plan (an await on the shared
+   * state): past the limit, `router` answers instead (the 429, with the same count).
+   */
+  serve(req: IncomingMessage, res: ServerResponse, router?: (req: IncomingMessage, res: ServerResponse) => unknown): boolean {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !req.url) return false
     let entry = this.#entries.get(req.url)
+    let principal: Principal | undefined
     if (entry) {
-      const principal = this.#auth.resolveRequest(req, entry.access)
-      if (principal === DENIED) return false // the router answers the 401
-      if (entry.workspaceId && principal?.workspaceId !== entry.workspaceId) return false
+      const found = this.#auth.resolveRequest(req, entry.access)
+      if (found === DENIED) return false // the router answers the 401
+      if (entry.workspaceId && found?.workspaceId !== entry.workspaceId) return false
+      principal = found
     } else {
       // An answer that depends on who asks: whose workspace it is decides which one is sent.
       const access = this.#perWorkspace.get(req.url)
       if (access === undefined) return false
-      const principal = this.#auth.resolveRequest(req, access)
-      if (principal === DENIED || principal === undefined) return false
-      entry = this.#entries.get(workspaceKey(principal.workspaceId, req.url))
+      const found = this.#auth.resolveRequest(req, access)
+      if (found === DENIED || found === undefined) return false
+      entry = this.#entries.get(workspaceKey(found.workspaceId, req.url))
       if (!entry) return false
+      principal = found
     }
+    if (this.#plan && principal && entry.access !== 'public' && router) {
+      const kept = entry
+      this.#plan.hit(principal).then(
+        (state) => {
+          if (!state.allowed) return void router(req, res)
+          this.#write(req, res, kept, ['x-ratelimit-limit', String(state.limit), 'x-ratelimit-remaining', String(state.remaining), 'x-ratelimit-reset', String(state.reset)])
+        },
+        () => void router(req, res),
+      )
+      return true
+    }
+    if (this.#plan && principal && entry.access !== 'public') return false
+    return this.#write(req, res, entry)
+  }
+
+  #write(req: IncomingMessage, res: ServerResponse, entry: HotEntry, extraHeaders?: string[]): boolean {
     const notModified = noneMatchHits(req.headers['if-none-match'], entry.etag)
     let headers = notModified ? entry.notModifiedHeaders : entry.headers
+    if (extraHeaders) headers = headers.concat(extraHeaders)
     if (entry.rateLimit) {
       const state = this.#limiter.hit(entry.rateLimit, this.#clientOf(req))
       if (!state.allowed) return false // the router answers the 429

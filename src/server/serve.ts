@@ -62,6 +62,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const store = await openStore({ dataDir: options.dataDir, log: (m) => storeLog.info(m), warn: (m) => storeLog.warn(m), maxReanchored: config.limits.commentsPerFolio })
   // Listening on a name (serve --host folio.lan) makes that name one of the server's own.
   if (options.host && isIP(options.host) === 0) config.allowedHosts.push(options.host.toLowerCase())
+  if (config.mode === 'cloud') {
+    // plans.json: written with the defaults on the first Cloud start, then the operator's.
+    await store.plans.load().catch(async (error: unknown) => {
+      await store.close()
+      throw error
+    })
+    store.plans.watch()
+  }
   if (config.mode === 'cloud' && config.apiKey) {
     // One key for the whole server would be every workspace's: Cloud has a key per workspace.
     logger.warn('FOLIO_API_KEY is not used in Cloud mode: each workspace has its own key (folio admin workspace create makes one).')
@@ -86,7 +94,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         if (!req.complete) closeIfLeftoverStalls(req, bodyTimeouts)
       })
     }
-    if (!ctx.hot.serve(req, res)) void routed(req, res)
+    if (!ctx.hot.serve(req, res, routed)) void routed(req, res)
   }
   const inFlight = new InFlight()
   const http = logger.withTag('http')
