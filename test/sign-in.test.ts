@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createFolio, listFolios } from '../src/api/files.js'
 import { rotateKey } from '../src/api/keys.js'
 import { currentSession, listSessions, requestSignInCode, revokeSession, signIn, signOut } from '../src/api/sign-in.js'
-import { createInvitation } from '../src/server/invitations.js'
+import { inviteMember } from '../src/api/workspace.js'
 import { testApi } from './helpers/api.js'
 import { codeMailedTo } from './helpers/agents.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
@@ -141,9 +141,9 @@ describe('sessions: listed, revoked, signed out, ended by rotation', () => {
 
 describe('invitations', () => {
   it('joins the workspace with the invited role when the invited address signs in with it', async () => {
-    const shared = ts.server.context.shared
-    const invitation = await createInvitation(shared, { workspaceId: first.id, email: 'invited@example.com', role: 'admin' })
-    const other = await createInvitation(shared, { workspaceId: first.id, email: 'someone.else@example.com', role: 'admin' })
+    const invite = async (email: string) => (await first.api.send(inviteMember, { body: { email, role: 'admin' } })).body.invitation as { code: string }
+    const invitation = await invite('invited@example.com')
+    const other = await invite('someone.else@example.com')
     const wrongAddress = await signInByCode('invited@example.com', { invitation: other.code })
     expect([wrongAddress.status, wrongAddress.body.error]).toEqual([400, 'Invalid invitation'])
 
