@@ -1,5 +1,6 @@
 import { AgentRegistration } from './agent-registration.js'
 import { CloudCredentials } from './cloud-credentials.js'
+import { type NewCommentNotice, notifyCollaborators } from './collaborator-notices.js'
 import type { FolioStore, SharedState } from '../store/index.js'
 import type { Auth } from './auth.js'
 import type { ServerConfig } from './config.js'
@@ -12,6 +13,8 @@ export interface CloudAccounts {
   credentials: CloudCredentials
   agents: AgentRegistration
   signIn: SignIn
+  /** Tells a folio's collaborators of a new comment, by e-mail, in the background. */
+  notifyComment(notice: NewCommentNotice): Promise<void>
   /** Reads the credentials into memory: before the server takes its first request. */
   load(): Promise<void>
 }
@@ -36,6 +39,7 @@ export function createCloudAccounts(ctx: CloudAccountDeps): CloudAccounts {
     credentials,
     agents,
     signIn,
+    notifyComment: (notice) => notifyCollaborators({ mailer, log }, notice),
     async load() {
       await credentials.load()
     },
