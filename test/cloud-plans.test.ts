@@ -49,8 +49,12 @@ describe('plans (Cloud)', () => {
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
       expect(refused.headers.get('x-ratelimit-remaining')).toBe('0')
     }
-    // Another workspace has its own window; public endpoints keep their per-client limits.
+    // Another workspace has its own window (an error answer counts and says so too); public
+    // endpoints keep their per-client limits.
     expect((await other.api.send(listFolios)).headers.get('x-ratelimit-remaining')).toBe('5')
+    const notFound = await other.api.send(getFolio, { params: { id } })
+    expect(notFound.status).toBe(404)
+    expect(notFound.headers.get('x-ratelimit-remaining')).toBe('4')
     const pub = await ts.server.store.folios.get(id)
     expect(pub).toBeDefined()
     const publicReply = await ws.api.send(getPublicFolio, { params: { id } })

@@ -21,6 +21,7 @@ import { StreamSlots } from './stream-slots.js'
 import { createViewerAccess } from './viewer-access.js'
 import { toRouterPath } from './route.js'
 import { registerAgentAuthRoutes } from './routes/agent-auth.js'
+import { registerAdminRoutes } from './routes/admin.js'
 import { registerAiRoutes } from './routes/ai.js'
 import { registerSignInRoutes } from './routes/sign-in.js'
 import { registerBriefRoute } from './routes/brief.js'
@@ -42,6 +43,8 @@ export interface CreateAppOptions {
   /** Loaded by the caller (ApiKeys.load); defaults to the environment's key only. */
   keys?: ApiKeys
   tunnel?: TunnelManager
+  /** Cloud: the token of the operator's API (routes/admin.ts); without one there is none. */
+  adminToken?: string
   /** What several instances must agree on; by default the store's (records persisted in the data dir). */
   shared?: SharedState
   templates?: Templates
@@ -66,6 +69,7 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
     keys,
     tunnel: options.tunnel,
     shared,
+    adminToken: options.adminToken,
     hot: new HotCache(options.store, auth, limiter, clientOfRequest, planLimits),
     limiter,
     planLimits,
@@ -104,6 +108,7 @@ export function createApp(ctx: ServerContext): H3 {
   registerWorkspaceRoutes(app, ctx)
   registerTunnelRoutes(app, ctx)
   registerViewerRoutes(app, ctx)
+  if (ctx.config.mode === 'cloud' && ctx.adminToken) registerAdminRoutes(app, ctx, ctx.adminToken)
   app.all('/**', unmatched)
   return app
 }

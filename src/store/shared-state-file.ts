@@ -71,11 +71,11 @@ export class FileSharedState implements SharedState {
   }
 
   async hit(key: string, windowMs: number, now = this.#now()): Promise<WindowCount> {
-    return this.hitNow(key, windowMs, now)
+    return this.hitSync(key, windowMs, now)
   }
 
   /** The same, answered synchronously: windows are memory here (the hot path pays no promise). */
-  hitNow(key: string, windowMs: number, now = this.#now()): WindowCount {
+  hitSync(key: string, windowMs: number, now = this.#now()): WindowCount {
     let window = this.#windows.get(key)
     if (!window || window.resetAt <= now) {
       // Fixed windows aligned to multiples of windowMs: every instance would agree on them.
