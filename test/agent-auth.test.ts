@@ -140,6 +140,19 @@ describe('flow B: anonymous, claim, complete', () => {
     expect((await flow.complete({ code: fresh })).status).toBe(200)
   })
 
+  it('sends at most 5 codes a session, each replacing the last', async () => {
+    const started = await api().send(agentAuth, { body: { type: 'anonymous' } })
+    const registration_session_id = started.body.registration_session_id
+    const claims = await Promise.all(Array.from({ length: 7 }, () => api().send(agentClaim, { body: { email: 'often@example.com', registration_session_id } })))
+    expect(claims.map((c) => c.status).sort()).toEqual([200, 200, 200, 200, 200, 429, 429])
+    const codes: string[] = []
+    for (let i = 0; i < 5; i++) codes.push(await codeMailedTo(smtp, 'often@example.com'))
+    // Only the newest code works; which one that is, the session's last write decided.
+    const answers = []
+    for (const code of new Set(codes)) answers.push((await api().send(agentClaimComplete, { body: { email: 'often@example.com', code, registration_session_id } })).status)
+    expect(answers.filter((status) => status === 200)).toHaveLength(1)
+  })
+
   it('binds the code to the address it was sent to', async () => {
     const flow = await claimByEmail(api(), smtp, 'right@example.com')
     const other = await flow.complete({ email: 'wrong@example.com' })

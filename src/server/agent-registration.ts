@@ -89,16 +89,18 @@ export class AgentRegistration {
   /** Flow B, step 2: a 6-digit code to the address (a new claim replaces the previous code). */
   async claim(email: string, id: string): Promise<{ success: true; status: 'pending_claim'; expires_at: string }> {
     const address = email.toLowerCase()
-    const session = await this.#deps.shared.get<RegistrationSession>(sessionKey(id))
-    if (!session) throw expired()
-    if (session.value.status === 'completed') throw completed()
-    if (session.value.sends >= SENDS_PER_SESSION) throw fail(ERRORS.tooManyRequests, `A session sends at most ${SENDS_PER_SESSION} codes: start a new one.`)
     const perAddress = await this.#deps.shared.hit(`agent:codes-to:${tokenHash(address)}`, 3_600_000)
     if (perAddress.count > CODES_PER_ADDRESS_HOUR) {
       throw fail(ERRORS.tooManyRequests, 'Too many codes were sent to this address this hour: try again later.', { 'retry-after': String(Math.ceil((perAddress.resetAt - Date.now()) / 1000)) })
     }
-    const next = { ...session.value, email: address, sends: session.value.sends + 1 }
-    if ((await this.#deps.shared.set(sessionKey(id), next, session.expiresAt, session.version)) === false) return this.claim(email, id)
+    // Counting the send with compare-and-set: parallel claims cannot send more than their share.
+    let session
+    do {
+      session = await this.#deps.shared.get<RegistrationSession>(sessionKey(id))
+      if (!session) throw expired()
+      if (session.value.status === 'completed') throw completed()
+      if (session.value.sends >= SENDS_PER_SESSION) throw fail(ERRORS.tooManyRequests, `A session sends at most ${SENDS_PER_SESSION} codes: start a new one.`)
+    } while ((await this.#deps.shared.set(sessionKey(id), { ...session.value, email: address, sends: session.value.sends + 1 }, session.expiresAt, session.version)) === false)
     const code = await this.#codes.issue(`agent:${id}`, address, session.expiresAt)
     const minutes = Math.max(1, Math.round((session.expiresAt - Date.now()) / 60_000))
     try {
