@@ -41,6 +41,8 @@ async function finishSignIn(response: Response) {
 }
 
 const asCookie = (cookie: string, origin?: string) => ({ cookie, ...(origin ? { origin } : {}) })
+/** What a browser sends with a write from our own page: the cookie and our Origin. */
+const fromOurPage = (cookie: string) => asCookie(cookie, new URL(ts.url).origin)
 
 describe('signing in by e-mail code', () => {
   it('sets an HttpOnly, SameSite=Strict cookie that acts in the address’s workspace with its role', async () => {
@@ -59,8 +61,11 @@ describe('signing in by e-mail code', () => {
     const body = { title: 'Forged', initialHtml: '<p>x</p>' }
     const forged = await api().send(createFolio, { body, headers: asCookie(cookie, 'https://evil.example') })
     expect([forged.status, forged.body.error]).toEqual([401, 'Unauthorized'])
-    const own = await api().send(createFolio, { body, headers: asCookie(cookie, new URL(ts.url).origin) })
+    const own = await api().send(createFolio, { body, headers: fromOurPage(cookie) })
     expect(own.status).toBe(201)
+    // A write without any Origin did not come from a browser page of ours either.
+    const bare = await api().send(createFolio, { body, headers: asCookie(cookie) })
+    expect(bare.status).toBe(401)
   })
 
   it('gives a member a member’s session: no session list for them', async () => {
@@ -116,7 +121,7 @@ describe('sessions: listed, revoked, signed out, ended by rotation', () => {
     expect((await other.api.send(listSessions)).body.sessions).toEqual([])
     expect((await other.api.send(revokeSession, { params: { sessionId: a.body.session.id } })).status).toBe(404)
     // A member may end their own session, not someone else's.
-    expect((await api().send(revokeSession, { params: { sessionId: a.body.session.id }, headers: asCookie(b.cookie) })).status).toBe(403)
+    expect((await api().send(revokeSession, { params: { sessionId: a.body.session.id }, headers: fromOurPage(b.cookie) })).status).toBe(403)
     expect((await first.api.send(revokeSession, { params: { sessionId: b.body.session.id } })).status).toBe(200)
     expect((await api().send(listFolios, { headers: asCookie(b.cookie) })).status).toBe(401)
     expect((await first.api.send(revokeSession, { params: { sessionId: b.body.session.id } })).status).toBe(404)
@@ -124,7 +129,7 @@ describe('sessions: listed, revoked, signed out, ended by rotation', () => {
 
   it('signs out: the cookie is cleared and the session ends', async () => {
     const { cookie } = await signInByCode('owner@example.com')
-    const out = await api().request(signOut, { headers: asCookie(cookie) })
+    const out = await api().request(signOut, { headers: fromOurPage(cookie) })
     expect(out.headers.getSetCookie()[0]).toMatch(/^folio_session=; Path=\/; Max-Age=0; HttpOnly; SameSite=Strict$/)
     expect((await api().send(currentSession, { headers: asCookie(cookie) })).status).toBe(401)
   })

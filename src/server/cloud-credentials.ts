@@ -75,11 +75,15 @@ export class CloudCredentials {
 
   /**
    * The sign-in session a request carries, if live and sent by our own pages: the cookie is
-   * SameSite=Strict, and a request whose Origin is another site's is never signed in (CSRF).
+   * SameSite=Strict, a request whose Origin is another site's is never signed in, and a write
+   * must carry our own Origin (CSRF).
    */
-  sessionOf(headers: Pick<CredentialHeaders, 'cookie' | 'origin' | 'host'>): (SignInSession & { hash: string }) | undefined {
+  sessionOf(headers: Pick<CredentialHeaders, 'cookie' | 'origin' | 'host' | 'method'>): (SignInSession & { hash: string }) | undefined {
     const token = readCookie(headers.cookie ?? null, SESSION_COOKIE)
     if (!token || !sameOrigin(headers)) return undefined
+    // A write must also say where it comes from: browsers send Origin with every POST, PUT and
+    // DELETE, so a write without one did not come from our pages.
+    if (headers.method && headers.method !== 'GET' && headers.method !== 'HEAD' && !headers.origin) return undefined
     const hash = tokenHash(token)
     const session = this.sessions.find(hash)
     if (!session) return undefined

@@ -90,10 +90,10 @@ export type ViewerAccess = ReturnType<typeof createViewerAccess>
 export interface GrantContext {
   auth: Auth
   viewerAccess: ViewerAccess
-  cloud?: { credentials: { sessionOf(headers: { cookie?: string | null; origin?: string | null; host?: string | null }): { email?: string } | undefined } }
+  cloud?: { credentials: { sessionOf(headers: { cookie?: string | null; origin?: string | null; host?: string | null; method?: string }): { email?: string } | undefined } }
 }
 
-const cookieHeaders = (event: H3Event) => ({ cookie: event.req.headers.get('cookie'), origin: event.req.headers.get('origin'), host: event.req.headers.get('host') })
+const cookieHeaders = (event: H3Event) => ({ cookie: event.req.headers.get('cookie'), origin: event.req.headers.get('origin'), host: event.req.headers.get('host'), method: event.req.method })
 
 export const accessCookieName = (folioId: string) => `folio_access_${folioId}`
 
