@@ -7,7 +7,7 @@ import { testApi } from './helpers/api.js'
 import { codeMailedTo } from './helpers/agents.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
 import { startSmtpServer, type TestSmtpServer } from './helpers/smtp-server.js'
-import { closeClean } from './helpers/use-server.js'
+import { closeClean, expectCleanLog } from './helpers/use-server.js'
 import { addMember, createWorkspace, type TestWorkspace } from './helpers/workspaces.js'
 
 let smtp: TestSmtpServer
@@ -158,5 +158,20 @@ describe('invitations', () => {
     expect((await api().send(listSessions, { headers: asCookie(joined.cookie) })).status).toBe(200)
     const reused = await signInByCode('invited@example.com', { invitation: invitation.code })
     expect([reused.status, reused.body.error]).toEqual([400, 'Invalid invitation'])
+  })
+})
+
+describe('a restart', () => {
+  it('keeps sign-in sessions (and what ended stays ended)', async () => {
+    const kept = await signInByCode('owner@example.com')
+    const ended = await signInByCode('member@example.com')
+    const out = await api().request(signOut, { headers: fromOurPage(ended.cookie) })
+    expect(out.status).toBe(200)
+    const dataDir = ts.dataDir
+    await ts.stop()
+    expectCleanLog(ts)
+    ts = await startTestServer({ dataDir, mode: 'cloud', config: { smtpUrl: smtp.url, rateLimits: { auth: 10_000 } } })
+    expect((await api().send(listFolios, { headers: asCookie(kept.cookie) })).status).toBe(200)
+    expect((await api().send(listFolios, { headers: asCookie(ended.cookie) })).status).toBe(401)
   })
 })
