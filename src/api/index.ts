@@ -1,4 +1,6 @@
+import { agentAuth, agentClaim, agentClaimComplete } from './agent-auth.js'
 import { aiCreate } from './ai.js'
+import { currentSession, listSessions, requestSignInCode, revokeSession, signIn, signOut } from './sign-in.js'
 import type { Contract } from './contract.js'
 import { getOpenApi, listDesignSystems } from './design-systems.js'
 import { createComment, deleteComment, getReactions, listComments, react, recordAnalytics, resolveComment, setReactions } from './engagement.js'
@@ -52,6 +54,15 @@ export const contracts = [
   getKey,
   rotateKey,
   revokeKey,
+  agentAuth,
+  agentClaim,
+  agentClaimComplete,
+  requestSignInCode,
+  signIn,
+  currentSession,
+  signOut,
+  listSessions,
+  revokeSession,
   getWorkspace,
   listMembers,
   setMemberRole,

@@ -3,24 +3,27 @@ import { ERRORS } from '../api/errors.js'
 import { contracts } from '../api/index.js'
 import { createLogger, type Logger } from '../log/logger.js'
 import type { FolioStore, SharedState } from '../store/index.js'
-import { MemorySharedState } from '../store/shared-state-memory.js'
 import type { TunnelManager } from '../tunnel/tunnel-manager.js'
 import { ApiKeys } from './api-keys.js'
 import { createAuth } from './auth.js'
+import { createCloudAccounts } from './cloud-accounts.js'
 import type { ServerConfig } from './config.js'
 import type { ServerContext } from './context.js'
 import { createErrorHandler, fail } from './errors.js'
 import { HotCache } from './hot-cache.js'
 import { KeyGuessGuard } from './key-guesses.js'
 import { LiveUpdates } from './live.js'
+import { createMailer, type Mailer } from './mailer.js'
 import { PlanLimits } from './plan-limits.js'
 import { RateLimiter } from './rate-limit.js'
 import { clientOf } from './remote.js'
 import { StreamSlots } from './stream-slots.js'
 import { createViewerAccess } from './viewer-access.js'
 import { toRouterPath } from './route.js'
+import { registerAgentAuthRoutes } from './routes/agent-auth.js'
 import { registerAdminRoutes } from './routes/admin.js'
 import { registerAiRoutes } from './routes/ai.js'
+import { registerSignInRoutes } from './routes/sign-in.js'
 import { registerBriefRoute } from './routes/brief.js'
 import { registerCatalogueRoutes } from './routes/catalogue.js'
 import { registerEngagementRoutes } from './routes/engagement.js'
@@ -42,9 +45,11 @@ export interface CreateAppOptions {
   tunnel?: TunnelManager
   /** Cloud: the token of the operator's API (routes/admin.ts); without one there is none. */
   adminToken?: string
-  /** What several instances must agree on; one process's memory by default. */
+  /** What several instances must agree on; by default the store's (records persisted in the data dir). */
   shared?: SharedState
   templates?: Templates
+  /** Default: one made from the config, writing unsent mail through `log`. */
+  mailer?: Mailer
   log?: (message: string, error?: unknown) => void
 }
 
@@ -53,11 +58,11 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
   const auth = createAuth(options.config, keys, options.store.workspaces)
   const log = options.log ?? logProblemsTo(createLogger())
   const limiter = new RateLimiter(options.config.rateLimits)
-  const shared = options.shared ?? new MemorySharedState()
+  const shared = options.shared ?? options.store.shared
   const planLimits = options.config.mode === 'cloud' ? new PlanLimits(shared, options.store.workspaces, options.store.plans) : undefined
   const trustProxy = options.config.trustProxy
   const clientOfRequest = (req: Parameters<typeof clientOf>[0]) => clientOf(req, trustProxy)
-  return {
+  const ctx: ServerContext = {
     store: options.store,
     config: options.config,
     auth,
@@ -74,8 +79,11 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
     live: new LiveUpdates(options.store, log),
     streams: new StreamSlots({ perClient: options.config.limits.eventStreamsPerClient, total: options.config.limits.eventStreams }),
     templates: options.templates ?? createTemplates(),
+    mailer: options.mailer ?? createMailer({ smtpUrl: options.config.smtpUrl, from: options.config.mailFrom, info: (line) => log(line) }),
     log,
   }
+  if (options.config.mode === 'cloud') ctx.cloud = createCloudAccounts(ctx)
+  return ctx
 }
 
 /** ctx.log as consola lines: with an error it is one (stack included), without a warning. */
@@ -95,6 +103,8 @@ export function createApp(ctx: ServerContext): H3 {
   registerCatalogueRoutes(app, ctx)
   registerSyncRoutes(app, ctx)
   registerKeyRoutes(app, ctx)
+  registerAgentAuthRoutes(app, ctx)
+  registerSignInRoutes(app, ctx)
   registerWorkspaceRoutes(app, ctx)
   registerTunnelRoutes(app, ctx)
   registerViewerRoutes(app, ctx)

@@ -52,6 +52,12 @@ export interface ServerConfig {
    * come from this machine. Off, the header is ignored: the tunnel's viewers are one client.
    */
   trustProxy: boolean
+  /** FOLIO_SMTP_URL: where e-mail goes (codes, invitations, notifications); unset: to the log (mailer.ts). */
+  smtpUrl?: string
+  /** FOLIO_MAIL_FROM: the From address of that e-mail. */
+  mailFrom?: string
+  /** FOLIO_AGENT_ISSUERS: issuers whose signed identity assertions are believed (identity-assertions.ts). */
+  agentIssuers?: string
   /** How long a frame token (the viewer frame's path segment) lasts; the share page renews it. */
   frameTokenSeconds: number
   tunnel: {
@@ -62,8 +68,9 @@ export interface ServerConfig {
 }
 
 /** What a caller may set: any top-level field, and single fields of the nested ones. */
-export type ConfigOverrides = Partial<Omit<ServerConfig, 'limits' | 'keyGuesses'>> & {
+export type ConfigOverrides = Partial<Omit<ServerConfig, 'limits' | 'keyGuesses' | 'rateLimits'>> & {
   limits?: Partial<ServerConfig['limits']>
+  rateLimits?: Partial<RateLimits>
   keyGuesses?: Partial<KeyGuessLimits>
 }
 
@@ -76,6 +83,9 @@ export function defaultConfig(overrides: ConfigOverrides = {}): ServerConfig {
     trustProxy: flagFromEnv('FOLIO_TRUST_PROXY', process.env.FOLIO_TRUST_PROXY),
     // Minutes: the share page renews it (templates/viewer/share-frame.js).
     frameTokenSeconds: 5 * 60,
+    smtpUrl: process.env.FOLIO_SMTP_URL || undefined,
+    mailFrom: process.env.FOLIO_MAIL_FROM || undefined,
+    agentIssuers: process.env.FOLIO_AGENT_ISSUERS || undefined,
     ...overrides,
     limits: {
       jsonBodyBytes: 20 * 1024 * 1024,
@@ -122,7 +132,7 @@ function safeUserName(): string {
 
 /**
  * FOLIO_RATE_LIMITS="public=1000,analytics=5000": requests per minute and client, per bucket
- * (comments, reactions, analytics, public, events). Unknown buckets or bad numbers are refused
+ * (comments, reactions, analytics, public, events, auth). Unknown buckets or bad numbers are refused
  * loudly: a typo must not silently leave a server unprotected.
  */
 export function rateLimitsFromEnv(value: string | undefined): Partial<RateLimits> {

@@ -3,9 +3,11 @@ import type { FolioStore, SharedState } from '../store/index.js'
 import type { TunnelManager } from '../tunnel/tunnel-manager.js'
 import type { ApiKeys } from './api-keys.js'
 import type { Auth } from './auth.js'
+import type { CloudAccounts } from './cloud-accounts.js'
 import type { HotCache } from './hot-cache.js'
 import type { KeyGuessGuard } from './key-guesses.js'
 import type { LiveUpdates } from './live.js'
+import type { Mailer } from './mailer.js'
 import type { PlanLimits } from './plan-limits.js'
 import type { RateLimiter } from './rate-limit.js'
 import type { StreamSlots } from './stream-slots.js'
@@ -38,5 +40,9 @@ export interface ServerContext {
   /** Open live-update streams, per client and in all. */
   streams: StreamSlots
   templates: Templates
+  /** E-mail out: codes, invitations, comment notifications (to the log without FOLIO_SMTP_URL). */
+  mailer: Mailer
+  /** Cloud only: agents' and people's credentials (registration, pre-claim keys, sign-in sessions). */
+  cloud?: CloudAccounts
   log: (message: string, error?: unknown) => void
 }

@@ -21,7 +21,7 @@ export interface RouteInput<C extends Contract> {
 export type RouteHandler<C extends Contract> = (input: RouteInput<C>) => unknown
 
 /** Errors of the spec whose string a schema carries as its message: answered as that error. */
-const SPEC_VALIDATION_ERRORS = [ERRORS.titleRequired, ERRORS.missingCommentParameters, ERRORS.invalidReactions, ERRORS.promptRequired]
+const SPEC_VALIDATION_ERRORS = [ERRORS.titleRequired, ERRORS.missingCommentParameters, ERRORS.invalidReactions, ERRORS.promptRequired, ERRORS.missingType, ERRORS.invalidAssertionFormat]
 
 export function validationError(where: 'body' | 'query', error: z.ZodError): ApiError {
   const first = error.issues[0]

@@ -11,6 +11,7 @@ import { createApp, createServerContext, logProblemsTo } from './app.js'
 import type { ServerContext } from './context.js'
 import { type ConfigOverrides, defaultConfig, type Mode } from './config.js'
 import { listenMain, networkUrls } from './listener.js'
+import { createMailer, mailNotice } from './mailer.js'
 import { markViaTunnel } from './remote.js'
 import { onRequestEnd } from './request-end.js'
 import { type BodyTimeouts, closeIfLeftoverStalls, setBodyTimeouts } from './slow-body.js'
@@ -79,8 +80,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const keys = await new ApiKeys(config.mode === 'cloud' ? undefined : store.settings, config.apiKey).load()
 
   // The tunnel manager needs the tunnel listener's port: it joins the context once that listens.
+  const mailLog = logger.withTag('mail')
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, info: (line) => mailLog.info(line) })
+  if (config.mode === 'cloud') mailLog.info(mailNotice(mailer))
   const adminToken = config.mode === 'cloud' ? randomBytes(32).toString('hex') : undefined
-  const ctx = createServerContext({ store, config, keys, log, adminToken })
+  const ctx = createServerContext({ store, config, keys, log, mailer, adminToken })
+  await ctx.cloud?.load()
   const routed = toNodeHandler(createApp(ctx))
   const { limits } = config
   const bodyTimeouts: BodyTimeouts = { idleMs: limits.bodyIdleMs, graceMs: limits.bodyGraceMs, minBytesPerSecond: limits.bodyMinBytesPerSecond }
@@ -160,6 +165,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         await stopped
         if (adminToken) await removeAdminFile(options.dataDir, adminToken)
         await store.close()
+        mailer.close()
       })()),
   }
 }

@@ -11,6 +11,8 @@ import { FolioViews } from './folio-views.js'
 import { KeyedMutex } from './keyed-mutex.js'
 import { migrate } from './migrations.js'
 import { SETTINGS_FOLDER, SettingsRepository } from './settings-repository.js'
+import type { SharedState } from './shared-state.js'
+import { FileSharedState } from './shared-state-file.js'
 import { Plans } from './plans.js'
 import { WorkspaceRepository } from './workspace-repository.js'
 import { WorkspaceUsage } from './workspace-usage.js'
@@ -45,6 +47,8 @@ export interface FolioStore {
   engagement: EngagementRepository
   views: FolioViews
   settings: SettingsRepository
+  /** What several instances must agree on: sessions, codes, rate windows, counters. */
+  shared: SharedState
   /** Cloud: workspaces, members, accounts and the workspaces' keys (hashed). */
   workspaces: WorkspaceRepository
   /** Cloud: storage bytes per workspace, each distinct content once. */
@@ -91,6 +95,7 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
     const plans = new Plans(storage, dataDir, warn)
     const recovered = await folios.recover()
     if (recovered) log(`Finished ${recovered} deletion(s) interrupted by a previous stop.`)
+    const shared = await FileSharedState.open(storage)
     return {
       dataDir,
       storage,
@@ -99,10 +104,12 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
       engagement,
       views,
       settings,
+      shared,
       workspaces,
       usage: new WorkspaceUsage(storage, locks),
       plans,
       async close() {
+        await shared.close()
         plans.stop()
         await engagement.idle()
         await locks.idle()

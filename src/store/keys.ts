@@ -23,6 +23,8 @@
  *                                          blob stored as a delta against it. Empty files in the
  *                                          blob's shard: no folder per blob (each costs a disk block)
  *   trash:<id>.json                        a deletion in progress (finished on start-up)
+ *   shared:records:<sha256(key)>.json      a SharedState record with its TTL (shared-state-file.ts)
+ *   shared:counters:<sha256(key)>.json     a SharedState counter (monthly AI messages, …)
  *   workspaces:<ws>:workspace.json         a Cloud workspace: {id, name, plan, createdAt}
  *   workspaces:<ws>:key.json               its one key, as sha256 only: {hash, generation, rotatedAt}
  *   workspaces:<ws>:members:<sha256(email)>.json   a member: {email, role, joinedAt}

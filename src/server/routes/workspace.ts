@@ -6,20 +6,8 @@ import { managesWorkspace, type Principal, type Role } from '../../domain/princi
 import { aiMessagesThisMonth } from '../ai-quota.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../errors.js'
+import { type Invitation, INVITATION_MS, invitationKey } from '../invitations.js'
 import { mountRoute } from '../route.js'
-
-/** How long an invitation lasts before it must be made again. */
-export const INVITATION_MS = 7 * 24 * 60 * 60_000
-
-/** Where invitations are kept in the shared state (t12-agents' acceptance reads them there). */
-export const invitationKey = (code: string) => `invitation:${code}`
-
-export interface Invitation {
-  workspaceId: string
-  email: string
-  role: Role
-  invitedBy: string
-}
 
 const forbidden = (message: string) => fail(ERRORS.forbidden, message)
 
