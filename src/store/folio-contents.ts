@@ -1,5 +1,6 @@
 import type { Storage } from 'unstorage'
 import { applyDelta } from '../domain/delta.js'
+import { assetPointer, isImageMime } from '../domain/asset-pointers.js'
 import { decodeFileContent, encodeFileContent } from '../domain/file-content.js'
 import { checkFilePath } from '../domain/file-paths.js'
 import type { BlobRef, FileMap, VersionManifest } from '../domain/model.js'
@@ -54,9 +55,15 @@ export class FolioContents {
     this.#history = history
   }
 
-  async readFiles(id: string, manifest: VersionManifest): Promise<FileMap> {
+  /**
+   * A version's files as the API carries them: text as is, binary as a base64 data URL, or, with
+   * `assetPointers` (Cloud), images as `asset://<sha256>` pointers, which need no read at all.
+   */
+  async readFiles(id: string, manifest: VersionManifest, assetPointers = false): Promise<FileMap> {
     const entries = Object.entries(manifest.files)
-    const contents = await mapLimit(entries, 16, async ([, ref]) => decodeFileContent(await this.content(id, ref.h), ref.m))
+    const contents = await mapLimit(entries, 16, async ([, ref]) =>
+      assetPointers && isImageMime(ref.m) ? assetPointer(ref.h) : decodeFileContent(await this.content(id, ref.h), ref.m),
+    )
     const files: FileMap = {}
     entries.forEach(([path], i) => (files[path] = contents[i]!))
     return files
@@ -95,6 +102,17 @@ export class FolioContents {
       this.#blobs.remember(steps[i]!.hash, content)
     }
     return content
+  }
+
+  /** Whether this folio holds a content: as a blob it refers to, or packed in its history. */
+  async has(id: string, hash: string): Promise<boolean> {
+    if (await this.holdsBlob(id, hash)) return true
+    return (await this.#history.packed(id, hash)) !== undefined
+  }
+
+  /** Whether this folio refers to a content as a blob (its index entry: a stat, no read). */
+  async holdsBlob(id: string, hash: string): Promise<boolean> {
+    return this.#storage.hasItem(keys.folioBlob(id, hash))
   }
 
   /**

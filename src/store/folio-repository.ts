@@ -5,6 +5,7 @@ import { checkFilePath } from '../domain/file-paths.js'
 import { newFolioId, versionId, versionNumber } from '../domain/ids.js'
 import type { BlobRef, FileMap, FolioMeta, MetaPatch, VersionManifest, VersionSummary } from '../domain/model.js'
 import { type BlobStore, hashBytes } from './blob-store.js'
+import { AssetResolver } from './asset-resolver.js'
 import { FolioContents, type IncomingFile } from './folio-contents.js'
 import { HistoryPacker } from './history-packer.js'
 import { HistorySegments } from './history-segments.js'
@@ -78,8 +79,10 @@ export class FolioRepository {
   readonly #commits: VersionCommits
   readonly #listeners = new Set<(id: string, change: FolioChange) => void>()
   readonly #versionListeners = new Set<(id: string) => void>()
+  /** Cloud: images are shown as, and accepted as, asset:// pointers (asset-resolver.ts). */
+  readonly #assets: AssetResolver | undefined
 
-  constructor(storage: Storage, blobs: BlobStore, locks: KeyedMutex, options: { warn?: (message: string) => void } = {}) {
+  constructor(storage: Storage, blobs: BlobStore, locks: KeyedMutex, options: { warn?: (message: string) => void; assetPointers?: boolean } = {}) {
     this.#storage = storage
     this.#locks = locks
     this.#warn = options.warn ?? ((m) => console.warn(m))
@@ -88,6 +91,16 @@ export class FolioRepository {
     this.#contents = new FolioContents(storage, blobs, this.#history)
     this.#packer = new HistoryPacker({ storage, blobs, history: this.#history, locks, meta: (id) => this.get(id), warn: this.#warn })
     this.#trash = new Trash(storage, blobs)
+    this.#assets = options.assetPointers
+      ? new AssetResolver({
+          contents: this.#contents,
+          folioIds: (workspaceId) => this.listIds(workspaceId),
+          headFiles: async (id) => {
+            const meta = await this.get(id)
+            return meta && (await this.manifest(id, meta.head))?.files
+          },
+        })
+      : undefined
     this.#commits = new VersionCommits({
       storage,
       locks,
@@ -155,8 +168,9 @@ export class FolioRepository {
     return this.#log.all(meta)
   }
 
+  /** A version's files as the API shows them (Cloud: images as asset:// pointers). */
   async readFiles(id: string, manifest: VersionManifest): Promise<FileMap> {
-    return this.#contents.readFiles(id, manifest)
+    return this.#contents.readFiles(id, manifest, this.#assets !== undefined)
   }
 
   /** A file content of this folio's history, rebuilt when the history packed it. */
@@ -189,9 +203,10 @@ export class FolioRepository {
   async create(input: CreateFolioInput): Promise<FolioWithHead> {
     let id = newFolioId()
     while (await this.#storage.hasItem(keys.meta(id))) id = newFolioId()
+    const files = await this.#encode(input.meta.workspaceId, undefined, input.files)
     return this.#locks.run(folioLock(id), async () => {
       const now = new Date().toISOString()
-      const stored = await this.#contents.storeFiles(id, input.files, {})
+      const stored = await this.#contents.storeBlobs(id, files, {})
       const head: VersionManifest = { versionId: versionId(1), commitMessage: input.commitMessage, createdAt: now, author: input.author, files: stored.refs }
       await this.#history.append(id, 1, head)
       await this.#storage.setItemRaw(keys.workspaceFolio(input.meta.workspaceId, id), Buffer.alloc(0))
@@ -259,7 +274,10 @@ export class FolioRepository {
       return this.#commits.submit(id, { kind: 'restore', patch, versionId: input.restoreVersionId, message: input.commitMessage, author: input.author })
     }
     if (input.files) {
-      const files = Object.entries(input.files).map(([path, content]) => incoming(path, encodeFileContent(content)))
+      const meta = this.#assets && (await this.get(id))
+      if (this.#assets && !meta) return undefined
+      const encoded = await this.#encode(meta ? meta.workspaceId : '', id, input.files)
+      const files = encoded.map(({ path, ...content }) => incoming(path, content))
       return this.#commits.submit(id, { kind: 'files', patch, files, message: input.commitMessage ?? 'Update', author: input.author })
     }
     return this.#commits.submit(id, { kind: 'meta', patch })
@@ -308,6 +326,12 @@ export class FolioRepository {
       this.#emit(id, 'versions')
       return { meta: next, head }
     })
+  }
+
+  /** The API's file values as contents to store: as they are, or through Cloud's asset pointers. */
+  async #encode(workspaceId: string, folioId: string | undefined, files: FileMap): Promise<Array<{ path: string; bytes: Buffer; mime?: string }>> {
+    if (this.#assets) return this.#assets.encode(workspaceId, folioId, files)
+    return Object.entries(files).map(([path, content]) => ({ path, ...encodeFileContent(content) }))
   }
 
   /** Resolves once the housekeeping of every version so far is done (shutdown waits for it). */

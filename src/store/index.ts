@@ -22,6 +22,7 @@ export {
   CommentNotFoundError,
   InvalidFilePathError,
   InvalidReplyError,
+  UnknownAssetError,
   VersionConflictError,
   VersionNotFoundError,
 } from './store-errors.js'
@@ -50,6 +51,11 @@ export interface OpenStoreOptions {
   warn?: (message: string) => void
   /** How many pins one re-anchoring run looks at, at most (the folio's comment ceiling). */
   maxReanchored?: number
+  /**
+   * Cloud mode (spec, Version): versions show images as `asset://<sha256>` pointers into the
+   * content-addressed store, and accept them back. The data on disk is the same either way.
+   */
+  assetPointers?: boolean
 }
 
 /** Opens (creating, migrating and recovering as needed) the flat-file store in `dataDir`. */
@@ -64,7 +70,7 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
     const storage = createStorage({ driver: durableFsDriver({ base: dataDir }) })
     const locks = new KeyedMutex()
     const blobs = new BlobStore(storage)
-    const folios = new FolioRepository(storage, blobs, locks, { warn })
+    const folios = new FolioRepository(storage, blobs, locks, { warn, assetPointers: options.assetPointers })
     const engagement = new EngagementRepository(storage, locks, folios, { warn, maxReanchored: options.maxReanchored })
     const views = new FolioViews(folios, engagement)
     const settings = new SettingsRepository(storage)
