@@ -1,36 +1,66 @@
 import { bareBase64Image, pointedHash } from '../domain/asset-pointers.js'
 import { encodeFileContent, type EncodedContent } from '../domain/file-content.js'
-import type { BlobRef, FileMap } from '../domain/model.js'
+import type { FileMap, VersionManifest } from '../domain/model.js'
 import { sniffImage } from '../domain/image-sniff.js'
 import type { FolioContents } from './folio-contents.js'
 import { mapLimit } from './map-limit.js'
 import { UnknownAssetError } from './store-errors.js'
 
-export interface AssetResolverDeps {
-  contents: FolioContents
-  /** The folios of a workspace (the places an asset of that workspace may be held). */
-  folioIds: (workspaceId: string) => Promise<string[]>
-  /** The latest version's references of a folio, where an asset's MIME type is recorded. */
-  headFiles: (folioId: string) => Promise<Record<string, BlobRef> | undefined>
+export type EncodedFile = { path: string } & EncodedContent
+
+/** How the API's file values become contents to store, and whether reads show asset pointers. */
+export interface FileEncoding {
+  readonly pointers: boolean
+  /** For a new folio of this workspace. */
+  encodeNew(workspaceId: string, files: FileMap): Promise<EncodedFile[]>
+  /** For a new version of this folio; undefined when the folio does not exist. */
+  encodeFor(folioId: string, files: FileMap): Promise<EncodedFile[] | undefined>
+}
+
+const plain = (files: FileMap): EncodedFile[] => Object.entries(files).map(([path, content]) => ({ path, ...encodeFileContent(content) }))
+
+/** OSS: file values are stored as they are sent (text, or base64 data URLs kept as bytes). */
+export const PLAIN_FILES: FileEncoding = {
+  pointers: false,
+  encodeNew: async (_workspaceId, files) => plain(files),
+  encodeFor: async (_folioId, files) => plain(files),
+}
+
+/** What the resolver reads of folios (the repository). */
+export interface FolioLookup {
+  get(id: string): Promise<{ workspaceId: string; head: number } | undefined>
+  manifest(id: string, n: number): Promise<VersionManifest | undefined>
+  listIds(workspaceId: string): Promise<string[]>
 }
 
 /**
- * Cloud mode's incoming file values (spec, Version: images become `asset://` pointers). A
- * client that read a version sends its pointers back when it writes the next one: each is
- * resolved to the content it names, but only when a folio of the same workspace holds that
- * content (a hash is no credential: another workspace's images stay out of reach). An image
- * sent as bare base64 under an image's name is kept as the image it is. Everything else is
- * encoded as in OSS (file-content.ts), so writes cost what they cost there unless they carry
- * pointers.
+ * Cloud mode's file values (spec, Version: images become `asset://` pointers). A client that
+ * read a version sends its pointers back when it writes the next one: each is resolved to the
+ * content it names, but only when a folio of the same workspace holds that content (a hash is
+ * no credential: another workspace's images stay out of reach). An image sent as bare base64
+ * under an image's name is kept as the image it is. Everything else is encoded as in OSS, so a
+ * write costs what it costs there unless it carries pointers.
  */
-export class AssetResolver {
-  readonly #deps: AssetResolverDeps
+export class AssetResolver implements FileEncoding {
+  readonly pointers = true
+  readonly #contents: FolioContents
+  readonly #folios: FolioLookup
 
-  constructor(deps: AssetResolverDeps) {
-    this.#deps = deps
+  constructor(contents: FolioContents, folios: FolioLookup) {
+    this.#contents = contents
+    this.#folios = folios
   }
 
-  async encode(workspaceId: string, folioId: string | undefined, files: FileMap): Promise<Array<{ path: string } & EncodedContent>> {
+  encodeNew(workspaceId: string, files: FileMap): Promise<EncodedFile[]> {
+    return this.#encode(workspaceId, undefined, files)
+  }
+
+  async encodeFor(folioId: string, files: FileMap): Promise<EncodedFile[] | undefined> {
+    const meta = await this.#folios.get(folioId)
+    return meta && this.#encode(meta.workspaceId, folioId, files)
+  }
+
+  async #encode(workspaceId: string, folioId: string | undefined, files: FileMap): Promise<EncodedFile[]> {
     return mapLimit(Object.entries(files), 8, async ([path, content]) => {
       const hash = pointedHash(content)
       if (hash) return { path, ...(await this.#resolve(workspaceId, folioId, path, hash)) }
@@ -41,17 +71,18 @@ export class AssetResolver {
   async #resolve(workspaceId: string, folioId: string | undefined, path: string, hash: string): Promise<EncodedContent> {
     const holder = await this.#holder(workspaceId, folioId, hash)
     if (holder === undefined) throw new UnknownAssetError(path, hash)
-    const bytes = await this.#deps.contents.content(holder, hash)
-    const head = await this.#deps.headFiles(holder)
-    const recorded = Object.values(head ?? {}).find((ref) => ref.h === hash && ref.m)?.m
+    const bytes = await this.#contents.content(holder, hash)
+    const meta = await this.#folios.get(holder)
+    const head = meta && (await this.#folios.manifest(holder, meta.head))
+    const recorded = Object.values(head?.files ?? {}).find((ref) => ref.h === hash && ref.m)?.m
     return { bytes, mime: recorded ?? sniffImage(bytes) ?? 'application/octet-stream' }
   }
 
   /** The folio this write is for first (its whole history), then the workspace's others (their blobs). */
   async #holder(workspaceId: string, folioId: string | undefined, hash: string): Promise<string | undefined> {
-    if (folioId !== undefined && (await this.#deps.contents.has(folioId, hash))) return folioId
-    for (const id of await this.#deps.folioIds(workspaceId)) {
-      if (id !== folioId && (await this.#deps.contents.holdsBlob(id, hash))) return id
+    if (folioId !== undefined && (await this.#contents.has(folioId, hash))) return folioId
+    for (const id of await this.#folios.listIds(workspaceId)) {
+      if (id !== folioId && (await this.#contents.holdsBlob(id, hash))) return id
     }
     return undefined
   }

@@ -1,11 +1,10 @@
 import { LRUCache } from 'lru-cache'
 import type { Storage } from 'unstorage'
-import { encodeFileContent } from '../domain/file-content.js'
 import { checkFilePath } from '../domain/file-paths.js'
 import { newFolioId, versionId, versionNumber } from '../domain/ids.js'
 import type { BlobRef, FileMap, FolioMeta, MetaPatch, VersionManifest, VersionSummary } from '../domain/model.js'
 import { type BlobStore, hashBytes } from './blob-store.js'
-import { AssetResolver } from './asset-resolver.js'
+import { AssetResolver, type FileEncoding, PLAIN_FILES } from './asset-resolver.js'
 import { FolioContents, type IncomingFile } from './folio-contents.js'
 import { HistoryPacker } from './history-packer.js'
 import { HistorySegments } from './history-segments.js'
@@ -80,7 +79,7 @@ export class FolioRepository {
   readonly #listeners = new Set<(id: string, change: FolioChange) => void>()
   readonly #versionListeners = new Set<(id: string) => void>()
   /** Cloud: images are shown as, and accepted as, asset:// pointers (asset-resolver.ts). */
-  readonly #assets: AssetResolver | undefined
+  readonly #files: FileEncoding
 
   constructor(storage: Storage, blobs: BlobStore, locks: KeyedMutex, options: { warn?: (message: string) => void; assetPointers?: boolean } = {}) {
     this.#storage = storage
@@ -91,16 +90,7 @@ export class FolioRepository {
     this.#contents = new FolioContents(storage, blobs, this.#history)
     this.#packer = new HistoryPacker({ storage, blobs, history: this.#history, locks, meta: (id) => this.get(id), warn: this.#warn })
     this.#trash = new Trash(storage, blobs)
-    this.#assets = options.assetPointers
-      ? new AssetResolver({
-          contents: this.#contents,
-          folioIds: (workspaceId) => this.listIds(workspaceId),
-          headFiles: async (id) => {
-            const meta = await this.get(id)
-            return meta && (await this.manifest(id, meta.head))?.files
-          },
-        })
-      : undefined
+    this.#files = options.assetPointers ? new AssetResolver(this.#contents, this) : PLAIN_FILES
     this.#commits = new VersionCommits({
       storage,
       locks,
@@ -170,7 +160,7 @@ export class FolioRepository {
 
   /** A version's files as the API shows them (Cloud: images as asset:// pointers). */
   async readFiles(id: string, manifest: VersionManifest): Promise<FileMap> {
-    return this.#contents.readFiles(id, manifest, this.#assets !== undefined)
+    return this.#contents.readFiles(id, manifest, this.#files.pointers)
   }
 
   /** A file content of this folio's history, rebuilt when the history packed it. */
@@ -203,7 +193,7 @@ export class FolioRepository {
   async create(input: CreateFolioInput): Promise<FolioWithHead> {
     let id = newFolioId()
     while (await this.#storage.hasItem(keys.meta(id))) id = newFolioId()
-    const files = await this.#encode(input.meta.workspaceId, undefined, input.files)
+    const files = await this.#files.encodeNew(input.meta.workspaceId, input.files)
     return this.#locks.run(folioLock(id), async () => {
       const now = new Date().toISOString()
       const stored = await this.#contents.storeBlobs(id, files, {})
@@ -274,9 +264,8 @@ export class FolioRepository {
       return this.#commits.submit(id, { kind: 'restore', patch, versionId: input.restoreVersionId, message: input.commitMessage, author: input.author })
     }
     if (input.files) {
-      const meta = this.#assets && (await this.get(id))
-      if (this.#assets && !meta) return undefined
-      const encoded = await this.#encode(meta ? meta.workspaceId : '', id, input.files)
+      const encoded = await this.#files.encodeFor(id, input.files)
+      if (!encoded) return undefined
       const files = encoded.map(({ path, ...content }) => incoming(path, content))
       return this.#commits.submit(id, { kind: 'files', patch, files, message: input.commitMessage ?? 'Update', author: input.author })
     }
@@ -326,12 +315,6 @@ export class FolioRepository {
       this.#emit(id, 'versions')
       return { meta: next, head }
     })
-  }
-
-  /** The API's file values as contents to store: as they are, or through Cloud's asset pointers. */
-  async #encode(workspaceId: string, folioId: string | undefined, files: FileMap): Promise<Array<{ path: string; bytes: Buffer; mime?: string }>> {
-    if (this.#assets) return this.#assets.encode(workspaceId, folioId, files)
-    return Object.entries(files).map(([path, content]) => ({ path, ...encodeFileContent(content) }))
   }
 
   /** Resolves once the housekeeping of every version so far is done (shutdown waits for it). */
