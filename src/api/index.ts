@@ -3,6 +3,7 @@ import type { Contract } from './contract.js'
 import { getOpenApi, listDesignSystems } from './design-systems.js'
 import { createComment, deleteComment, getReactions, listComments, react, recordAnalytics, resolveComment, setReactions } from './engagement.js'
 import { createFolio, deleteFolio, getBrief, getFolio, listFolios, updateFolio } from './files.js'
+import { getIntegrations, setIntegrations } from './integrations.js'
 import { getKey, revokeKey, rotateKey } from './keys.js'
 import { folioEvents, getPublicFolio, verifyAccessKey } from './sharing.js'
 import { getSyncManifest, syncFiles } from './sync.js'
@@ -19,6 +20,7 @@ export * as sharing from './sharing.js'
 export * as uploads from './uploads.js'
 export * as sync from './sync.js'
 export * as keys from './keys.js'
+export * as integrations from './integrations.js'
 export * as tunnel from './tunnel.js'
 export * from './schemas.js'
 
@@ -50,6 +52,8 @@ export const contracts = [
   getKey,
   rotateKey,
   revokeKey,
+  getIntegrations,
+  setIntegrations,
   getTunnel,
   controlTunnel,
   listDesignSystems,

@@ -4,7 +4,9 @@ import { contracts } from '../api/index.js'
 import { createLogger, type Logger } from '../log/logger.js'
 import type { FolioStore } from '../store/index.js'
 import type { TunnelManager } from '../tunnel/tunnel-manager.js'
+import { sharePage } from '../api/viewer.js'
 import { ApiKeys } from './api-keys.js'
+import { CommentNotifier } from './comment-notifier.js'
 import { createAuth } from './auth.js'
 import type { ServerConfig } from './config.js'
 import type { ServerContext } from './context.js'
@@ -22,6 +24,7 @@ import { registerBriefRoute } from './routes/brief.js'
 import { registerCatalogueRoutes } from './routes/catalogue.js'
 import { registerEngagementRoutes } from './routes/engagement.js'
 import { registerFileRoutes } from './routes/files.js'
+import { registerIntegrationRoutes } from './routes/integrations.js'
 import { registerKeyRoutes } from './routes/keys.js'
 import { registerSyncRoutes } from './routes/sync.js'
 import { registerTunnelRoutes } from './routes/tunnel.js'
@@ -61,8 +64,19 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
     live: new LiveUpdates(options.store, log),
     streams: new StreamSlots({ perClient: options.config.limits.eventStreamsPerClient, total: options.config.limits.eventStreams }),
     templates: options.templates ?? createTemplates(),
+    notifier: options.config.mode === 'cloud' ? commentNotifier(options.store, options.config, log) : undefined,
     log,
   }
+}
+
+function commentNotifier(store: FolioStore, config: ServerConfig, log: ServerContext['log']): CommentNotifier {
+  return new CommentNotifier({
+    integrations: store.integrations,
+    settings: config.webhooks,
+    // Read at each notification: folio serve sets the address once it listens.
+    shareLink: (id) => `${config.publicUrl ?? ''}${sharePage.path.replace('{id}', encodeURIComponent(id))}`,
+    log: (message) => log(message),
+  })
 }
 
 /** ctx.log as consola lines: with an error it is one (stack included), without a warning. */
@@ -82,6 +96,7 @@ export function createApp(ctx: ServerContext): H3 {
   registerCatalogueRoutes(app, ctx)
   registerSyncRoutes(app, ctx)
   registerKeyRoutes(app, ctx)
+  registerIntegrationRoutes(app, ctx)
   registerTunnelRoutes(app, ctx)
   registerViewerRoutes(app, ctx)
   app.all('/**', unmatched)

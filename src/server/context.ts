@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import type { FolioStore } from '../store/index.js'
 import type { TunnelManager } from '../tunnel/tunnel-manager.js'
 import type { ApiKeys } from './api-keys.js'
+import type { CommentNotifier } from './comment-notifier.js'
 import type { Auth } from './auth.js'
 import type { HotCache } from './hot-cache.js'
 import type { KeyGuessGuard } from './key-guesses.js'
@@ -31,5 +32,7 @@ export interface ServerContext {
   /** Open live-update streams, per client and in all. */
   streams: StreamSlots
   templates: Templates
+  /** Cloud: posts new comments to the workspace's chat integrations, in the background. */
+  notifier?: CommentNotifier
   log: (message: string, error?: unknown) => void
 }

@@ -114,6 +114,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const { port } = main.address
   const shownHost = options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`
+  // Links sent elsewhere (chat notifications) name the server as people reach it.
+  config.publicUrl ??= url
 
   let closing: Promise<void> | undefined
   return {
@@ -130,6 +132,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         const stopped = Promise.all([main.close(), new Promise<void>((resolve) => tunnelListener.close(() => resolve()))])
         tunnelListener.closeIdleConnections()
         ctx.live.closeAll()
+        ctx.notifier?.close()
         await Promise.race([inFlight.drained(), sleep(15_000)])
         server.closeAllConnections()
         tunnelListener.closeAllConnections()

@@ -8,6 +8,7 @@ import { closeFiles, openToOthers } from './file-modes.js'
 import { EngagementRepository } from './engagement-repository.js'
 import { FolioRepository } from './folio-repository.js'
 import { FolioViews } from './folio-views.js'
+import { IntegrationsRepository } from './integrations-repository.js'
 import { KeyedMutex } from './keyed-mutex.js'
 import { migrate } from './migrations.js'
 import { SETTINGS_FOLDER, SettingsRepository } from './settings-repository.js'
@@ -29,6 +30,7 @@ export {
 export { type EngagementKind, type NewComment } from './engagement-repository.js'
 export type { CommentLimits } from './comment-segments.js'
 export type { FilesMode } from './folio-views.js'
+export type { StoredIntegration } from './integrations-repository.js'
 export { type FinishedList, LIST_CACHE_ENTRY_BYTES } from './workspace-lists.js'
 
 export interface FolioStore {
@@ -39,6 +41,8 @@ export interface FolioStore {
   engagement: EngagementRepository
   views: FolioViews
   settings: SettingsRepository
+  /** Each workspace's chat webhooks (Cloud). */
+  integrations: IntegrationsRepository
   /** Waits for every write in progress, then releases the data dir. */
   close(): Promise<void>
 }
@@ -90,6 +94,7 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
       engagement,
       views,
       settings,
+      integrations: new IntegrationsRepository(storage),
       async close() {
         await engagement.idle()
         await locks.idle()
