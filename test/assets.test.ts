@@ -9,9 +9,8 @@ import { tinyPng } from './helpers/images.js'
 import { makeDataDir } from './helpers/server.js'
 import { createFolio as storeCreate } from './helpers/store.js'
 import { useServer } from './helpers/use-server.js'
+import { createWorkspace, useCloudServer } from './helpers/workspaces.js'
 
-const KEY = `folio_live_${'ab'.repeat(24)}`
-const auth = { authorization: `Bearer ${KEY}` }
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
 const dataUrl = (bytes: Buffer) => `data:image/png;base64,${bytes.toString('base64')}`
 const red = tinyPng([220, 30, 30])
@@ -25,7 +24,9 @@ async function blobFiles(dataDir: string): Promise<string[]> {
 }
 
 describe('Cloud mode: images in files are asset:// pointers (spec, Version)', () => {
-  const s = useServer({ mode: 'cloud', config: { apiKey: KEY } })
+  const cloud = useCloudServer()
+  const s = { get ts() { return cloud.ts }, get api() { return cloud.anonymous } }
+  const auth = { get authorization() { return cloud.workspace.auth.authorization } }
   const create = async (files: Record<string, string>) => {
     const reply = await s.api.send(createFolio, { body: { title: 'Assets', status: 'published', defaultFiles: files }, headers: auth })
     expect(reply.status).toBe(201)
@@ -100,6 +101,19 @@ describe('Cloud mode: images in files are asset:// pointers (spec, Version)', ()
     expect(await latestFiles(project.id)).toEqual({ 'index.html': 'keep' })
     const created = await s.api.send(createFolio, { body: { title: 'Ghost', defaultFiles: { 'a.png': unknown } }, headers: auth })
     expect(created.status).toBe(400)
+  })
+
+  it("refuses another workspace's asset by its pointer, and reads none of it", async () => {
+    const image = tinyPng([40, 50, 60])
+    await create({ 'index.html': 'a', 'mine.png': dataUrl(image) })
+    const other = await createWorkspace(cloud.ts, { name: 'Other' })
+    const taken = await other.api.send(createFolio, { body: { title: 'Taken', defaultFiles: { 'x.png': `asset://${sha(image)}` } } })
+    expect(taken.status).toBe(400)
+    expect(taken.body.error).toBe('INVALID_BODY')
+    // The same image sent as itself is fine: it is the other workspace's own copy from then on.
+    const own = await other.api.send(createFolio, { body: { title: 'Own', defaultFiles: { 'x.png': dataUrl(image) } } })
+    expect(own.status).toBe(201)
+    expect(own.body.project.versions[0].files['x.png']).toBe(`asset://${sha(image)}`)
   })
 
   it('keeps bare base64 of an image, under an image name, as that image; other text stays text', async () => {

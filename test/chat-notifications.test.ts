@@ -6,9 +6,16 @@ import { createFolio, updateFolio } from '../src/api/files.js'
 import { getIntegrations, setIntegrations } from '../src/api/integrations.js'
 import { guardedLookup, isPrivateAddress } from '../src/server/webhook-delivery.js'
 import { expectLogged, useServer } from './helpers/use-server.js'
+import { useCloudServer } from './helpers/workspaces.js'
 
-const KEY = `folio_live_${'cd'.repeat(24)}`
-const auth = { authorization: `Bearer ${KEY}` }
+/** The Cloud server of a describe, its first workspace's key as `auth` (read once it exists). */
+function cloudServer(options: Parameters<typeof useCloudServer>[0] = {}) {
+  const cloud = useCloudServer(options)
+  return {
+    s: { get ts() { return cloud.ts }, get api() { return cloud.anonymous } },
+    auth: { get authorization() { return cloud.workspace.auth.authorization } },
+  }
+}
 
 interface Received {
   at: number
@@ -59,7 +66,7 @@ type Receiver = Awaited<ReturnType<typeof receiver>>
 
 describe('Cloud: new comments are posted to the workspace’s chat webhooks', () => {
   // Loopback receivers need the operator's permission; retries are quick so the test is.
-  const s = useServer({ mode: 'cloud', config: { apiKey: KEY, webhooks: { allowPrivate: true, firstRetryMs: 40, attempts: 4, timeoutMs: 400 } } })
+  const { s, auth } = cloudServer({ config: { webhooks: { allowPrivate: true, firstRetryMs: 40, attempts: 4, timeoutMs: 400 } } })
   const receivers: Receiver[] = []
   afterAll(() => Promise.all(receivers.map((r) => r.close())))
   const open = async (answer?: (n: number) => number | 'hang') => {
@@ -209,7 +216,7 @@ describe('Cloud: new comments are posted to the workspace’s chat webhooks', ()
 })
 
 describe('webhooks into private networks, unless the operator allows them', () => {
-  const s = useServer({ mode: 'cloud', config: { apiKey: KEY } })
+  const { s, auth } = cloudServer()
 
   it.each(['http://127.0.0.1:9/hook', 'http://localhost/hook', 'http://LOCALHOST./hook', 'http://[::1]/hook', 'http://10.1.2.3/x', 'http://169.254.169.254/latest', 'http://[::ffff:127.0.0.1]/x'])(
     'refuses %s',

@@ -1,11 +1,8 @@
-import { randomBytes } from 'node:crypto'
 import type { SettingsRepository } from '../store/settings-repository.js'
+import { newApiKey } from '../store/workspace-keys.js'
 import { secretsEqual } from './auth-secrets.js'
 
-/** folio_live_ + 48 hex characters (spec: Authentication 3; the brand stands for svc_live_). */
-export function newApiKey(): string {
-  return `folio_live_${randomBytes(24).toString('hex')}`
-}
+export { newApiKey }
 
 interface StoredKey {
   key: string | null

@@ -2,7 +2,8 @@ import { H3 } from 'h3'
 import { ERRORS } from '../api/errors.js'
 import { contracts } from '../api/index.js'
 import { createLogger, type Logger } from '../log/logger.js'
-import type { FolioStore } from '../store/index.js'
+import type { FolioStore, SharedState } from '../store/index.js'
+import { MemorySharedState } from '../store/shared-state-memory.js'
 import type { TunnelManager } from '../tunnel/tunnel-manager.js'
 import { sharePage } from '../api/viewer.js'
 import { ApiKeys } from './api-keys.js'
@@ -39,13 +40,15 @@ export interface CreateAppOptions {
   /** Loaded by the caller (ApiKeys.load); defaults to the environment's key only. */
   keys?: ApiKeys
   tunnel?: TunnelManager
+  /** What several instances must agree on; one process's memory by default. */
+  shared?: SharedState
   templates?: Templates
   log?: (message: string, error?: unknown) => void
 }
 
 export function createServerContext(options: CreateAppOptions): ServerContext {
   const keys = options.keys ?? new ApiKeys(undefined, options.config.apiKey)
-  const auth = createAuth(options.config, keys)
+  const auth = createAuth(options.config, keys, options.store.workspaces)
   const log = options.log ?? logProblemsTo(createLogger())
   const limiter = new RateLimiter(options.config.rateLimits)
   const trustProxy = options.config.trustProxy
@@ -56,6 +59,7 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
     auth,
     keys,
     tunnel: options.tunnel,
+    shared: options.shared ?? new MemorySharedState(),
     hot: new HotCache(options.store, auth, limiter, clientOfRequest),
     limiter,
     keyGuesses: new KeyGuessGuard(options.config.keyGuesses),

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http'
-import type { FolioStore } from '../store/index.js'
+import type { FolioStore, SharedState } from '../store/index.js'
 import type { TunnelManager } from '../tunnel/tunnel-manager.js'
 import type { ApiKeys } from './api-keys.js'
 import type { CommentNotifier } from './comment-notifier.js'
@@ -21,6 +21,8 @@ export interface ServerContext {
   keys: ApiKeys
   /** The public tunnel; only `folio serve` has one. */
   tunnel?: TunnelManager
+  /** What several server instances must agree on: rate windows, counters, short-lived records. */
+  shared: SharedState
   hot: HotCache
   limiter: RateLimiter
   /** Wrong access keys per folio and client (key-guesses.ts). */

@@ -6,6 +6,7 @@ import { openStore, type FolioStore } from '../store/index.js'
 import { createTunnelManager, type TunnelManager } from '../tunnel/tunnel-manager.js'
 import { ApiKeys } from './api-keys.js'
 import { createApp, createServerContext, logProblemsTo } from './app.js'
+import type { ServerContext } from './context.js'
 import { type ConfigOverrides, defaultConfig, type Mode } from './config.js'
 import { listenMain, networkUrls } from './listener.js'
 import { markViaTunnel } from './remote.js'
@@ -34,6 +35,8 @@ export interface RunningServer {
   networkUrls: string[]
   store: FolioStore
   tunnel: TunnelManager
+  /** What the routes share (auth, shared state): for what plugs into a running server, and tests. */
+  context: ServerContext
   /** The loopback address the tunnel forwards to: everything arriving there counts as remote. */
   tunnelTarget: string
   /** Stops accepting, lets in-flight requests (and their writes) finish, then closes the store. */
@@ -58,7 +61,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const store = await openStore({ dataDir: options.dataDir, log: (m) => storeLog.info(m), warn: (m) => storeLog.warn(m), maxReanchored: config.limits.commentsPerFolio, assetPointers: config.mode === 'cloud' })
   // Listening on a name (serve --host folio.lan) makes that name one of the server's own.
   if (options.host && isIP(options.host) === 0) config.allowedHosts.push(options.host.toLowerCase())
-  const keys = await new ApiKeys(store.settings, config.apiKey).load()
+  if (config.mode === 'cloud' && config.apiKey) {
+    // One key for the whole server would be every workspace's: Cloud has a key per workspace.
+    logger.warn('FOLIO_API_KEY is not used in Cloud mode: each workspace has its own key (folio admin workspace create makes one).')
+    config.apiKey = undefined
+  }
+  const keys = await new ApiKeys(config.mode === 'cloud' ? undefined : store.settings, config.apiKey).load()
 
   // The tunnel manager needs the tunnel listener's port: it joins the context once that listens.
   const ctx = createServerContext({ store, config, keys, log })
@@ -124,6 +132,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     networkUrls: await networkUrls(main),
     store,
     tunnel,
+    context: ctx,
     tunnelTarget: `http://127.0.0.1:${(tunnelListener.address() as AddressInfo).port}`,
     close: () =>
       (closing ??= (async () => {

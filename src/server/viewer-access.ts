@@ -87,11 +87,12 @@ export type ViewerAccess = ReturnType<typeof createViewerAccess>
 
 export const accessCookieName = (folioId: string) => `folio_access_${folioId}`
 
-/** The viewer's grant for this folio: an API key counts as the owner, else the access cookie (cookie scope only). */
-export async function grantOf(ctx: { auth: Auth; viewerAccess: ViewerAccess }, event: H3Event, folioId: string): Promise<Grant | undefined> {
+/** The viewer's grant for this folio: its workspace's credential counts as the owner, else the access cookie (cookie scope only). */
+export async function grantOf(ctx: { auth: Auth; viewerAccess: ViewerAccess }, event: H3Event, folio: { id: string; workspaceId: string }): Promise<Grant | undefined> {
   const principal = ctx.auth.resolveEvent(event, 'public')
-  if (principal && principal !== DENIED) return { kind: 'owner' }
-  return ctx.viewerAccess.verify(readCookie(event.req.headers.get('cookie'), accessCookieName(folioId)), folioId, 'cookie')
+  // Only a credential of the folio's own workspace: another workspace's key is a stranger here.
+  if (principal && principal !== DENIED && principal.workspaceId === folio.workspaceId) return { kind: 'owner' }
+  return ctx.viewerAccess.verify(readCookie(event.req.headers.get('cookie'), accessCookieName(folio.id)), folio.id, 'cookie')
 }
 
 export function readCookie(header: string | null, name: string): string | undefined {

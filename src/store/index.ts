@@ -12,6 +12,7 @@ import { IntegrationsRepository } from './integrations-repository.js'
 import { KeyedMutex } from './keyed-mutex.js'
 import { migrate } from './migrations.js'
 import { SETTINGS_FOLDER, SettingsRepository } from './settings-repository.js'
+import { WorkspaceRepository } from './workspace-repository.js'
 
 export { BlobMissingError } from './blob-store.js'
 export { CorruptDocumentError } from './json-io.js'
@@ -31,6 +32,8 @@ export { type EngagementKind, type NewComment } from './engagement-repository.js
 export type { CommentLimits } from './comment-segments.js'
 export type { FilesMode } from './folio-views.js'
 export type { StoredIntegration } from './integrations-repository.js'
+export { type Account, type Member, type Workspace, DEFAULT_PLAN, UnknownWorkspaceError, WorkspaceRepository } from './workspace-repository.js'
+export type { SharedState, Versioned, WindowCount } from './shared-state.js'
 export { type FinishedList, LIST_CACHE_ENTRY_BYTES } from './workspace-lists.js'
 
 export interface FolioStore {
@@ -43,6 +46,8 @@ export interface FolioStore {
   settings: SettingsRepository
   /** Each workspace's chat webhooks (Cloud). */
   integrations: IntegrationsRepository
+  /** Cloud: workspaces, members, accounts and the workspaces' keys (hashed). */
+  workspaces: WorkspaceRepository
   /** Waits for every write in progress, then releases the data dir. */
   close(): Promise<void>
 }
@@ -84,6 +89,7 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
     if (await openToOthers(dataDir)) {
       warn(`${dataDir} can be read by other users of this machine, and it holds the server's secrets and private folios' access keys: run chmod 700 ${dataDir}`)
     }
+    const workspaces = await new WorkspaceRepository(storage, locks).load()
     const recovered = await folios.recover()
     if (recovered) log(`Finished ${recovered} deletion(s) interrupted by a previous stop.`)
     return {
@@ -95,6 +101,7 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
       views,
       settings,
       integrations: new IntegrationsRepository(storage),
+      workspaces,
       async close() {
         await engagement.idle()
         await locks.idle()

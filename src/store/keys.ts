@@ -24,6 +24,13 @@
  *                                          blob stored as a delta against it. Empty files in the
  *                                          blob's shard: no folder per blob (each costs a disk block)
  *   trash:<id>.json                        a deletion in progress (finished on start-up)
+ *   workspaces:<ws>:workspace.json         a Cloud workspace: {id, name, plan, createdAt}
+ *   workspaces:<ws>:key.json               its one key, as sha256 only: {hash, generation, rotatedAt}
+ *   workspaces:<ws>:members:<sha256(email)>.json   a member: {email, role, joinedAt}
+ *   workspaces:<ws>:usage.json             storage bytes of the workspace's distinct contents
+ *   workspaces:<ws>:contents:<hh>:<sha256>~<bytes>   a content the workspace holds (counted once)
+ *   accounts:<sha256(email)>.json          a person's workspaces: {email, workspaces: [{id, role}]}
+ *   plans.json                             the plans (Cloud), the operator edits it
  */
 export const keys = {
   format: 'format.json',
@@ -51,4 +58,14 @@ export const keys = {
   trashDir: 'trash',
   trash: (id: string) => `trash:${id}.json`,
   legacyDatabase: 'database.json',
+  workspaceDir: (ws: string) => `workspaces:${ws}`,
+  workspace: (ws: string) => `workspaces:${ws}:workspace.json`,
+  workspaceKey: (ws: string) => `workspaces:${ws}:key.json`,
+  workspaceMembers: (ws: string) => `workspaces:${ws}:members`,
+  workspaceMember: (ws: string, emailHash: string) => `workspaces:${ws}:members:${emailHash}.json`,
+  workspaceUsage: (ws: string) => `workspaces:${ws}:usage.json`,
+  workspaceContentShard: (ws: string, hash: string) => `workspaces:${ws}:contents:${hash.slice(0, 2)}`,
+  workspaceContent: (ws: string, hash: string, bytes: number) => `workspaces:${ws}:contents:${hash.slice(0, 2)}:${hash}~${bytes}`,
+  account: (emailHash: string) => `accounts:${emailHash}.json`,
+  plans: 'plans.json',
 } as const
