@@ -39,3 +39,54 @@ export function bareBase64Image(path: string, content: string): { bytes: Buffer;
   const mime = sniffImage(bytes)
   return mime ? { bytes, mime } : undefined
 }
+
+/** An image written inside a text file as a data URL, found where it stands. */
+export interface EmbeddedImage {
+  start: number
+  end: number
+  bytes: Buffer
+  mime: string
+}
+
+const DATA_IMAGE = /data:(image\/[a-z0-9.+-]+);base64,([A-Za-z0-9+/]+={0,2})/gi
+const POINTERS = /asset:\/\/([0-9a-f]{64})/g
+
+/**
+ * The images a text file (HTML, CSS, JS) embeds as base64 data URLs. Only those that come back
+ * exactly are taken: canonical base64, and bytes whose own format is the type the URL declares
+ * (image-sniff.ts), so serving the pointer again as `data:<that type>;base64,…` rebuilds the
+ * very text that was sent.
+ */
+export function embeddedImages(text: string): EmbeddedImage[] {
+  if (!text.includes('data:image/')) return []
+  const found: EmbeddedImage[] = []
+  for (const match of text.matchAll(DATA_IMAGE)) {
+    const [whole, declared, base64] = match as unknown as [string, string, string]
+    const bytes = Buffer.from(base64, 'base64')
+    if (bytes.length === 0 || bytes.toString('base64') !== base64 || sniffImage(bytes) !== declared) continue
+    found.push({ start: match.index!, end: match.index! + whole.length, bytes, mime: declared })
+  }
+  return found
+}
+
+/** The text with each embedded image replaced by its pointer (hashes in the images' order). */
+export function withPointers(text: string, images: EmbeddedImage[], hashes: string[]): string {
+  let out = ''
+  let at = 0
+  images.forEach((image, i) => {
+    out += text.slice(at, image.start) + assetPointer(hashes[i]!)
+    at = image.end
+  })
+  return out + text.slice(at)
+}
+
+/** The distinct hashes a text file points to. */
+export function pointersIn(text: string): string[] {
+  if (!text.includes(ASSET_SCHEME)) return []
+  return [...new Set([...text.matchAll(POINTERS)].map((m) => m[1]!))]
+}
+
+/** The text with the pointers `dataUrlOf` knows turned back into data URLs; others stay as they are. */
+export function inlinePointers(text: string, dataUrlOf: Map<string, string>): string {
+  return text.replace(POINTERS, (pointer, hash: string) => dataUrlOf.get(hash) ?? pointer)
+}

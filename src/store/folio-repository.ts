@@ -163,6 +163,11 @@ export class FolioRepository {
     return this.#contents.readFiles(id, manifest, this.#files.pointers)
   }
 
+  /** A file as viewers get it: text with its asset pointers inlined again (folio-contents.ts). */
+  async served(id: string, ref: BlobRef): Promise<Buffer> {
+    return this.#contents.served(id, ref)
+  }
+
   /** A file content of this folio's history, rebuilt when the history packed it. */
   async content(id: string, hash: string): Promise<Buffer> {
     return this.#contents.content(id, hash)
@@ -193,10 +198,11 @@ export class FolioRepository {
   async create(input: CreateFolioInput): Promise<FolioWithHead> {
     let id = newFolioId()
     while (await this.#storage.hasItem(keys.meta(id))) id = newFolioId()
-    const files = await this.#files.encodeNew(input.meta.workspaceId, input.files)
+    const { files, assets } = await this.#files.encodeNew(input.meta.workspaceId, input.files)
     return this.#locks.run(folioLock(id), async () => {
       const now = new Date().toISOString()
       const stored = await this.#contents.storeBlobs(id, files, {})
+      stored.added += (await this.#contents.stage(id, assets)).added
       const head: VersionManifest = { versionId: versionId(1), commitMessage: input.commitMessage, createdAt: now, author: input.author, files: stored.refs }
       await this.#history.append(id, 1, head)
       await this.#storage.setItemRaw(keys.workspaceFolio(input.meta.workspaceId, id), Buffer.alloc(0))
@@ -266,8 +272,8 @@ export class FolioRepository {
     if (input.files) {
       const encoded = await this.#files.encodeFor(id, input.files)
       if (!encoded) return undefined
-      const files = encoded.map(({ path, ...content }) => incoming(path, content))
-      return this.#commits.submit(id, { kind: 'files', patch, files, message: input.commitMessage ?? 'Update', author: input.author })
+      const files = encoded.files.map(({ path, ...content }) => incoming(path, content))
+      return this.#commits.submit(id, { kind: 'files', patch, files, assets: encoded.assets, message: input.commitMessage ?? 'Update', author: input.author })
     }
     return this.#commits.submit(id, { kind: 'meta', patch })
   }

@@ -17,7 +17,8 @@ export type FolioChangeRequest =
   /** Metadata only: no version. */
   | { kind: 'meta'; patch: Partial<FolioMeta> }
   /** A new version holding exactly these files (and the metadata patch with it). */
-  | { kind: 'files'; patch: Partial<FolioMeta>; files: IncomingFile[]; message: string; author: string }
+  /** assets: contents the files point to (Cloud's asset:// in text), held by the folio, in no manifest. */
+  | { kind: 'files'; patch: Partial<FolioMeta>; files: IncomingFile[]; assets?: IncomingFile[]; message: string; author: string }
   /** A new version copying an old one's files. */
   | { kind: 'restore'; patch: Partial<FolioMeta>; versionId: string; message?: string; author: string }
   /** File changes on top of the latest version (a file null: deleted); no version if nothing changes. */
@@ -112,7 +113,8 @@ export class VersionCommits {
     const meta = await this.#o.meta(id)
     if (!meta) return NOTHING_STAGED
     const latest = (await this.#o.history.manifest(id, meta.head))?.files ?? {}
-    return this.#o.contents.stage(id, files.filter((f) => !sameRef(latest[f.path], f.ref)))
+    const assets = request.kind === 'files' ? (request.assets ?? []) : []
+    return this.#o.contents.stage(id, [...files.filter((f) => !sameRef(latest[f.path], f.ref)), ...assets])
   }
 
   async #flush(id: string, jobs: Job[]): Promise<void> {
@@ -167,7 +169,7 @@ export class VersionCommits {
     }
     if (request.kind === 'files') {
       const files = Object.fromEntries(request.files.map((f) => [f.path, f.ref]))
-      this.#bringIn(batch, request.files)
+      this.#bringIn(batch, [...request.files, ...(request.assets ?? [])])
       return this.#addVersion(batch, request.patch, files, request.message, request.author, compactions(batch.head.files, request.files, created), false)
     }
     const latest = versionId(batch.meta.head)
