@@ -14,11 +14,11 @@ const dataUrl = (bytes: Buffer, type = 'image/png') => `data:${type};base64,${by
 const photo = () => Buffer.concat([tinyPng().subarray(0, 8), randomBytes(48 * 1024)])
 const page = (src: string, n = 0) => `<!doctype html><html><body><h1>Edit ${n}</h1><img src="${src}"><div style="background:url(${src})"></div></body></html>`
 
-/** Bytes of every blob file on disk. */
+/** Bytes of every blob file on disk (the housekeeping may remove one while this walks: it counts 0). */
 async function blobBytes(dataDir: string): Promise<number> {
   let total = 0
   for (const shard of await readdir(join(dataDir, 'blobs')).catch(() => [] as string[])) {
-    for (const name of await readdir(join(dataDir, 'blobs', shard))) total += (await stat(join(dataDir, 'blobs', shard, name))).size
+    for (const name of await readdir(join(dataDir, 'blobs', shard))) total += (await stat(join(dataDir, 'blobs', shard, name)).catch(() => ({ size: 0 }))).size
   }
   return total
 }

@@ -15,7 +15,7 @@ import { folioLock, folioLocks } from './lock-keys.js'
 import { mapLimit } from './map-limit.js'
 import { InvalidFilePathError, VersionConflictError } from './store-errors.js'
 import { Trash } from './trash.js'
-import { VersionCommits } from './version-commits.js'
+import { type FilesRequest, VersionCommits } from './version-commits.js'
 import { buildLog, summaryOf, VersionLog } from './version-log.js'
 
 export interface PatchInput {
@@ -270,10 +270,12 @@ export class FolioRepository {
       return this.#commits.submit(id, { kind: 'restore', patch, versionId: input.restoreVersionId, message: input.commitMessage, author: input.author })
     }
     if (input.files) {
-      const encoded = await this.#files.encodeFor(id, input.files)
-      if (!encoded) return undefined
-      const files = encoded.files.map(({ path, ...content }) => incoming(path, content))
-      return this.#commits.submit(id, { kind: 'files', patch, files, assets: encoded.assets, message: input.commitMessage ?? 'Update', author: input.author })
+      const request: FilesRequest = { kind: 'files', patch, files: [], message: input.commitMessage ?? 'Update', author: input.author }
+      request.ready = this.#files.encodeFor(id, input.files).then((encoded) => {
+        request.files = (encoded?.files ?? []).map(({ path, ...content }) => incoming(path, content))
+        request.assets = encoded?.assets
+      })
+      return this.#commits.submit(id, request)
     }
     return this.#commits.submit(id, { kind: 'meta', patch })
   }
