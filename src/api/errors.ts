@@ -42,7 +42,7 @@ export const ERRORS = {
 
   // 401, 403: who is asking
   unauthorized: errorCase(401, 'Unauthorized', 'Missing or invalid credential'),
-  forbidden: errorCase(403, 'Forbidden', 'The caller is not the Owner or an Admin'),
+  forbidden: errorCase(403, 'Forbidden', 'The caller is not the Owner or an Admin (or, for an Owner, not an Owner)'),
   accessKeyRequired: errorCase(403, 'Access key required', 'The folio is private (or a draft) and this viewer has not proved its access key'),
   commentsDisabled: errorCase(403, 'Comments are disabled for this folio.', 'allowComments is false'),
   tunnelOssOnly: errorCase(403, 'Tunnel API only available in OSS mode', 'The server runs in Cloud mode'),
@@ -56,6 +56,7 @@ export const ERRORS = {
   notFound: errorCase(404, 'Not found', 'No such page, file or route'),
   commentNotFound: errorCase(404, 'Comment not found', 'No comment of this folio has that id'),
   noApiKey: errorCase(404, 'No API key', 'No key is active: create one with POST /api/keys'),
+  memberNotFound: errorCase(404, 'Member not found', 'No member of the workspace has this e-mail address'),
   methodNotAllowed: errorCase(405, 'Method not allowed', 'The path exists, but not for this method'),
   requestTimeout: errorCase(408, 'Request timeout', 'The body stopped arriving, or came slower than the server’s minimum rate; the connection closes'),
 

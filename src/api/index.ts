@@ -9,6 +9,7 @@ import { folioEvents, getPublicFolio, verifyAccessKey } from './sharing.js'
 import { getSyncManifest, syncFiles } from './sync.js'
 import { controlTunnel, getTunnel } from './tunnel.js'
 import { uploadBatch, uploadFile } from './uploads.js'
+import { getWorkspace, inviteMember, listMembers, removeMember, setMemberRole } from './workspace.js'
 import { dashboardPage, folioPage, rawFile, renewFrame, sharePage, viewerAsset } from './viewer.js'
 
 export * from './contract.js'
@@ -22,6 +23,7 @@ export * as sync from './sync.js'
 export * as keys from './keys.js'
 export * as integrations from './integrations.js'
 export * as tunnel from './tunnel.js'
+export * as workspace from './workspace.js'
 export * from './schemas.js'
 
 /** Every endpoint the server has: the OpenAPI document and the client are built from this list. */
@@ -52,6 +54,11 @@ export const contracts = [
   getKey,
   rotateKey,
   revokeKey,
+  getWorkspace,
+  listMembers,
+  setMemberRole,
+  removeMember,
+  inviteMember,
   getIntegrations,
   setIntegrations,
   getTunnel,

@@ -15,11 +15,13 @@ import { createErrorHandler, fail } from './errors.js'
 import { HotCache } from './hot-cache.js'
 import { KeyGuessGuard } from './key-guesses.js'
 import { LiveUpdates } from './live.js'
+import { PlanLimits } from './plan-limits.js'
 import { RateLimiter } from './rate-limit.js'
 import { clientOf } from './remote.js'
 import { StreamSlots } from './stream-slots.js'
 import { createViewerAccess } from './viewer-access.js'
 import { toRouterPath } from './route.js'
+import { registerAdminRoutes } from './routes/admin.js'
 import { registerAiRoutes } from './routes/ai.js'
 import { registerBriefRoute } from './routes/brief.js'
 import { registerCatalogueRoutes } from './routes/catalogue.js'
@@ -32,6 +34,7 @@ import { registerTunnelRoutes } from './routes/tunnel.js'
 import { registerSharingRoutes } from './routes/sharing.js'
 import { registerUploadRoutes } from './routes/uploads.js'
 import { registerViewerRoutes } from './routes/viewer.js'
+import { registerWorkspaceRoutes } from './routes/workspace.js'
 import { createTemplates, type Templates } from './templates.js'
 
 export interface CreateAppOptions {
@@ -40,6 +43,8 @@ export interface CreateAppOptions {
   /** Loaded by the caller (ApiKeys.load); defaults to the environment's key only. */
   keys?: ApiKeys
   tunnel?: TunnelManager
+  /** Cloud: the token of the operator's API (routes/admin.ts); without one there is none. */
+  adminToken?: string
   /** What several instances must agree on; one process's memory by default. */
   shared?: SharedState
   templates?: Templates
@@ -51,6 +56,8 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
   const auth = createAuth(options.config, keys, options.store.workspaces)
   const log = options.log ?? logProblemsTo(createLogger())
   const limiter = new RateLimiter(options.config.rateLimits)
+  const shared = options.shared ?? new MemorySharedState()
+  const planLimits = options.config.mode === 'cloud' ? new PlanLimits(shared, options.store.workspaces, options.store.plans) : undefined
   const trustProxy = options.config.trustProxy
   const clientOfRequest = (req: Parameters<typeof clientOf>[0]) => clientOf(req, trustProxy)
   return {
@@ -59,9 +66,11 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
     auth,
     keys,
     tunnel: options.tunnel,
-    shared: options.shared ?? new MemorySharedState(),
-    hot: new HotCache(options.store, auth, limiter, clientOfRequest),
+    shared,
+    adminToken: options.adminToken,
+    hot: new HotCache(options.store, auth, limiter, clientOfRequest, planLimits),
     limiter,
+    planLimits,
     keyGuesses: new KeyGuessGuard(options.config.keyGuesses),
     clientOf: clientOfRequest,
     viewerAccess: createViewerAccess(() => options.store.settings.secret(), { frameTokenSeconds: options.config.frameTokenSeconds }),
@@ -100,9 +109,11 @@ export function createApp(ctx: ServerContext): H3 {
   registerCatalogueRoutes(app, ctx)
   registerSyncRoutes(app, ctx)
   registerKeyRoutes(app, ctx)
+  registerWorkspaceRoutes(app, ctx)
   registerIntegrationRoutes(app, ctx)
   registerTunnelRoutes(app, ctx)
   registerViewerRoutes(app, ctx)
+  if (ctx.config.mode === 'cloud' && ctx.adminToken) registerAdminRoutes(app, ctx, ctx.adminToken)
   app.all('/**', unmatched)
   return app
 }

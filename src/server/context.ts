@@ -7,6 +7,7 @@ import type { Auth } from './auth.js'
 import type { HotCache } from './hot-cache.js'
 import type { KeyGuessGuard } from './key-guesses.js'
 import type { LiveUpdates } from './live.js'
+import type { PlanLimits } from './plan-limits.js'
 import type { RateLimiter } from './rate-limit.js'
 import type { StreamSlots } from './stream-slots.js'
 import type { ViewerAccess } from './viewer-access.js'
@@ -23,8 +24,12 @@ export interface ServerContext {
   tunnel?: TunnelManager
   /** What several server instances must agree on: rate windows, counters, short-lived records. */
   shared: SharedState
+  /** Cloud: the token of the operator's API (folio admin on a running server). */
+  adminToken?: string
   hot: HotCache
   limiter: RateLimiter
+  /** Cloud: the workspace plans' limits (undefined in OSS). */
+  planLimits?: PlanLimits
   /** Wrong access keys per folio and client (key-guesses.ts). */
   keyGuesses: KeyGuessGuard
   /** Who sent a request, for rate limits and budgets (remote.ts: clientOf). */

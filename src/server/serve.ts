@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { type AddressInfo, isIP } from 'node:net'
 import { toNodeHandler } from 'h3/node'
 import { createLogger, type Logger } from '../log/logger.js'
 import { openStore, type FolioStore } from '../store/index.js'
 import { createTunnelManager, type TunnelManager } from '../tunnel/tunnel-manager.js'
+import { removeAdminFile, writeAdminFile } from './admin-file.js'
 import { ApiKeys } from './api-keys.js'
 import { createApp, createServerContext, logProblemsTo } from './app.js'
 import type { ServerContext } from './context.js'
@@ -61,6 +63,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const store = await openStore({ dataDir: options.dataDir, log: (m) => storeLog.info(m), warn: (m) => storeLog.warn(m), maxReanchored: config.limits.commentsPerFolio, assetPointers: config.mode === 'cloud' })
   // Listening on a name (serve --host folio.lan) makes that name one of the server's own.
   if (options.host && isIP(options.host) === 0) config.allowedHosts.push(options.host.toLowerCase())
+  if (config.mode === 'cloud') {
+    // plans.json: written with the defaults on the first Cloud start, then the operator's.
+    await store.plans.load().catch(async (error: unknown) => {
+      await store.close()
+      throw error
+    })
+    store.plans.watch()
+  }
   if (config.mode === 'cloud' && config.apiKey) {
     // One key for the whole server would be every workspace's: Cloud has a key per workspace.
     logger.warn('FOLIO_API_KEY is not used in Cloud mode: each workspace has its own key (folio admin workspace create makes one).')
@@ -69,7 +79,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const keys = await new ApiKeys(config.mode === 'cloud' ? undefined : store.settings, config.apiKey).load()
 
   // The tunnel manager needs the tunnel listener's port: it joins the context once that listens.
-  const ctx = createServerContext({ store, config, keys, log })
+  const adminToken = config.mode === 'cloud' ? randomBytes(32).toString('hex') : undefined
+  const ctx = createServerContext({ store, config, keys, log, adminToken })
   const routed = toNodeHandler(createApp(ctx))
   const { limits } = config
   const bodyTimeouts: BodyTimeouts = { idleMs: limits.bodyIdleMs, graceMs: limits.bodyGraceMs, minBytesPerSecond: limits.bodyMinBytesPerSecond }
@@ -81,7 +92,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         if (!req.complete) closeIfLeftoverStalls(req, bodyTimeouts)
       })
     }
-    if (!ctx.hot.serve(req, res)) void routed(req, res)
+    if (!ctx.hot.serve(req, res, routed)) void routed(req, res)
   }
   const inFlight = new InFlight()
   const http = logger.withTag('http')
@@ -125,6 +136,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // Links sent elsewhere (chat notifications) name the server as people reach it.
   config.publicUrl ??= url
 
+  // folio admin finds a running server's operator API here (and knows, by the data dir's lock,
+  // that it must ask the server rather than open the store itself).
+  if (adminToken) await writeAdminFile(options.dataDir, { url: adminUrl(options.host, port, url), token: adminToken, pid: process.pid })
+
   let closing: Promise<void> | undefined
   return {
     url,
@@ -146,9 +161,17 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         server.closeAllConnections()
         tunnelListener.closeAllConnections()
         await stopped
+        if (adminToken) await removeAdminFile(options.dataDir, adminToken)
         await store.close()
       })()),
   }
+}
+
+/** The operator's API answers loopback peers only: the address to reach it from this machine. */
+function adminUrl(host: string, port: number, url: string): string {
+  if (host === '::' || host === '::1') return `http://[::1]:${port}`
+  if (host === '0.0.0.0' || host === 'localhost' || host.startsWith('127.')) return `http://127.0.0.1:${port}`
+  return url
 }
 
 /** Counts requests in progress on the listeners, so shutdown can wait for them. */

@@ -12,7 +12,9 @@ import { IntegrationsRepository } from './integrations-repository.js'
 import { KeyedMutex } from './keyed-mutex.js'
 import { migrate } from './migrations.js'
 import { SETTINGS_FOLDER, SettingsRepository } from './settings-repository.js'
+import { Plans } from './plans.js'
 import { WorkspaceRepository } from './workspace-repository.js'
+import { WorkspaceUsage } from './workspace-usage.js'
 
 export { BlobMissingError } from './blob-store.js'
 export { CorruptDocumentError } from './json-io.js'
@@ -34,6 +36,8 @@ export type { FilesMode } from './folio-views.js'
 export type { StoredIntegration } from './integrations-repository.js'
 export { type Account, type Member, type Workspace, DEFAULT_PLAN, UnknownWorkspaceError, WorkspaceRepository } from './workspace-repository.js'
 export type { SharedState, Versioned, WindowCount } from './shared-state.js'
+export { DEFAULT_PLANS, type Plan, type PlanTable, Plans } from './plans.js'
+export { WorkspaceUsage } from './workspace-usage.js'
 export { type FinishedList, LIST_CACHE_ENTRY_BYTES } from './workspace-lists.js'
 
 export interface FolioStore {
@@ -48,6 +52,10 @@ export interface FolioStore {
   integrations: IntegrationsRepository
   /** Cloud: workspaces, members, accounts and the workspaces' keys (hashed). */
   workspaces: WorkspaceRepository
+  /** Cloud: storage bytes per workspace, each distinct content once. */
+  usage: WorkspaceUsage
+  /** Cloud: plans.json (load() it in Cloud mode; until then the defaults). */
+  plans: Plans
   /** Waits for every write in progress, then releases the data dir. */
   close(): Promise<void>
 }
@@ -90,6 +98,7 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
       warn(`${dataDir} can be read by other users of this machine, and it holds the server's secrets and private folios' access keys: run chmod 700 ${dataDir}`)
     }
     const workspaces = await new WorkspaceRepository(storage, locks).load()
+    const plans = new Plans(storage, dataDir, warn)
     const recovered = await folios.recover()
     if (recovered) log(`Finished ${recovered} deletion(s) interrupted by a previous stop.`)
     return {
@@ -102,7 +111,10 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
       settings,
       integrations: new IntegrationsRepository(storage),
       workspaces,
+      usage: new WorkspaceUsage(storage, locks),
+      plans,
       async close() {
+        plans.stop()
         await engagement.idle()
         await locks.idle()
         await folios.idle()

@@ -27,7 +27,6 @@
  *   workspaces:<ws>:workspace.json         a Cloud workspace: {id, name, plan, createdAt}
  *   workspaces:<ws>:key.json               its one key, as sha256 only: {hash, generation, rotatedAt}
  *   workspaces:<ws>:members:<sha256(email)>.json   a member: {email, role, joinedAt}
- *   workspaces:<ws>:usage.json             storage bytes of the workspace's distinct contents
  *   workspaces:<ws>:contents:<hh>:<sha256>~<bytes>   a content the workspace holds (counted once)
  *   accounts:<sha256(email)>.json          a person's workspaces: {email, workspaces: [{id, role}]}
  *   plans.json                             the plans (Cloud), the operator edits it
@@ -63,8 +62,7 @@ export const keys = {
   workspaceKey: (ws: string) => `workspaces:${ws}:key.json`,
   workspaceMembers: (ws: string) => `workspaces:${ws}:members`,
   workspaceMember: (ws: string, emailHash: string) => `workspaces:${ws}:members:${emailHash}.json`,
-  workspaceUsage: (ws: string) => `workspaces:${ws}:usage.json`,
-  workspaceContentShard: (ws: string, hash: string) => `workspaces:${ws}:contents:${hash.slice(0, 2)}`,
+  workspaceContents: (ws: string) => `workspaces:${ws}:contents`,
   workspaceContent: (ws: string, hash: string, bytes: number) => `workspaces:${ws}:contents:${hash.slice(0, 2)}:${hash}~${bytes}`,
   account: (emailHash: string) => `accounts:${emailHash}.json`,
   plans: 'plans.json',

@@ -8,6 +8,7 @@ import type { ServerContext } from '../context.js'
 import { fail } from '../errors.js'
 import { authorOf, requireFolio } from '../folio-access.js'
 import { mountRoute } from '../route.js'
+import { reserveStorage } from '../storage-quota.js'
 
 type SyncContent = string | { base64: string } | null
 
@@ -39,10 +40,12 @@ export function registerSyncRoutes(app: H3, ctx: ServerContext): void {
     if (body.files) entries = Object.entries(body.files)
     else if (body.filename !== undefined && body.content !== undefined) entries = [[body.filename, body.content]]
     else throw fail(ERRORS.invalidBody, 'Send {files: {path: content | null}} or {filename, content}.')
+    const changes = entries.map(([path, content]) => decode(path, content))
+    const counted = await reserveStorage(ctx, principal, changes.map((c) => c.bytes))
     let result
     try {
       result = await ctx.store.folios.applyPatch(params.id, {
-        changes: entries.map(([path, content]) => decode(path, content)),
+        changes,
         message: body.message ?? body.change_message,
         author: authorOf(ctx, principal),
         baseVersionId: body.baseVersionId,
@@ -52,6 +55,7 @@ export function registerSyncRoutes(app: H3, ctx: ServerContext): void {
       throw error
     }
     if (!result) throw fail(ERRORS.projectNotFound)
+    await counted()
     return { success: true, versionId: versionId(result.meta.head), changed: result.changed, files: result.counts }
   })
 }
