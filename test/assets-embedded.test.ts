@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createFolio, deleteFolio, getFolio, updateFolio } from '../src/api/files.js'
 import { rawFile } from '../src/api/viewer.js'
+import { getWorkspace } from '../src/api/workspace.js'
 import { tinyPng } from './helpers/images.js'
 import { useServer } from './helpers/use-server.js'
 import { createWorkspace, type TestWorkspace, useCloudServer } from './helpers/workspaces.js'
@@ -82,6 +83,21 @@ describe('Cloud mode: data-URL images inside text files become asset:// pointers
     const html = await served(theirs.id)
     expect(html).toContain(`asset://${sha(image)}`)
     expect(html).not.toContain(image.toString('base64').slice(0, 100))
+  })
+
+  it("counts each image once in the workspace's storage, however many pages and edits embed it", async () => {
+    const image = photo()
+    const owner = await createWorkspace(cloud.ts, { name: 'Counted' })
+    const usage = async () => (await owner.api.send(getWorkspace)).body.usage.storageBytes as number
+    const html = page(dataUrl(image))
+    const first = await create(owner, { 'index.html': html, 'logo.png': dataUrl(image) })
+    const stored = page(`asset://${sha(image)}`)
+    // The image once (a page and a file hold it), and the page as stored: with its pointer.
+    expect(await usage()).toBe(image.length + Buffer.byteLength(stored))
+    const edited = html.replace('Edit 0', 'Edit 1')
+    expect((await owner.api.send(updateFolio, { params: { id: first.id }, body: { files: { 'index.html': edited } } })).status).toBe(200)
+    await create(owner, { 'index.html': page(`asset://${sha(image)}`) })
+    expect(await usage()).toBe(image.length + Buffer.byteLength(stored) + Buffer.byteLength(stored.replace('Edit 0', 'Edit 1')))
   })
 
   it('leaves alone what would not come back exactly: a wrong declared type, non-canonical base64, no image', async () => {

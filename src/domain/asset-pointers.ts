@@ -1,3 +1,4 @@
+import { encodeFileContent } from './file-content.js'
 import { sniffImage } from './image-sniff.js'
 
 /**
@@ -89,4 +90,21 @@ export function pointersIn(text: string): string[] {
 /** The text with the pointers `dataUrlOf` knows turned back into data URLs; others stay as they are. */
 export function inlinePointers(text: string, dataUrlOf: Map<string, string>): string {
   return text.replace(POINTERS, (pointer, hash: string) => dataUrlOf.get(hash) ?? pointer)
+}
+
+/**
+ * What Cloud's store keeps of one file value sent through the files API (asset-resolver.ts),
+ * for the storage quota to count the same contents: nothing new for a pointer (its content is
+ * the workspace's already), the bytes of a data URL, and for a text file the text with its
+ * pointers plus each image it embeds. (Bare base64 under an image's name, which the store keeps
+ * as bytes, is counted as the text it came as: a little more, never less.)
+ */
+export function storedContents(value: string, hash: (bytes: Buffer) => string): Buffer[] {
+  if (pointedHash(value)) return []
+  const whole = encodeFileContent(value)
+  if (whole.mime) return [whole.bytes]
+  const images = embeddedImages(value)
+  if (images.length === 0) return [whole.bytes]
+  const hashes = images.map((image) => hash(image.bytes))
+  return [Buffer.from(withPointers(value, images, hashes), 'utf8'), ...images.map((image) => image.bytes)]
 }
