@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { getAsset } from '../src/api/assets.js'
 import { createFolio, deleteFolio, getFolio, updateFolio } from '../src/api/files.js'
 import { rawFile } from '../src/api/viewer.js'
 import { getWorkspace } from '../src/api/workspace.js'
@@ -74,6 +75,25 @@ describe('Cloud mode: data-URL images inside text files become asset:// pointers
     expect(await served(copy.id)).toContain(dataUrl(image))
   })
 
+  it('answers what a pointer names to its workspace, and to no one else', async () => {
+    const image = photo()
+    await create(ws(), { 'index.html': page(dataUrl(image)) })
+    const reply = await ws().api.request(getAsset, { params: { hash: sha(image) } })
+    expect(reply.status).toBe(200)
+    expect(reply.headers.get('content-type')).toBe('image/png')
+    expect(reply.headers.get('cache-control')).toBe('private, max-age=31536000, immutable')
+    expect(Buffer.from(await reply.arrayBuffer()).equals(image)).toBe(true)
+    const again = await ws().api.send(getAsset, { params: { hash: sha(image) }, headers: { 'if-none-match': `"${sha(image)}"` } })
+    expect(again.status).toBe(304)
+    const other = await createWorkspace(cloud.ts, { name: 'Stranger' })
+    for (const hash of [sha(image), '0'.repeat(64), 'not-a-hash']) {
+      const refused = await other.api.send(getAsset, { params: { hash } })
+      expect(refused.status).toBe(404)
+      expect(refused.body.error).toBe('Not found')
+    }
+    expect((await cloud.anonymous.send(getAsset, { params: { hash: sha(image) } })).status).toBe(401)
+  })
+
   it("never inlines another workspace's image: its pointer stays text", async () => {
     const image = photo()
     await create(ws(), { 'index.html': page(dataUrl(image)) })
@@ -117,6 +137,12 @@ describe('Cloud mode: data-URL images inside text files become asset:// pointers
 
 describe('OSS mode stores pages as sent', () => {
   const s = useServer()
+
+  it('has no asset endpoint', async () => {
+    const reply = await s.api.send(getAsset, { params: { hash: '0'.repeat(64) } })
+    expect(reply.status).toBe(403)
+    expect(reply.body.error).toBe('Endpoint not available in OSS')
+  })
 
   it('keeps embedded data URLs in the page', async () => {
     const html = page(dataUrl(tinyPng()))

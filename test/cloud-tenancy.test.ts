@@ -25,6 +25,7 @@ const TENANCY: Record<OperationId, 'notFound' | 'asViewer' | 'notFolio'> = {
   updateFolio: 'notFound',
   deleteFolio: 'notFound',
   getBrief: 'notFound',
+  getAsset: 'notFolio',
   uploadFile: 'notFound',
   uploadBatch: 'notFound',
   getSyncManifest: 'notFound',

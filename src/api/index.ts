@@ -1,4 +1,5 @@
 import { aiCreate } from './ai.js'
+import { getAsset } from './assets.js'
 import type { Contract } from './contract.js'
 import { getOpenApi, listDesignSystems } from './design-systems.js'
 import { createComment, deleteComment, getReactions, listComments, react, recordAnalytics, resolveComment, setReactions } from './engagement.js'
@@ -35,6 +36,7 @@ export const contracts = [
   updateFolio,
   deleteFolio,
   getBrief,
+  getAsset,
   uploadFile,
   uploadBatch,
   getSyncManifest,

@@ -23,6 +23,7 @@ import { createViewerAccess } from './viewer-access.js'
 import { toRouterPath } from './route.js'
 import { registerAdminRoutes } from './routes/admin.js'
 import { registerAiRoutes } from './routes/ai.js'
+import { registerAssetRoutes } from './routes/assets.js'
 import { registerBriefRoute } from './routes/brief.js'
 import { registerCatalogueRoutes } from './routes/catalogue.js'
 import { registerEngagementRoutes } from './routes/engagement.js'
@@ -102,6 +103,7 @@ export function createApp(ctx: ServerContext): H3 {
   const app = new H3({ silent: true, onError: createErrorHandler(ctx.log, ctx.store.dataDir) })
   registerAiRoutes(app, ctx)
   registerFileRoutes(app, ctx)
+  registerAssetRoutes(app, ctx)
   registerBriefRoute(app, ctx)
   registerUploadRoutes(app, ctx)
   registerEngagementRoutes(app, ctx)

@@ -25,6 +25,8 @@ export interface FileEncoding {
   encodeNew(workspaceId: string, files: FileMap): Promise<EncodedVersion>
   /** For a new version of this folio; undefined when the folio does not exist. */
   encodeFor(folioId: string, files: FileMap): Promise<EncodedVersion | undefined>
+  /** An asset's bytes, when a folio of this workspace holds it as a blob (GET /api/assets/{hash}). */
+  asset(workspaceId: string, hash: string): Promise<{ bytes: Buffer; mime: string } | undefined>
 }
 
 const plain = (files: FileMap): EncodedVersion => ({ files: Object.entries(files).map(([path, content]) => ({ path, ...encodeFileContent(content) })), assets: [] })
@@ -34,6 +36,7 @@ export const PLAIN_FILES: FileEncoding = {
   pointers: false,
   encodeNew: async (_workspaceId, files) => plain(files),
   encodeFor: async (_folioId, files) => plain(files),
+  asset: async () => undefined,
 }
 
 /** What the resolver reads of folios (the repository). */
@@ -68,6 +71,15 @@ export class AssetResolver implements FileEncoding {
   async encodeFor(folioId: string, files: FileMap): Promise<EncodedVersion | undefined> {
     const meta = await this.#folios.get(folioId)
     return meta && this.#encode(meta.workspaceId, folioId, files)
+  }
+
+  async asset(workspaceId: string, hash: string): Promise<{ bytes: Buffer; mime: string } | undefined> {
+    const holder = await this.#holder(workspaceId, undefined, hash)
+    if (holder === undefined) return undefined
+    const bytes = await this.#contents.content(holder, hash)
+    // Pointers are made for images only: anything else a folio holds is no asset.
+    const mime = sniffImage(bytes)
+    return mime && { bytes, mime }
   }
 
   async #encode(workspaceId: string, folioId: string | undefined, files: FileMap): Promise<EncodedVersion> {

@@ -78,8 +78,8 @@ export class FolioRepository {
   readonly #commits: VersionCommits
   readonly #listeners = new Set<(id: string, change: FolioChange) => void>()
   readonly #versionListeners = new Set<(id: string) => void>()
-  /** Cloud: images are shown as, and accepted as, asset:// pointers (asset-resolver.ts). */
-  readonly #files: FileEncoding
+  /** Cloud: images are shown as, accepted as and served by asset:// pointers (asset-resolver.ts). */
+  readonly files: FileEncoding
 
   constructor(storage: Storage, blobs: BlobStore, locks: KeyedMutex, options: { warn?: (message: string) => void; assetPointers?: boolean } = {}) {
     this.#storage = storage
@@ -90,7 +90,7 @@ export class FolioRepository {
     this.#contents = new FolioContents(storage, blobs, this.#history)
     this.#packer = new HistoryPacker({ storage, blobs, history: this.#history, locks, meta: (id) => this.get(id), warn: this.#warn })
     this.#trash = new Trash(storage, blobs)
-    this.#files = options.assetPointers ? new AssetResolver(this.#contents, this) : PLAIN_FILES
+    this.files = options.assetPointers ? new AssetResolver(this.#contents, this) : PLAIN_FILES
     this.#commits = new VersionCommits({
       storage,
       locks,
@@ -160,7 +160,7 @@ export class FolioRepository {
 
   /** A version's files as the API shows them (Cloud: images as asset:// pointers). */
   async readFiles(id: string, manifest: VersionManifest): Promise<FileMap> {
-    return this.#contents.readFiles(id, manifest, this.#files.pointers)
+    return this.#contents.readFiles(id, manifest, this.files.pointers)
   }
 
   /** A file as viewers get it: text with its asset pointers inlined again (folio-contents.ts). */
@@ -198,7 +198,7 @@ export class FolioRepository {
   async create(input: CreateFolioInput): Promise<FolioWithHead> {
     let id = newFolioId()
     while (await this.#storage.hasItem(keys.meta(id))) id = newFolioId()
-    const { files, assets } = await this.#files.encodeNew(input.meta.workspaceId, input.files)
+    const { files, assets } = await this.files.encodeNew(input.meta.workspaceId, input.files)
     return this.#locks.run(folioLock(id), async () => {
       const now = new Date().toISOString()
       const stored = await this.#contents.storeBlobs(id, files, {})
@@ -271,7 +271,7 @@ export class FolioRepository {
     }
     if (input.files) {
       const request: FilesRequest = { kind: 'files', patch, files: [], message: input.commitMessage ?? 'Update', author: input.author }
-      request.ready = this.#files.encodeFor(id, input.files).then((encoded) => {
+      request.ready = this.files.encodeFor(id, input.files).then((encoded) => {
         request.files = (encoded?.files ?? []).map(({ path, ...content }) => incoming(path, content))
         request.assets = encoded?.assets
       })
