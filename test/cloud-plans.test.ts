@@ -88,6 +88,15 @@ describe('plans (Cloud)', () => {
     expect(image.body.error).toBe('STORAGE_EXCEEDED')
   })
 
+  it('lets concurrent writes share the quota, never pass it together', async () => {
+    const ws = await createWorkspace(ts, { plan: 'small' })
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => ws.api.send(createFolio, { body: { title: `Race ${i}`, defaultFiles: { 'index.html': String(i).repeat(400) } } })),
+    )
+    expect(replies.map((r) => r.status).sort()).toEqual([201, 201, 402, 402, 402, 402])
+    expect((await ws.api.send(getWorkspace)).body.usage.storageBytes).toBe(800)
+  })
+
   it('counts AI messages per month against the plan: 402 QUOTA_EXCEEDED past it', async () => {
     const ws = await createWorkspace(ts, { plan: 'small' })
     const principal = ts.server.store.workspaces.principalOfKey(ws.apiKey)!

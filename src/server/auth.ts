@@ -44,6 +44,8 @@ export interface CredentialHeaders {
   host?: string | null
   /** The Cookie header: a person's sign-in session (Cloud) is read from it by a resolver. */
   cookie?: string | null
+  /** The request's method: a resolver of cookies refuses foreign-origin writes (CSRF). */
+  method?: string
   /**
    * A program on this machine: a loopback socket peer, not through the tunnel (remote.ts).
    * Anything else (another machine on the LAN, the tunnel, no socket at all) is not.
@@ -141,7 +143,7 @@ export function createAuth(config: ServerConfig, keys: ApiKeys, workspaces?: Wor
     const h = req?.headers
     // Cloud lets nobody in for being local: the socket is not even looked at.
     const local = config.mode === 'cloud' ? false : fromThisMachine(req, config.trustProxy)
-    return { authorization: h?.authorization, origin: h?.origin, host: h?.host, cookie: h?.cookie, local }
+    return { authorization: h?.authorization, origin: h?.origin, host: h?.host, cookie: h?.cookie, method: req?.method, local }
   }
   const resolveRequest = (req: IncomingMessage | undefined, access: Access): Principal | undefined | typeof DENIED => {
     if (config.mode !== 'cloud') return resolve(credentialsOf(req), access)

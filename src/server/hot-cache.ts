@@ -40,6 +40,7 @@ export interface HotEntry {
 
 const MAX_BYTES = 32 * 1024 * 1024
 
+/** The workspace plan's X-RateLimit-* (Cloud), as writeHead takes them. */
 const planHeaders = (state: RateLimitState) => ['x-ratelimit-limit', String(state.limit), 'x-ratelimit-remaining', String(state.remaining), 'x-ratelimit-reset', String(state.reset)]
 /** A folio's answer is a copy of what FolioViews keeps: at most 1 MB of it is worth a second copy. */
 const MAX_FOLIO_ENTRY_BYTES = 1024 * 1024
@@ -145,8 +146,9 @@ export class HotCache {
 
   /**
    * Answers the request if it can; false hands it to the router untouched. In Cloud an
-   * authenticated answer first counts against the workspace's plan (an await on the shared
-   * state): past the limit, `router` answers instead (the 429, with the same count).
+   * authenticated answer first counts against the workspace's plan: at once when the shared
+   * state is this process's memory, else after its promise, and then, past the limit, `router`
+   * answers instead (the 429).
    */
   serve(req: IncomingMessage, res: ServerResponse, router?: (req: IncomingMessage, res: ServerResponse) => unknown): boolean {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !req.url) return false
