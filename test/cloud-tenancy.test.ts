@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { contracts, type Contract } from '../src/api/index.js'
 import { createComment } from '../src/api/engagement.js'
 import { createFolio, getFolio, listFolios } from '../src/api/files.js'
+import { getIntegrations, setIntegrations } from '../src/api/integrations.js'
 import { getKey } from '../src/api/keys.js'
 import type { SendInput, TestApi } from './helpers/api.js'
 import { tinyPng } from './helpers/images.js'
@@ -24,6 +25,7 @@ const TENANCY: Record<OperationId, 'notFound' | 'asViewer' | 'notFolio'> = {
   updateFolio: 'notFound',
   deleteFolio: 'notFound',
   getBrief: 'notFound',
+  getAsset: 'notFolio',
   uploadFile: 'notFound',
   uploadBatch: 'notFound',
   getSyncManifest: 'notFound',
@@ -58,6 +60,8 @@ const TENANCY: Record<OperationId, 'notFound' | 'asViewer' | 'notFolio'> = {
   // Sessions are listed and revoked within the caller's workspace only (test/sign-in.test.ts).
   listSessions: 'notFolio',
   revokeSession: 'notFolio',
+  getIntegrations: 'notFolio',
+  setIntegrations: 'notFolio',
   getTunnel: 'notFolio',
   controlTunnel: 'notFolio',
   listDesignSystems: 'notFolio',
@@ -187,6 +191,8 @@ describe('tenancy: workspace B can do nothing to workspace A’s folios, by any 
     expect(mine.status).toBe(201)
     expect((await a.api.send(getFolio, { params: { id: mine.body.project.id } })).status).toBe(404)
     expect((await b.api.send(getKey)).body).toEqual({ apiKey: b.apiKey })
+    expect((await b.api.send(setIntegrations, { body: { integrations: [{ url: 'https://hooks.slack.com/services/B/b/b' }] } })).status).toBe(200)
+    expect((await a.api.send(getIntegrations)).body.integrations).toEqual([])
     // A is untouched by anything B did to its own key.
     expect((await a.api.send(listFolios)).body.map((f: { id: string }) => f.id).sort()).toEqual([draft, published].sort())
   })

@@ -1,10 +1,12 @@
 import { agentAuth, agentClaim, agentClaimComplete } from './agent-auth.js'
 import { aiCreate } from './ai.js'
 import { currentSession, listSessions, requestSignInCode, revokeSession, signIn, signOut } from './sign-in.js'
+import { getAsset } from './assets.js'
 import type { Contract } from './contract.js'
 import { getOpenApi, listDesignSystems } from './design-systems.js'
 import { createComment, deleteComment, getReactions, listComments, react, recordAnalytics, resolveComment, setReactions } from './engagement.js'
 import { createFolio, deleteFolio, getBrief, getFolio, listFolios, updateFolio } from './files.js'
+import { getIntegrations, setIntegrations } from './integrations.js'
 import { getKey, revokeKey, rotateKey } from './keys.js'
 import { folioEvents, getPublicFolio, verifyAccessKey } from './sharing.js'
 import { getSyncManifest, syncFiles } from './sync.js'
@@ -22,6 +24,7 @@ export * as sharing from './sharing.js'
 export * as uploads from './uploads.js'
 export * as sync from './sync.js'
 export * as keys from './keys.js'
+export * as integrations from './integrations.js'
 export * as tunnel from './tunnel.js'
 export * as workspace from './workspace.js'
 export * from './schemas.js'
@@ -35,6 +38,7 @@ export const contracts = [
   updateFolio,
   deleteFolio,
   getBrief,
+  getAsset,
   uploadFile,
   uploadBatch,
   getSyncManifest,
@@ -68,6 +72,8 @@ export const contracts = [
   setMemberRole,
   removeMember,
   inviteMember,
+  getIntegrations,
+  setIntegrations,
   getTunnel,
   controlTunnel,
   listDesignSystems,

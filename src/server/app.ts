@@ -4,7 +4,9 @@ import { contracts } from '../api/index.js'
 import { createLogger, type Logger } from '../log/logger.js'
 import type { FolioStore, SharedState } from '../store/index.js'
 import type { TunnelManager } from '../tunnel/tunnel-manager.js'
+import { sharePage } from '../api/viewer.js'
 import { ApiKeys } from './api-keys.js'
+import { CommentNotifier } from './comment-notifier.js'
 import { createAuth } from './auth.js'
 import { createCloudAccounts } from './cloud-accounts.js'
 import type { ServerConfig } from './config.js'
@@ -24,10 +26,12 @@ import { registerAgentAuthRoutes } from './routes/agent-auth.js'
 import { registerAdminRoutes } from './routes/admin.js'
 import { registerAiRoutes } from './routes/ai.js'
 import { registerSignInRoutes } from './routes/sign-in.js'
+import { registerAssetRoutes } from './routes/assets.js'
 import { registerBriefRoute } from './routes/brief.js'
 import { registerCatalogueRoutes } from './routes/catalogue.js'
 import { registerEngagementRoutes } from './routes/engagement.js'
 import { registerFileRoutes } from './routes/files.js'
+import { registerIntegrationRoutes } from './routes/integrations.js'
 import { registerKeyRoutes } from './routes/keys.js'
 import { registerSyncRoutes } from './routes/sync.js'
 import { registerTunnelRoutes } from './routes/tunnel.js'
@@ -80,10 +84,21 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
     streams: new StreamSlots({ perClient: options.config.limits.eventStreamsPerClient, total: options.config.limits.eventStreams }),
     templates: options.templates ?? createTemplates(),
     mailer: options.mailer ?? createMailer({ smtpUrl: options.config.smtpUrl, from: options.config.mailFrom, info: (line) => log(line) }),
+    notifier: options.config.mode === 'cloud' ? commentNotifier(options.store, options.config, log) : undefined,
     log,
   }
   if (options.config.mode === 'cloud') ctx.cloud = createCloudAccounts(ctx)
   return ctx
+}
+
+function commentNotifier(store: FolioStore, config: ServerConfig, log: ServerContext['log']): CommentNotifier {
+  return new CommentNotifier({
+    integrations: store.integrations,
+    settings: config.webhooks,
+    // Read at each notification: folio serve sets the address once it listens.
+    shareLink: (id) => `${config.publicUrl ?? ''}${sharePage.path.replace('{id}', encodeURIComponent(id))}`,
+    log: (message) => log(message),
+  })
 }
 
 /** ctx.log as consola lines: with an error it is one (stack included), without a warning. */
@@ -96,6 +111,7 @@ export function createApp(ctx: ServerContext): H3 {
   const app = new H3({ silent: true, onError: createErrorHandler(ctx.log, ctx.store.dataDir) })
   registerAiRoutes(app, ctx)
   registerFileRoutes(app, ctx)
+  registerAssetRoutes(app, ctx)
   registerBriefRoute(app, ctx)
   registerUploadRoutes(app, ctx)
   registerEngagementRoutes(app, ctx)
@@ -106,6 +122,7 @@ export function createApp(ctx: ServerContext): H3 {
   registerAgentAuthRoutes(app, ctx)
   registerSignInRoutes(app, ctx)
   registerWorkspaceRoutes(app, ctx)
+  registerIntegrationRoutes(app, ctx)
   registerTunnelRoutes(app, ctx)
   registerViewerRoutes(app, ctx)
   if (ctx.config.mode === 'cloud' && ctx.adminToken) registerAdminRoutes(app, ctx, ctx.adminToken)

@@ -1,4 +1,5 @@
 import { userInfo } from 'node:os'
+import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './comment-notifier.js'
 import { allowedHostsFromEnv } from './host-check.js'
 import { DEFAULT_KEY_GUESS_LIMITS, type KeyGuessLimits } from './key-guesses.js'
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limit.js'
@@ -60,6 +61,13 @@ export interface ServerConfig {
   agentIssuers?: string
   /** How long a frame token (the viewer frame's path segment) lasts; the share page renews it. */
   frameTokenSeconds: number
+  /**
+   * FOLIO_PUBLIC_URL: the address people reach this server at (behind a proxy or a domain), for
+   * links sent elsewhere (chat notifications). Unset: the address folio serve listens on.
+   */
+  publicUrl?: string
+  /** Chat notifications of new comments (Cloud, comment-notifier.ts). */
+  webhooks: WebhookSettings
   tunnel: {
     /** The localtunnel server (FOLIO_TUNNEL_HOST); the client's default when unset. */
     host?: string
@@ -68,10 +76,11 @@ export interface ServerConfig {
 }
 
 /** What a caller may set: any top-level field, and single fields of the nested ones. */
-export type ConfigOverrides = Partial<Omit<ServerConfig, 'limits' | 'keyGuesses' | 'rateLimits'>> & {
+export type ConfigOverrides = Partial<Omit<ServerConfig, 'limits' | 'keyGuesses' | 'rateLimits' | 'webhooks'>> & {
   limits?: Partial<ServerConfig['limits']>
   rateLimits?: Partial<RateLimits>
   keyGuesses?: Partial<KeyGuessLimits>
+  webhooks?: Partial<WebhookSettings>
 }
 
 export function defaultConfig(overrides: ConfigOverrides = {}): ServerConfig {
@@ -86,7 +95,13 @@ export function defaultConfig(overrides: ConfigOverrides = {}): ServerConfig {
     smtpUrl: process.env.FOLIO_SMTP_URL || undefined,
     mailFrom: process.env.FOLIO_MAIL_FROM || undefined,
     agentIssuers: process.env.FOLIO_AGENT_ISSUERS || undefined,
+    publicUrl: process.env.FOLIO_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
     ...overrides,
+    webhooks: {
+      ...DEFAULT_WEBHOOK_SETTINGS,
+      allowPrivate: flagFromEnv('FOLIO_WEBHOOKS_ALLOW_PRIVATE', process.env.FOLIO_WEBHOOKS_ALLOW_PRIVATE),
+      ...overrides.webhooks,
+    },
     limits: {
       jsonBodyBytes: 20 * 1024 * 1024,
       // What a gzip envelope may expand to: big folios fit, a zip bomb costs little (body.ts).

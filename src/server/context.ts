@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import type { FolioStore, SharedState } from '../store/index.js'
 import type { TunnelManager } from '../tunnel/tunnel-manager.js'
 import type { ApiKeys } from './api-keys.js'
+import type { CommentNotifier } from './comment-notifier.js'
 import type { Auth } from './auth.js'
 import type { CloudAccounts } from './cloud-accounts.js'
 import type { HotCache } from './hot-cache.js'
@@ -44,5 +45,7 @@ export interface ServerContext {
   mailer: Mailer
   /** Cloud only: agents' and people's credentials (registration, pre-claim keys, sign-in sessions). */
   cloud?: CloudAccounts
+  /** Cloud: posts new comments to the workspace's chat integrations, in the background. */
+  notifier?: CommentNotifier
   log: (message: string, error?: unknown) => void
 }

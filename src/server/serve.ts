@@ -61,7 +61,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const log = logProblemsTo(logger)
   const storeLog = logger.withTag('store')
   const config = defaultConfig({ ...options.config, mode: options.mode })
-  const store = await openStore({ dataDir: options.dataDir, log: (m) => storeLog.info(m), warn: (m) => storeLog.warn(m), maxReanchored: config.limits.commentsPerFolio })
+  const store = await openStore({ dataDir: options.dataDir, log: (m) => storeLog.info(m), warn: (m) => storeLog.warn(m), maxReanchored: config.limits.commentsPerFolio, assetPointers: config.mode === 'cloud' })
   // Listening on a name (serve --host folio.lan) makes that name one of the server's own.
   if (options.host && isIP(options.host) === 0) config.allowedHosts.push(options.host.toLowerCase())
   if (config.mode === 'cloud') {
@@ -138,6 +138,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const { port } = main.address
   const shownHost = options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`
+  // Links sent elsewhere (chat notifications) name the server as people reach it.
+  config.publicUrl ??= url
 
   // folio admin finds a running server's operator API here (and knows, by the data dir's lock,
   // that it must ask the server rather than open the store itself).
@@ -159,6 +161,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         const stopped = Promise.all([main.close(), new Promise<void>((resolve) => tunnelListener.close(() => resolve()))])
         tunnelListener.closeIdleConnections()
         ctx.live.closeAll()
+        ctx.notifier?.close()
         await Promise.race([inFlight.drained(), sleep(15_000)])
         server.closeAllConnections()
         tunnelListener.closeAllConnections()

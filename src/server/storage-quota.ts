@@ -1,5 +1,5 @@
 import { ERRORS } from '../api/errors.js'
-import { encodeFileContent } from '../domain/file-content.js'
+import { storedContents } from '../domain/asset-pointers.js'
 import type { Principal } from '../domain/principal.js'
 import { hashBytes } from '../store/blob-store.js'
 import type { ServerContext } from './context.js'
@@ -27,8 +27,8 @@ export async function withinStorage<T>(
   const items: Array<{ hash: string; bytes: number }> = []
   for (const content of contents) {
     if (content === null || content === undefined) continue
-    const bytes = typeof content === 'string' ? encodeFileContent(content).bytes : content
-    items.push({ hash: hashBytes(bytes), bytes: bytes.length })
+    // A file value of the files API: what the Cloud store keeps of it (images as assets).
+    for (const bytes of typeof content === 'string' ? storedContents(content, hashBytes) : [content]) items.push({ hash: hashBytes(bytes), bytes: bytes.length })
   }
   if (!items.length) return write()
   const usage = ctx.store.usage

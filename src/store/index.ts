@@ -8,6 +8,7 @@ import { closeFiles, openToOthers } from './file-modes.js'
 import { EngagementRepository } from './engagement-repository.js'
 import { FolioRepository } from './folio-repository.js'
 import { FolioViews } from './folio-views.js'
+import { IntegrationsRepository } from './integrations-repository.js'
 import { KeyedMutex } from './keyed-mutex.js'
 import { migrate } from './migrations.js'
 import { SETTINGS_FOLDER, SettingsRepository } from './settings-repository.js'
@@ -27,12 +28,14 @@ export {
   CommentNotFoundError,
   InvalidFilePathError,
   InvalidReplyError,
+  UnknownAssetError,
   VersionConflictError,
   VersionNotFoundError,
 } from './store-errors.js'
 export { type EngagementKind, type NewComment } from './engagement-repository.js'
 export type { CommentLimits } from './comment-segments.js'
 export type { FilesMode } from './folio-views.js'
+export type { StoredIntegration } from './integrations-repository.js'
 export { type Account, type Member, type Workspace, DEFAULT_PLAN, UnknownWorkspaceError, WorkspaceRepository } from './workspace-repository.js'
 export type { SharedState, Versioned, WindowCount } from './shared-state.js'
 export { DEFAULT_PLANS, type Plan, type PlanTable, Plans } from './plans.js'
@@ -49,6 +52,8 @@ export interface FolioStore {
   settings: SettingsRepository
   /** What several instances must agree on: sessions, codes, rate windows, counters. */
   shared: SharedState
+  /** Each workspace's chat webhooks (Cloud). */
+  integrations: IntegrationsRepository
   /** Cloud: workspaces, members, accounts and the workspaces' keys (hashed). */
   workspaces: WorkspaceRepository
   /** Cloud: storage bytes per workspace, each distinct content once. */
@@ -67,6 +72,11 @@ export interface OpenStoreOptions {
   warn?: (message: string) => void
   /** How many pins one re-anchoring run looks at, at most (the folio's comment ceiling). */
   maxReanchored?: number
+  /**
+   * Cloud mode (spec, Version): versions show images as `asset://<sha256>` pointers into the
+   * content-addressed store, and accept them back. The data on disk is the same either way.
+   */
+  assetPointers?: boolean
 }
 
 /** Opens (creating, migrating and recovering as needed) the flat-file store in `dataDir`. */
@@ -81,7 +91,7 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
     const storage = createStorage({ driver: durableFsDriver({ base: dataDir }) })
     const locks = new KeyedMutex()
     const blobs = new BlobStore(storage)
-    const folios = new FolioRepository(storage, blobs, locks, { warn })
+    const folios = new FolioRepository(storage, blobs, locks, { warn, assetPointers: options.assetPointers })
     const engagement = new EngagementRepository(storage, locks, folios, { warn, maxReanchored: options.maxReanchored })
     const views = new FolioViews(folios, engagement)
     const settings = new SettingsRepository(storage)
@@ -105,6 +115,7 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
       views,
       settings,
       shared,
+      integrations: new IntegrationsRepository(storage),
       workspaces,
       usage: new WorkspaceUsage(storage, locks),
       plans,

@@ -5,6 +5,7 @@
  *
  *   format.json                            data-dir format stamp
  *   workspaces:<ws>:folios:<id>            membership marker (lists a workspace's folios)
+ *   workspaces:<ws>:integrations.json      the workspace's chat webhooks (Cloud)
  *   folios:<id>:meta.json                  folio metadata (small; rewritten by metadata edits)
  *   folios:<id>:history:s<first>.json      history segment: consecutive version manifests from
  *                                          v<first> (path → blob reference) and the old contents
@@ -36,6 +37,7 @@ export const keys = {
   format: 'format.json',
   workspaceFolios: (ws: string) => `workspaces:${ws}:folios`,
   workspaceFolio: (ws: string, id: string) => `workspaces:${ws}:folios:${id}`,
+  workspaceIntegrations: (ws: string) => `workspaces:${ws}:integrations.json`,
   folio: (id: string) => `folios:${id}`,
   meta: (id: string) => `folios:${id}:meta.json`,
   version: (id: string, n: number) => `folios:${id}:versions:v${n}.json`,

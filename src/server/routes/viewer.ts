@@ -97,7 +97,7 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
     const headers = { 'content-type': type, etag, ...FOLIO_FILE_HEADERS }
     if (noneMatchHits(event.req.headers.get('if-none-match'), etag)) return new FastResponse(null, { status: 304, headers })
     // Through the folio: a content replaced a moment ago may already sit in its packed history.
-    let body = await folios.content(meta.id, ref.h)
+    let body = await folios.served(meta.id, ref)
     if (isHtml) {
       const base = `/v/${meta.id}/${params.access}/`
       body = Buffer.from(injectBeforeBodyEnd(body.toString('utf8'), `<script src="/_folio/bridge.js" data-folio-base="${escapeHtml(base)}"></script>`))
