@@ -1,4 +1,4 @@
-import { aiCreate } from './ai.js'
+import { aiConversation, aiCreate, aiStream, deleteWorkspaceAi, getWorkspaceAi, setWorkspaceAi } from './ai.js'
 import type { Contract } from './contract.js'
 import { getOpenApi, listDesignSystems } from './design-systems.js'
 import { createComment, deleteComment, getReactions, listComments, react, recordAnalytics, resolveComment, setReactions } from './engagement.js'
@@ -29,6 +29,11 @@ export const contracts = [
   listFolios,
   createFolio,
   aiCreate,
+  aiConversation,
+  aiStream,
+  getWorkspaceAi,
+  setWorkspaceAi,
+  deleteWorkspaceAi,
   getFolio,
   updateFolio,
   deleteFolio,

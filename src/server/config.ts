@@ -1,4 +1,5 @@
 import { userInfo } from 'node:os'
+import { type AiEnvironment, aiEnvironment } from '../ai/provider-config.js'
 import { allowedHostsFromEnv } from './host-check.js'
 import { DEFAULT_KEY_GUESS_LIMITS, type KeyGuessLimits } from './key-guesses.js'
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limit.js'
@@ -54,6 +55,11 @@ export interface ServerConfig {
   trustProxy: boolean
   /** How long a frame token (the viewer frame's path segment) lasts; the share page renews it. */
   frameTokenSeconds: number
+  /**
+   * The AI environment (FOLIO_AI_PROVIDER, FOLIO_AI_MODEL, OPENAI_*, ANTHROPIC_*, OLLAMA_HOST,
+   * FOLIO_AI_TOOLS, FOLIO_AI_SECRET), read once: tests pass their own, never the shell's.
+   */
+  ai: AiEnvironment
   tunnel: {
     /** The localtunnel server (FOLIO_TUNNEL_HOST); the client's default when unset. */
     host?: string
@@ -76,6 +82,7 @@ export function defaultConfig(overrides: ConfigOverrides = {}): ServerConfig {
     trustProxy: flagFromEnv('FOLIO_TRUST_PROXY', process.env.FOLIO_TRUST_PROXY),
     // Minutes: the share page renews it (templates/viewer/share-frame.js).
     frameTokenSeconds: 5 * 60,
+    ai: aiEnvironment(process.env),
     ...overrides,
     limits: {
       jsonBodyBytes: 20 * 1024 * 1024,
