@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { aiConversation } from '../src/api/ai.js'
 import { getFolio, updateFolio } from '../src/api/files.js'
 import { answer, type FakeAi, jsonReply, openaiText, openaiToolCall, page, sentText, startFakeAi } from './helpers/fake-ai.js'
+import { LogLevels } from '../src/log/logger.js'
 import { useServer } from './helpers/use-server.js'
 
 let fake: FakeAi
@@ -22,7 +23,7 @@ async function everything(dir: string): Promise<string> {
 
 describe('POST /api/files/{id}/ai in OSS with an OpenAI-compatible server (OPENAI_BASE_URL)', () => {
   const server = useServer(() => ({
-    logLevel: 'debug',
+    logLevel: LogLevels.debug,
     config: { ai: { FOLIO_AI_PROVIDER: 'openai', FOLIO_AI_MODEL: 'local-model', OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-env-secret-1234' } },
   }))
   const ai = (id: string, body: object) => server.api.send(aiConversation, { params: { id }, body })

@@ -121,6 +121,8 @@ export function providerError(error: unknown, config: AiProviderConfig): Error {
     const said = providerMessage(cause)
     if (cause.statusCode === 401 || cause.statusCode === 403) return new ProviderError(`${who} refused the credentials (${cause.statusCode}): ${said}`)
     if (cause.statusCode === 429) return new ProviderError(`${who} is rate limiting (429): ${said}. Try again later.`)
+    // A 2xx whose body broke off: the connection was cut mid-answer ("terminated").
+    if (cause.statusCode && cause.statusCode < 300 && cause.cause instanceof Error && cause.cause.message === 'terminated') return new ProviderError(`${who} broke off mid-answer: the connection was cut.`)
     if (cause.statusCode) return new ProviderError(`${who} answered ${cause.statusCode}: ${said}`)
     return new ProviderError(`${who} could not be reached or broke off: ${said}`)
   }
