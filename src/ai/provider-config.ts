@@ -144,7 +144,9 @@ export function resolveCloudProvider(env: AiEnvironment, workspace: WorkspaceAiS
     const { provider } = workspace
     const model = workspace.model ?? DEFAULT_MODELS[provider]
     if (!workspace.apiKey) return undefined
-    const baseURL = provider === 'openai' ? (workspace.baseURL ?? OPENAI_DEFAULT_BASE) : anthropicApiBase(workspace.baseURL)
+    // Without a base URL of its own, the workspace goes where the operator's provider goes (a
+    // gateway, say), else to the vendor.
+    const baseURL = provider === 'openai' ? (workspace.baseURL ?? env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE) : anthropicApiBase(workspace.baseURL ?? env.ANTHROPIC_BASE_URL)
     return { provider, model, apiKey: workspace.apiKey, baseURL, source: 'workspace' }
   }
   return resolveOssProvider(env)
