@@ -17,11 +17,21 @@ for (const [net, prefix] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
   ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) PRIVATE.addSubnet(net, prefix, 'ipv4')
-for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['::ffff:0:0', 96], ['64:ff9b::', 96]] as const) PRIVATE.addSubnet(net, prefix, 'ipv6')
+// Not ::ffff:0:0/96: BlockList checks IPv4 addresses against IPv4-mapped rules, so that range
+// would refuse every IPv4 address. A mapped address is judged by its IPv4 part instead.
+for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96]] as const) PRIVATE.addSubnet(net, prefix, 'ipv6')
 
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address)
   if (family === 0) return true
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
+  if (mapped) return isPrivateAddress(mapped[1]!)
+  // The same in hex, as URLs write it: [::ffff:7f00:1] is 127.0.0.1.
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address)
+  if (hex) {
+    const [high, low] = [parseInt(hex[1]!, 16), parseInt(hex[2]!, 16)]
+    return isPrivateAddress(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`)
+  }
   return PRIVATE.check(address, family === 4 ? 'ipv4' : 'ipv6')
 }
 

@@ -4,7 +4,15 @@ import { createFolio, deleteFolio } from '../../api/files.js'
 import { ApiClientError } from '../../client/index.js'
 import { type CliContext, shareUrl } from '../context.js'
 import { CliError, UsageError } from '../errors.js'
-import type { CreateOptions } from './create.js'
+import type { ProjectMode } from '../../domain/model.js'
+
+/** What folio create's options say about a folio written by AI. */
+export interface PromptOptions {
+  prompt?: string
+  publish?: boolean
+  description?: string
+  mode?: ProjectMode
+}
 
 /**
  * folio create --prompt: Cloud has POST /api/files/ai-create. OSS has not (403): there the folio
@@ -12,7 +20,7 @@ import type { CreateOptions } from './create.js'
  * executeImmediately); without a model the folio is removed again and the server's message says
  * how to configure one.
  */
-export async function createFromPrompt(ctx: CliContext, title: string | undefined, options: CreateOptions): Promise<void> {
+export async function createFromPrompt(ctx: CliContext, title: string | undefined, options: PromptOptions): Promise<void> {
   const prompt = options.prompt!.trim()
   if (!prompt) throw new UsageError('--prompt needs a description of the folio, e.g. --prompt "a deck about otters".')
   const status = options.publish ? ('published' as const) : ('draft' as const)
