@@ -5,6 +5,7 @@ import { aiConversation } from '../src/api/ai.js'
 import { getFolio, updateFolio } from '../src/api/files.js'
 import { answer, type FakeAi, jsonReply, openaiText, openaiToolCall, page, sentText, startFakeAi } from './helpers/fake-ai.js'
 import { LogLevels } from '../src/log/logger.js'
+import { createClient } from '../src/client/index.js'
 import { useServer } from './helpers/use-server.js'
 
 let fake: FakeAi
@@ -186,6 +187,23 @@ describe('POST /api/files/{id}/ai in OSS with an OpenAI-compatible server (OPENA
       expect([failed.status, failed.body]).toEqual([500, { error: 'AI failed to generate HTML content.', message }])
     }
     expect((await server.api.send(getFolio, { params: { id } })).body.versions).toHaveLength(1)
+    server.ts.logs.splice(0)
+  })
+
+  it('a client that hangs up stops the provider request, and nothing is committed or logged', async () => {
+    const id = await server.api.create('Gone', { 'index.html': page('Gone') })
+    const arrived = new Promise<void>((resolve) => fake.reply(() => resolve()))
+    const closed = fake.nextEarlyClose()
+    const controller = new AbortController()
+    const client = createClient({ server: server.ts.url })
+    const request = client.request(aiConversation, { params: { id }, json: { userPrompt: 'Slowly', executeImmediately: true }, signal: controller.signal }).catch((error: Error) => error.name)
+    await arrived
+    controller.abort()
+    expect(await request).toBe('AbortError')
+    await closed
+    expect(fake.closedEarly).toEqual(['/v1/chat/completions'])
+    expect((await server.api.send(getFolio, { params: { id } })).body.versions).toHaveLength(1)
+    expect(server.ts.logs.filter((line) => !line.includes('[http]'))).toEqual([])
     server.ts.logs.splice(0)
   })
 

@@ -5,7 +5,7 @@ import type { AiService } from './ai-service.js'
 import { finishTurn, type PreparedTurn } from './ai-turn.js'
 import type { ServerContext } from './context.js'
 import { ApiError } from './errors.js'
-import { nodeRequest } from './remote.js'
+import type { ServerResponse } from 'node:http'
 
 /** A plan is short: a few bullet points. */
 const PLAN_TOKENS = 1_000
@@ -26,7 +26,7 @@ export function streamTurn(ctx: ServerContext, ai: AiService, event: H3Event, pr
     abort.abort(Object.assign(new Error('The client closed the stream.'), { name: 'AbortError' }))
   }
   stream.onClosed(hangUp)
-  nodeRequest(event)?.socket.once('close', hangUp)
+  onHangUp(event, hangUp)
   const send = (data: object) => {
     if (!closed) void stream.push(JSON.stringify(data)).catch(hangUp)
   }
@@ -62,4 +62,21 @@ function streamErrorMessage(ctx: ServerContext, error: unknown, providerError: n
   if (error instanceof providerError) return `${ERRORS.aiFailed.error} ${error.message}`
   ctx.log('AI stream failed', error)
   return 'The server failed while generating; it has been logged.'
+}
+
+/**
+ * Calls `then` when the response's connection closes (the client went away) or the response
+ * ends. The response's own 'close', not the socket's: a kept-alive socket serves many requests,
+ * and listeners on it would pile up.
+ */
+export function onHangUp(event: H3Event, then: () => void): void {
+  const res = (event.req as { runtime?: { node?: { res?: ServerResponse } } }).runtime?.node?.res
+  res?.once('close', then)
+}
+
+/** An AbortSignal that fires when the client goes away (POST /ai: the provider call stops too). */
+export function hangUpSignal(event: H3Event): AbortSignal {
+  const controller = new AbortController()
+  onHangUp(event, () => controller.abort(Object.assign(new Error('The client closed the connection.'), { name: 'AbortError' })))
+  return controller.signal
 }

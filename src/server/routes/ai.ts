@@ -1,11 +1,11 @@
-import type { H3 } from 'h3'
+import type { H3, H3Event } from 'h3'
 import { aiConversation, aiCreate, aiStream, deleteWorkspaceAi, getWorkspaceAi, setWorkspaceAi } from '../../api/ai.js'
 import { ERRORS } from '../../api/errors.js'
 import { managesWorkspace, type Principal } from '../../domain/principal.js'
 import { resolveCloudProvider } from '../../ai/provider-config.js'
 import type { GenerationResult } from '../../ai/generation.js'
 import { AiService } from '../ai-service.js'
-import { streamTurn } from '../ai-stream.js'
+import { hangUpSignal, streamTurn } from '../ai-stream.js'
 import { commitFiles, finishTurn, type PreparedTurn, prepareToolResponse, prepareTurn } from '../ai-turn.js'
 import { createFromPrompt } from '../ai-create.js'
 import type { ServerContext } from '../context.js'
@@ -20,17 +20,19 @@ export function registerAiRoutes(app: H3, ctx: ServerContext): void {
   mountRoute(app, ctx, aiCreate, ({ principal, body }) => createFromPrompt(ctx, ai, principal, body))
 
   /** The provider's answer for a prepared turn; its failure is the spec's AI failure. */
-  const run = async (turn: PreparedTurn): Promise<GenerationResult> => {
+  const run = async (turn: PreparedTurn, event: H3Event): Promise<GenerationResult> => {
     const m = await ai.module()
     try {
-      return await m.generate({ config: turn.config, system: turn.system, messages: turn.messages, tools: turn.tools })
+      return await m.generate({ config: turn.config, system: turn.system, messages: turn.messages, tools: turn.tools, abortSignal: hangUpSignal(event) })
     } catch (error) {
       if (error instanceof m.ProviderError) throw fail(ERRORS.aiFailed, error.message)
+      // The client left: the answer goes to nobody, and nothing is logged for it.
+      if (m.isAbort(error)) throw fail(ERRORS.aiFailed, 'The request was cancelled.')
       throw error
     }
   }
 
-  mountRoute(app, ctx, aiConversation, async ({ params, principal, body }) => {
+  mountRoute(app, ctx, aiConversation, async ({ event, params, principal, body }) => {
     switch (body.action) {
       case 'commit-proposal': {
         const meta = await requireFolio(ctx, params.id, principal)
@@ -45,11 +47,11 @@ export function registerAiRoutes(app: H3, ctx: ServerContext): void {
       }
       case 'tool-response': {
         const turn = await prepareToolResponse(ctx, ai, params.id, principal, body)
-        return finishTurn(ctx, ai, principal, turn, await run(turn))
+        return finishTurn(ctx, ai, principal, turn, await run(turn, event))
       }
       default: {
         const turn = await prepareTurn(ctx, ai, params.id, principal, body)
-        return finishTurn(ctx, ai, principal, turn, await run(turn))
+        return finishTurn(ctx, ai, principal, turn, await run(turn, event))
       }
     }
   })
