@@ -11,7 +11,9 @@ import {
   ndjsonReply,
   ollamaStreamLines,
   ollamaText,
+  ollamaToolCall,
   openaiStreamFrames,
+  openaiStreamToolFrames,
   openaiText,
   page,
   sentText,
@@ -115,6 +117,26 @@ describe('ai-stream, and each provider through its own wire protocol', () => {
     expect(sent.url).toBe('/api/chat')
     expect(sent.headers.authorization).toBeUndefined()
     expect(sent.body).toMatchObject({ model: 'llama3.2', stream: true, options: { num_predict: 16000 } })
+  })
+
+  it('OpenAI streamed tool calls: the tool runs between two streamed steps, reported as status and in done', async () => {
+    const id = await server.api.create('Streamed tools', { 'index.html': page('Streamed tools'), 'facts.txt': 'Otters sleep holding hands.\n' })
+    const text = answer('Added the fact.', { 'index.html': page('Streamed tools', '<p>Otters sleep holding hands.</p>') })
+    fake.reply(openaiText('- read facts.txt, add it'), sseReply(openaiStreamToolFrames('read_file', { path: 'facts.txt' })), sseReply(openaiStreamFrames(text)))
+    const { events } = await streamEvents(server.ts.url, id, { userPrompt: 'Add the fact from facts.txt' })
+    expect(kinds(events)).toEqual(['status:planning', 'status:generating', 'status:generating', 'chunk', 'done'])
+    expect(events[2]).toMatchObject({ message: 'Calling read_file', toolCall: { id: 'call_9', name: 'read_file', arguments: { path: 'facts.txt' } } })
+    expect(events.at(-1).toolCalls).toEqual([{ id: 'call_9', name: 'read_file', arguments: { path: 'facts.txt' }, status: 'done', result: 'Otters sleep holding hands.\n' }])
+    expect(fake.requests[2]!.body.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_9', content: 'Otters sleep holding hands.\n' })
+  })
+
+  it('Ollama tool calls arrive whole (arguments as an object) and are answered the same way', async () => {
+    const id = await server.api.create('Llama tools', { 'index.html': page('Llama tools') })
+    fake.reply(ollamaToolCall('list_files', {}), ollamaText(answer('Listed.', { 'index.html': page('Llama tools', '<p>1 file</p>') })))
+    const reply = await server.api.send(aiConversation, { params: { id }, body: { userPrompt: 'How many files?', selectedModel: 'ollama:llama3.2' } })
+    expect(reply.status).toBe(200)
+    expect(reply.body.toolCalls).toMatchObject([{ name: 'list_files', arguments: {}, status: 'done' }])
+    expect(fake.requests[1]!.body.messages.at(-1)).toMatchObject({ role: 'tool', content: expect.stringContaining('"path":"index.html"') })
   })
 
   it('Anthropic and Ollama answer POST /ai too (not streamed), with executeImmediately', async () => {
