@@ -205,13 +205,13 @@ describe('folio whoami', () => {
     expect(profiled.stdout).toContain('Access:    accepted')
   })
 
-  it('tells a Cloud server, which does not say its workspace yet', async () => {
+  it('tells a Cloud server, and the workspace of the key', async () => {
     const cloud = await startTestServer({ mode: 'cloud' })
     try {
-      const { apiKey } = await createWorkspace(cloud)
+      const { apiKey, id } = await createWorkspace(cloud, { name: 'Acme' })
       const result = await runCli(['--server', cloud.url, '--key', apiKey, 'whoami'], freshConfig())
       expect(result.code).toBe(0)
-      expect(result.stdout).toContain('Mode:      Cloud\nWorkspace: not told by this server')
+      expect(result.stdout).toContain(`Mode:      Cloud\nWorkspace: Acme (${id}), plan free`)
       const none = await runCli(['--server', cloud.url, 'whoami', '--json'], freshConfig())
       expect(none.json()).toMatchObject({ key: 'needed', mode: 'cloud', workspace: null })
     } finally {

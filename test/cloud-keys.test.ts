@@ -1,4 +1,5 @@
 import { readdir, readFile, stat } from 'node:fs/promises'
+import { Agent, get as httpGet } from 'node:http'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createFolio, getFolio, listFolios } from '../src/api/files.js'
@@ -66,6 +67,33 @@ describe('Cloud keys (spec: States, Integration key)', () => {
     const third = await s.ts.server.store.workspaces.rotateKey(ws.id)
     expect((await testApi(s.ts.url, { key: third }).send(getFolio, { params: { id } })).status).toBe(200)
     expect((await fresh.send(getFolio, { params: { id } })).status).toBe(401)
+  })
+
+  it('refuses a rotated key on the very connection that used it a moment before', async () => {
+    const ws = await createWorkspace(s.ts, { name: 'Keep-alive' })
+    const id = await ws.api.create('Warm')
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    const sockets = new Set<unknown>()
+    const get = (key: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpGet(`${s.ts.url}/api/files/${id}`, { agent, headers: { authorization: `Bearer ${key}` } }, (res) => {
+          sockets.add(req.socket)
+          res.resume()
+          res.on('end', () => resolve(res.statusCode!))
+        })
+        req.on('error', reject)
+      })
+    try {
+      expect([await get(ws.apiKey), await get(ws.apiKey)]).toEqual([200, 200])
+      const next = await s.ts.server.store.workspaces.rotateKey(ws.id)
+      expect(await get(ws.apiKey)).toBe(401)
+      expect(await get(next)).toBe(200)
+      await s.ts.server.store.workspaces.revokeKey(ws.id)
+      expect(await get(next)).toBe(401)
+      expect(sockets.size).toBe(1)
+    } finally {
+      agent.destroy()
+    }
   })
 
   it('lets only the Owner or an Admin rotate or revoke: a Member gets 403 Forbidden', async () => {

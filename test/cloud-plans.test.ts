@@ -49,8 +49,12 @@ describe('plans (Cloud)', () => {
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
       expect(refused.headers.get('x-ratelimit-remaining')).toBe('0')
     }
-    // Another workspace has its own window; public endpoints keep their per-client limits.
+    // Another workspace has its own window (an error answer counts and says so too); public
+    // endpoints keep their per-client limits.
     expect((await other.api.send(listFolios)).headers.get('x-ratelimit-remaining')).toBe('5')
+    const notFound = await other.api.send(getFolio, { params: { id } })
+    expect(notFound.status).toBe(404)
+    expect(notFound.headers.get('x-ratelimit-remaining')).toBe('4')
     const pub = await ts.server.store.folios.get(id)
     expect(pub).toBeDefined()
     const publicReply = await ws.api.send(getPublicFolio, { params: { id } })
@@ -82,6 +86,15 @@ describe('plans (Cloud)', () => {
     const image = await ws.api.send(uploadFile, { params: { id: first.body.project.id }, raw: new Uint8Array(Buffer.concat([tinyPng(), Buffer.alloc(200)])), headers: { 'x-file-path': 'img/a.png' } })
     expect(image.status).toBe(402)
     expect(image.body.error).toBe('STORAGE_EXCEEDED')
+  })
+
+  it('lets concurrent writes share the quota, never pass it together', async () => {
+    const ws = await createWorkspace(ts, { plan: 'small' })
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => ws.api.send(createFolio, { body: { title: `Race ${i}`, defaultFiles: { 'index.html': String(i).repeat(400) } } })),
+    )
+    expect(replies.map((r) => r.status).sort()).toEqual([201, 201, 402, 402, 402, 402])
+    expect((await ws.api.send(getWorkspace)).body.usage.storageBytes).toBe(800)
   })
 
   it('counts AI messages per month against the plan: 402 QUOTA_EXCEEDED past it', async () => {

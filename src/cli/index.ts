@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander'
 import { packageVersion } from '../version.js'
+import { registerAdmin } from './commands/admin.js'
 import { registerAi } from './commands/ai.js'
 import { registerComments } from './commands/comments.js'
 import { registerCreate } from './commands/create.js'
@@ -51,6 +52,7 @@ export function buildProgram({ json = false }: { json?: boolean } = {}): Command
   registerKeys(program)
   registerTunnel(program)
   registerStatus(program)
+  registerAdmin(program)
   registerCompletion(program)
   return program
 }

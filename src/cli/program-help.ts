@@ -25,7 +25,7 @@ Environment:
   FOLIO_TUNNEL_HOST  your own localtunnel server for the public tunnel of folio serve
   BROWSER            the browser folio open (and o in folio status) starts
   PORT               default port of folio serve
-  FOLIO_DATA         default data folder of folio serve
+  FOLIO_DATA         default data folder of folio serve and folio admin
   FOLIO_RATE_LIMITS  per-client limits of the public endpoints, e.g. "public=600,analytics=600"
   FOLIO_MAX_COMMENTS, FOLIO_MAX_COMMENT_BYTES
                      what one folio's comments may reach (default 1000 and 4194304 bytes)

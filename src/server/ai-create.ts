@@ -8,7 +8,7 @@ import type { AiService } from './ai-service.js'
 import type { ServerContext } from './context.js'
 import { fail } from './errors.js'
 import { authorOf } from './folio-access.js'
-import { reserveStorage } from './storage-quota.js'
+import { withinStorage } from './storage-quota.js'
 
 /** A title from the prompt itself, when the model gave none. */
 const titleFrom = (prompt: string) => {
@@ -55,9 +55,8 @@ export async function createFromPrompt(ctx: ServerContext, ai: AiService, princi
     throw error
   }
   if (files['index.html'] === undefined) throw fail(ERRORS.aiFailed, 'The model wrote no index.html.')
-  const counted = await reserveStorage(ctx, principal, Object.values(files))
   const title = body.title ?? output.meta?.title ?? titleFrom(prompt)
-  const { meta } = await ctx.store.folios.create({
+  const { meta } = await withinStorage(ctx, principal, Object.values(files), () => ctx.store.folios.create({
     meta: {
       workspaceId: principal?.workspaceId ?? LOCAL_WORKSPACE,
       title,
@@ -77,8 +76,7 @@ export async function createFromPrompt(ctx: ServerContext, ai: AiService, princi
     files,
     commitMessage: 'Created with AI',
     author: authorOf(ctx, principal),
-  })
-  await counted()
+  }))
   const now = new Date().toISOString()
   await ai.records.updateChat(meta.id, () => ({
     turns: [

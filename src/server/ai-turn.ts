@@ -14,7 +14,7 @@ import type { AiService } from './ai-service.js'
 import type { ServerContext } from './context.js'
 import { fail } from './errors.js'
 import { authorOf, requireFolio } from './folio-access.js'
-import { reserveStorage } from './storage-quota.js'
+import { withinStorage } from './storage-quota.js'
 
 export type TurnBody = z.output<typeof AiStreamBody>
 export type AiBody = z.output<typeof AiConversationBody>
@@ -198,10 +198,11 @@ export async function finishTurn(ctx: ServerContext, ai: AiService, principal: P
 
 /** A new version of exactly these files (commit-proposal, executeImmediately), under the storage quota. */
 export async function commitFiles(ctx: ServerContext, principal: Principal | undefined, id: string, files: Record<string, string>, explanation: string, author: string): Promise<{ newVersionId: string; project: object }> {
-  const counted = await reserveStorage(ctx, principal, Object.values(files))
   const firstLine = explanation.split('\n').find((l) => l.trim())?.trim() ?? 'AI edit'
-  const result = await ctx.store.folios.update(id, { patch: {}, files, commitMessage: firstLine.length > 200 ? `${firstLine.slice(0, 199)}…` : firstLine, author })
-  if (!result) throw fail(ERRORS.projectNotFound)
-  await counted()
+  const result = await withinStorage(ctx, principal, Object.values(files), async () => {
+    const updated = await ctx.store.folios.update(id, { patch: {}, files, commitMessage: firstLine.length > 200 ? `${firstLine.slice(0, 199)}…` : firstLine, author })
+    if (!updated) throw fail(ERRORS.projectNotFound)
+    return updated
+  })
   return { newVersionId: result.head.versionId, project: await ctx.store.views.withHead(result.meta, result.head) }
 }

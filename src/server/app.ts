@@ -19,6 +19,7 @@ import { clientOf } from './remote.js'
 import { StreamSlots } from './stream-slots.js'
 import { createViewerAccess } from './viewer-access.js'
 import { toRouterPath } from './route.js'
+import { registerAdminRoutes } from './routes/admin.js'
 import { registerAiRoutes } from './routes/ai.js'
 import { registerBriefRoute } from './routes/brief.js'
 import { registerCatalogueRoutes } from './routes/catalogue.js'
@@ -39,6 +40,8 @@ export interface CreateAppOptions {
   /** Loaded by the caller (ApiKeys.load); defaults to the environment's key only. */
   keys?: ApiKeys
   tunnel?: TunnelManager
+  /** Cloud: the token of the operator's API (routes/admin.ts); without one there is none. */
+  adminToken?: string
   /** What several instances must agree on; one process's memory by default. */
   shared?: SharedState
   templates?: Templates
@@ -61,6 +64,7 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
     keys,
     tunnel: options.tunnel,
     shared,
+    adminToken: options.adminToken,
     hot: new HotCache(options.store, auth, limiter, clientOfRequest, planLimits),
     limiter,
     planLimits,
@@ -94,6 +98,7 @@ export function createApp(ctx: ServerContext): H3 {
   registerWorkspaceRoutes(app, ctx)
   registerTunnelRoutes(app, ctx)
   registerViewerRoutes(app, ctx)
+  if (ctx.config.mode === 'cloud' && ctx.adminToken) registerAdminRoutes(app, ctx, ctx.adminToken)
   app.all('/**', unmatched)
   return app
 }

@@ -23,6 +23,8 @@ export interface ServerContext {
   tunnel?: TunnelManager
   /** What several server instances must agree on: rate windows, counters, short-lived records. */
   shared: SharedState
+  /** Cloud: the token of the operator's API (folio admin on a running server). */
+  adminToken?: string
   hot: HotCache
   limiter: RateLimiter
   /** Cloud: the workspace plans' limits (undefined in OSS). */

@@ -4,7 +4,7 @@ import type { Access, RateLimitBucket } from '../api/contract.js'
 import { type FolioStore, LIST_CACHE_ENTRY_BYTES } from '../store/index.js'
 import { type Auth, DENIED, type Principal } from './auth.js'
 import type { PlanLimits } from './plan-limits.js'
-import type { RateLimiter } from './rate-limit.js'
+import type { RateLimiter, RateLimitState } from './rate-limit.js'
 import { noneMatchHits } from './conditional.js'
 
 /**
@@ -39,6 +39,9 @@ export interface HotEntry {
 }
 
 const MAX_BYTES = 32 * 1024 * 1024
+
+/** The workspace plan's X-RateLimit-* (Cloud), as writeHead takes them. */
+const planHeaders = (state: RateLimitState) => ['x-ratelimit-limit', String(state.limit), 'x-ratelimit-remaining', String(state.remaining), 'x-ratelimit-reset', String(state.reset)]
 /** A folio's answer is a copy of what FolioViews keeps: at most 1 MB of it is worth a second copy. */
 const MAX_FOLIO_ENTRY_BYTES = 1024 * 1024
 
@@ -143,8 +146,9 @@ export class HotCache {
 
   /**
    * Answers the request if it can; false hands it to the router untouched. In Cloud an
-   * authenticated answer first counts against the workspace's plan (an await on the shared
-   * state): past the limit, `router` answers instead (the 429, with the same count).
+   * authenticated answer first counts against the workspace's plan: at once when the shared
+   * state is this process's memory, else after its promise, and then, past the limit, `router`
+   * answers instead (the 429).
    */
   serve(req: IncomingMessage, res: ServerResponse, router?: (req: IncomingMessage, res: ServerResponse) => unknown): boolean {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !req.url) return false
@@ -165,18 +169,17 @@ export class HotCache {
       if (!entry) return false
       principal = found
     }
-    if (this.#plan && principal && entry.access !== 'public' && router) {
+    if (this.#plan && principal && entry.access !== 'public') {
+      const counted = this.#plan.hit(principal)
+      if (!(counted instanceof Promise)) return counted.allowed && this.#write(req, res, entry, planHeaders(counted)) // else the router answers the 429
+      if (!router) return false
       const kept = entry
-      this.#plan.hit(principal).then(
-        (state) => {
-          if (!state.allowed) return void router(req, res)
-          this.#write(req, res, kept, ['x-ratelimit-limit', String(state.limit), 'x-ratelimit-remaining', String(state.remaining), 'x-ratelimit-reset', String(state.reset)])
-        },
-        () => void router(req, res),
+      counted.then(
+        (state) => (state.allowed ? this.#write(req, res, kept, planHeaders(state)) : router(req, res)),
+        () => router(req, res),
       )
       return true
     }
-    if (this.#plan && principal && entry.access !== 'public') return false
     return this.#write(req, res, entry)
   }
 

@@ -80,11 +80,13 @@ export function mountRoute<C extends Contract>(app: H3, ctx: ServerContext, cont
     // Cloud: an authenticated request counts against its workspace's plan (public endpoints keep
     // their per-client limits above).
     if (ctx.planLimits && principal && contract.access !== 'public') {
-      return ctx.planLimits.hit(principal).then((state) => {
+      const counted = ctx.planLimits.hit(principal)
+      const admit = (state: RateLimitState) => {
         setRateLimitHeaders(event, state)
         if (!state.allowed) throw tooManyRequests(state)
         return proceed(event, principal)
-      })
+      }
+      return counted instanceof Promise ? counted.then(admit) : admit(counted)
     }
     return proceed(event, principal)
   }

@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { type AddressInfo, isIP } from 'node:net'
 import { toNodeHandler } from 'h3/node'
 import { createLogger, type Logger } from '../log/logger.js'
 import { openStore, type FolioStore } from '../store/index.js'
 import { createTunnelManager, type TunnelManager } from '../tunnel/tunnel-manager.js'
+import { removeAdminFile, writeAdminFile } from './admin-file.js'
 import { ApiKeys } from './api-keys.js'
 import { createApp, createServerContext, logProblemsTo } from './app.js'
 import type { ServerContext } from './context.js'
@@ -77,7 +79,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const keys = await new ApiKeys(config.mode === 'cloud' ? undefined : store.settings, config.apiKey).load()
 
   // The tunnel manager needs the tunnel listener's port: it joins the context once that listens.
-  const ctx = createServerContext({ store, config, keys, log })
+  const adminToken = config.mode === 'cloud' ? randomBytes(32).toString('hex') : undefined
+  const ctx = createServerContext({ store, config, keys, log, adminToken })
   const routed = toNodeHandler(createApp(ctx))
   const { limits } = config
   const bodyTimeouts: BodyTimeouts = { idleMs: limits.bodyIdleMs, graceMs: limits.bodyGraceMs, minBytesPerSecond: limits.bodyMinBytesPerSecond }
@@ -131,6 +134,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const shownHost = options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`
 
+  // folio admin finds a running server's operator API here (and knows, by the data dir's lock,
+  // that it must ask the server rather than open the store itself).
+  if (adminToken) await writeAdminFile(options.dataDir, { url: adminUrl(options.host, port, url), token: adminToken, pid: process.pid })
+
   let closing: Promise<void> | undefined
   return {
     url,
@@ -151,9 +158,17 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         server.closeAllConnections()
         tunnelListener.closeAllConnections()
         await stopped
+        if (adminToken) await removeAdminFile(options.dataDir, adminToken)
         await store.close()
       })()),
   }
+}
+
+/** The operator's API answers loopback peers only: the address to reach it from this machine. */
+function adminUrl(host: string, port: number, url: string): string {
+  if (host === '::' || host === '::1') return `http://[::1]:${port}`
+  if (host === '0.0.0.0' || host === 'localhost' || host.startsWith('127.')) return `http://127.0.0.1:${port}`
+  return url
 }
 
 /** Counts requests in progress on the listeners, so shutdown can wait for them. */

@@ -8,39 +8,44 @@ import { fail } from './errors.js'
 /** What a write will store: text and data URLs as the API carries them, or bytes. */
 export type IncomingContent = string | Buffer
 
-/** Writes nothing: what reserveStorage answers in OSS or when nothing new is stored. */
-const NOTHING = async () => {}
-
 const formatBytes = (n: number) => (n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(1)} GB` : n >= 1024 ** 2 ? `${(n / 1024 ** 2).toFixed(1)} MB` : `${Math.ceil(n / 1024)} KB`)
 
 /**
- * Cloud: checks a write against the workspace's storage quota before anything is stored, so a
- * write over it is refused whole (402 STORAGE_EXCEEDED). Contents the workspace already holds
- * cost nothing. Returns what to call once the write succeeded: it counts the new contents.
+ * Runs a write that stores these contents, within the workspace's storage quota (Cloud): a write
+ * over it is refused whole (402 STORAGE_EXCEEDED) before anything is stored; contents the
+ * workspace already holds cost nothing; writes running at once are counted together, so two
+ * cannot both take the last megabyte. Once the write succeeded its new contents are counted.
+ * OSS has no quota: the write just runs.
  */
-export async function reserveStorage(ctx: Pick<ServerContext, 'planLimits' | 'store'>, principal: Principal | undefined, contents: Iterable<IncomingContent | null | undefined>): Promise<() => Promise<void>> {
-  if (!ctx.planLimits || !principal) return NOTHING
+export async function withinStorage<T>(
+  ctx: Pick<ServerContext, 'planLimits' | 'store'>,
+  principal: Principal | undefined,
+  contents: Iterable<IncomingContent | null | undefined>,
+  write: () => Promise<T>,
+): Promise<T> {
+  if (!ctx.planLimits || !principal) return write()
   const items: Array<{ hash: string; bytes: number }> = []
   for (const content of contents) {
     if (content === null || content === undefined) continue
     const bytes = typeof content === 'string' ? encodeFileContent(content).bytes : content
     items.push({ hash: hashBytes(bytes), bytes: bytes.length })
   }
-  if (!items.length) return NOTHING
+  if (!items.length) return write()
   const usage = ctx.store.usage
   const workspaceId = principal.workspaceId
-  const added = await usage.wouldAdd(workspaceId, items)
-  if (added > 0) {
-    const { name, limits } = ctx.planLimits.planOf(workspaceId)
-    const used = await usage.bytes(workspaceId)
-    if (used + added > limits.storageBytes) {
-      throw fail(
-        ERRORS.storageExceeded,
-        `This would store ${formatBytes(added)} more, and your workspace uses ${formatBytes(used)} of the ${formatBytes(limits.storageBytes)} of its ${name} plan: upgrade the plan, or delete folios you no longer need. Nothing was stored.`,
-      )
-    }
+  const { name, limits } = ctx.planLimits.planOf(workspaceId)
+  const reserved = await usage.reserve(workspaceId, items, limits.storageBytes)
+  if (!reserved.admitted) {
+    throw fail(
+      ERRORS.storageExceeded,
+      `This would store ${formatBytes(reserved.added)} more, and your workspace uses ${formatBytes(reserved.used)} of the ${formatBytes(limits.storageBytes)} of its ${name} plan: upgrade the plan, or delete folios you no longer need. Nothing was stored.`,
+    )
   }
-  return async () => {
+  try {
+    const result = await write()
     for (const item of items) await usage.countContent(workspaceId, item.hash, item.bytes)
+    return result
+  } finally {
+    usage.release(workspaceId, reserved.bytes)
   }
 }

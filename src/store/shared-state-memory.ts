@@ -13,11 +13,10 @@ export class MemorySharedState implements SharedState {
   #lastSweep = Date.now()
 
   async hit(key: string, windowMs: number, now = Date.now()): Promise<WindowCount> {
-    return this.hitNow(key, windowMs, now)
+    return this.hitSync(key, windowMs, now)
   }
 
-  /** The same, answered synchronously (this implementation never waits for anything). */
-  hitNow(key: string, windowMs: number, now = Date.now()): WindowCount {
+  hitSync(key: string, windowMs: number, now = Date.now()): WindowCount {
     this.#sweep(now)
     let window = this.#windows.get(key)
     if (!window || window.resetAt <= now) {

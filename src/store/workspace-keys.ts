@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash, hash, randomBytes } from 'node:crypto'
 
 /** The brand's prefix (spec: `svc_live_` stands for it): folio_live_ + 48 hex characters. */
 export const KEY_PREFIX = 'folio_live_'
@@ -20,7 +20,8 @@ export function looksLikeApiKey(token: string): boolean {
  * nothing useful about the key by its timing.
  */
 export function hashKey(token: string): string {
-  return createHash('sha256').update(token).digest('hex')
+  // The one-shot form: a third of createHash's cost, and it runs on every Cloud request.
+  return hash('sha256', token)
 }
 
 /** The file name of an e-mail address (members, accounts): sha256 of the normalised address. */

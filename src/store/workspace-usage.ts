@@ -18,6 +18,8 @@ export class WorkspaceUsage {
   readonly #storage: Storage
   readonly #locks: KeyedMutex
   readonly #loaded = new Map<string, Promise<Usage>>()
+  /** Bytes of writes let in and not finished yet, per workspace: two at once cannot both pass the quota. */
+  readonly #pending = new Map<string, number>()
 
   constructor(storage: Storage, locks: KeyedMutex) {
     this.#storage = storage
@@ -40,6 +42,26 @@ export class WorkspaceUsage {
       added += bytes
     }
     return added
+  }
+
+  /**
+   * Lets a write in if the contents new to the workspace fit under `limit` with everything
+   * counted and every write let in before it; release() what it returns once the write is done.
+   */
+  async reserve(workspaceId: string, contents: Array<{ hash: string; bytes: number }>, limit: number): Promise<{ admitted: true; bytes: number } | { admitted: false; used: number; added: number }> {
+    return this.#locks.run(`usage:${workspaceId}`, async () => {
+      const added = await this.wouldAdd(workspaceId, contents)
+      const used = (await this.#usage(workspaceId)).bytes + (this.#pending.get(workspaceId) ?? 0)
+      if (added > 0 && used + added > limit) return { admitted: false, used, added }
+      this.#pending.set(workspaceId, (this.#pending.get(workspaceId) ?? 0) + added)
+      return { admitted: true, bytes: added }
+    })
+  }
+
+  release(workspaceId: string, bytes: number): void {
+    const left = (this.#pending.get(workspaceId) ?? 0) - bytes
+    if (left > 0) this.#pending.set(workspaceId, left)
+    else this.#pending.delete(workspaceId)
   }
 
   /** Counts a content for the workspace, once. Returns the bytes it added (0 when already counted). */
