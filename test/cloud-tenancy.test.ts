@@ -21,6 +21,11 @@ const TENANCY: Record<OperationId, 'notFound' | 'asViewer' | 'notFolio'> = {
   listFolios: 'notFolio',
   createFolio: 'notFolio',
   aiCreate: 'notFolio',
+  aiConversation: 'notFound',
+  aiStream: 'notFound',
+  getWorkspaceAi: 'notFolio',
+  setWorkspaceAi: 'notFolio',
+  deleteWorkspaceAi: 'notFolio',
   getFolio: 'notFound',
   updateFolio: 'notFound',
   deleteFolio: 'notFound',
@@ -104,6 +109,9 @@ function requestFor(operationId: string, id: string, commentId: string): SendInp
       return { params, body: { isInitial: true, sessionSeconds: 5 } }
     case 'verifyAccessKey':
       return { params, body: { accessKey: 'wrong' } }
+    case 'aiConversation':
+    case 'aiStream':
+      return { params, body: { userPrompt: 'Make it B’s' } }
     case 'sharePage':
       return { params, query: { preview: '1' } }
     case 'rawFile':

@@ -1,5 +1,5 @@
 import { agentAuth, agentClaim, agentClaimComplete } from './agent-auth.js'
-import { aiCreate } from './ai.js'
+import { aiConversation, aiCreate, aiStream, deleteWorkspaceAi, getWorkspaceAi, setWorkspaceAi } from './ai.js'
 import { currentSession, listSessions, requestSignInCode, revokeSession, signIn, signOut } from './sign-in.js'
 import { getAsset } from './assets.js'
 import type { Contract } from './contract.js'
@@ -34,6 +34,11 @@ export const contracts = [
   listFolios,
   createFolio,
   aiCreate,
+  aiConversation,
+  aiStream,
+  getWorkspaceAi,
+  setWorkspaceAi,
+  deleteWorkspaceAi,
   getFolio,
   updateFolio,
   deleteFolio,

@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander'
 import { packageVersion } from '../version.js'
 import { registerAdmin } from './commands/admin.js'
+import { registerAi } from './commands/ai.js'
 import { registerComments } from './commands/comments.js'
 import { registerCreate } from './commands/create.js'
 import { registerKeys } from './commands/keys.js'
@@ -43,6 +44,7 @@ export function buildProgram({ json = false }: { json?: boolean } = {}): Command
   registerLogin(program)
   registerCreate(program)
   registerReadCommands(program)
+  registerAi(program)
   registerManage(program)
   registerComments(program)
   registerUpload(program)

@@ -30,6 +30,10 @@ Environment:
   FOLIO_MAX_COMMENTS, FOLIO_MAX_COMMENT_BYTES
                      what one folio's comments may reach (default 1000 and 4194304 bytes)
   FOLIO_LOG_LEVEL    silent, error, warn, info (default), debug or trace; --quiet and --verbose win
+  FOLIO_AI_PROVIDER  for folio serve: the AI model's provider, openai, anthropic or ollama, with
+                     FOLIO_AI_MODEL and the provider's own OPENAI_API_KEY, OPENAI_BASE_URL (any
+                     OpenAI-compatible server), ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OLLAMA_HOST
+  FOLIO_AI_SECRET    for folio serve --mode cloud: seals the workspaces' own AI keys at rest
 
 The saved login key is sent only to the login's own server: with --server or FOLIO_URL
 pointing elsewhere, pass that server's key with --key or FOLIO_API_KEY.

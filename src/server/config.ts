@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os'
 import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './comment-notifier.js'
+import { type AiEnvironment, aiEnvironment } from '../ai/provider-config.js'
 import { allowedHostsFromEnv } from './host-check.js'
 import { DEFAULT_KEY_GUESS_LIMITS, type KeyGuessLimits } from './key-guesses.js'
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limit.js'
@@ -68,6 +69,11 @@ export interface ServerConfig {
   publicUrl?: string
   /** Chat notifications of new comments (Cloud, comment-notifier.ts). */
   webhooks: WebhookSettings
+  /**
+   * The AI environment (FOLIO_AI_PROVIDER, FOLIO_AI_MODEL, OPENAI_*, ANTHROPIC_*, OLLAMA_HOST,
+   * FOLIO_AI_TOOLS, FOLIO_AI_SECRET), read once: tests pass their own, never the shell's.
+   */
+  ai: AiEnvironment
   tunnel: {
     /** The localtunnel server (FOLIO_TUNNEL_HOST); the client's default when unset. */
     host?: string
@@ -96,6 +102,7 @@ export function defaultConfig(overrides: ConfigOverrides = {}): ServerConfig {
     mailFrom: process.env.FOLIO_MAIL_FROM || undefined,
     agentIssuers: process.env.FOLIO_AGENT_ISSUERS || undefined,
     publicUrl: process.env.FOLIO_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
+    ai: aiEnvironment(process.env),
     ...overrides,
     webhooks: {
       ...DEFAULT_WEBHOOK_SETTINGS,

@@ -32,6 +32,8 @@
  *   workspaces:<ws>:contents:<hh>:<sha256>~<bytes>   a content the workspace holds (counted once)
  *   accounts:<sha256(email)>.json          a person's workspaces: {email, workspaces: [{id, role}]}
  *   plans.json                             the plans (Cloud), the operator edits it
+ *   folios:<id>:ai-chat.json               the AI conversation of a folio (ai-records.ts), deleted with it
+ *   workspaces:<ws>:ai.json                a Cloud workspace's AI provider settings, its key sealed
  */
 export const keys = {
   format: 'format.json',
@@ -68,4 +70,6 @@ export const keys = {
   workspaceContent: (ws: string, hash: string, bytes: number) => `workspaces:${ws}:contents:${hash.slice(0, 2)}:${hash}~${bytes}`,
   account: (emailHash: string) => `accounts:${emailHash}.json`,
   plans: 'plans.json',
+  aiChat: (id: string) => `folios:${id}:ai-chat.json`,
+  workspaceAi: (ws: string) => `workspaces:${ws}:ai.json`,
 } as const
