@@ -4,6 +4,7 @@ import { getOpenApi, listDesignSystems } from './design-systems.js'
 import { createComment, deleteComment, getReactions, listComments, react, recordAnalytics, resolveComment, setReactions } from './engagement.js'
 import { createFolio, deleteFolio, getBrief, getFolio, listFolios, updateFolio } from './files.js'
 import { getKey, revokeKey, rotateKey } from './keys.js'
+import { mcp } from './mcp.js'
 import { folioEvents, getPublicFolio, verifyAccessKey } from './sharing.js'
 import { getSyncManifest, syncFiles } from './sync.js'
 import { controlTunnel, getTunnel } from './tunnel.js'
@@ -52,6 +53,7 @@ export const contracts = [
   revokeKey,
   getTunnel,
   controlTunnel,
+  mcp,
   listDesignSystems,
   getOpenApi,
   dashboardPage,

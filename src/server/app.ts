@@ -23,6 +23,7 @@ import { registerCatalogueRoutes } from './routes/catalogue.js'
 import { registerEngagementRoutes } from './routes/engagement.js'
 import { registerFileRoutes } from './routes/files.js'
 import { registerKeyRoutes } from './routes/keys.js'
+import { registerMcpRoute } from './routes/mcp.js'
 import { registerSyncRoutes } from './routes/sync.js'
 import { registerTunnelRoutes } from './routes/tunnel.js'
 import { registerSharingRoutes } from './routes/sharing.js'
@@ -83,6 +84,7 @@ export function createApp(ctx: ServerContext): H3 {
   registerSyncRoutes(app, ctx)
   registerKeyRoutes(app, ctx)
   registerTunnelRoutes(app, ctx)
+  registerMcpRoute(app, ctx)
   registerViewerRoutes(app, ctx)
   app.all('/**', unmatched)
   return app
