@@ -104,7 +104,9 @@ export function contractTool<C extends Contract>(contract: C, spec: ToolSpec<C>)
   for (const key of spec.require ?? []) {
     const field = shape[key]
     if (!(field instanceof z.ZodOptional)) throw new Error(`mcp tool ${spec.name}: ${key} is not an optional field`)
-    shape[key] = field.unwrap() as z.ZodType
+    // The description sits on the optional wrapper (`.optional().describe(…)`): keep it.
+    const inner = field.unwrap() as z.ZodType
+    shape[key] = field.description ? inner.describe(field.description) : inner
   }
   const keys = { params: Object.keys(parts.params), query: Object.keys(parts.query), body: Object.keys(parts.body) }
   return {
