@@ -1,6 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { describe, expect, it } from 'vitest'
 import { getFolio } from '../src/api/files.js'
 import { cliEnv } from './helpers/cli.js'
@@ -42,6 +44,26 @@ describe('folio mcp against an OSS server on this machine', () => {
       await mcp.client.close()
     }
     expect(mcp.stderr()).toBe('')
+  })
+
+  it('answers what was piped in before stdin closed, one JSON-RPC message a line on stdout', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp'], { env: cliEnv({ FOLIO_URL: s.ts.url }), stdio: ['pipe', 'pipe', 'pipe'] })
+    let stdout = ''
+    child.stdout.on('data', (chunk) => (stdout += chunk))
+    child.stdin.end(
+      [
+        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_folio', arguments: { title: 'Piped' } } },
+      ]
+        .map((m) => `${JSON.stringify(m)}\n`)
+        .join(''),
+    )
+    const [code] = await once(child, 'exit')
+    expect(code).toBe(0)
+    const answers = stdout.trim().split('\n').map((line) => JSON.parse(line))
+    expect(answers.map((a) => a.id).sort()).toEqual([1, 2])
+    expect(answers.find((a) => a.id === 1).result.tools.length).toBeGreaterThan(10)
+    expect(answers.find((a) => a.id === 2).result.structuredContent.project.title).toBe('Piped')
   })
 
   it('answers every request with why when the server cannot be reached', async () => {

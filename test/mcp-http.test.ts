@@ -180,3 +180,25 @@ describe('POST /api/mcp in Cloud mode', () => {
     }
   })
 })
+
+describe('POST /api/mcp keeps the endpoints’ limits', () => {
+  const s = useServer({ config: { rateLimits: { comments: 2 }, limits: { jsonBodyBytes: 64 * 1024 } } })
+
+  it('counts a tool against its endpoint’s rate limit, and refuses a message over the body limit', async () => {
+    const client = await connect(s.ts.url)
+    try {
+      const id = structured(await call(client, 'create_folio', { title: 'Limited', status: 'published' })).project.id
+      const first = await call(client, 'list_comments', { id })
+      expect(first.isError, textOf(first)).toBeFalsy()
+      expect((await call(client, 'add_comment', { id, text: 'one', versionId: 'v1', filename: 'index.html' })).isError).toBeFalsy()
+      const third = await call(client, 'list_comments', { id })
+      expect(third.isError).toBe(true)
+      expect(structured(third).error).toBe('Too many requests')
+    } finally {
+      await client.close()
+    }
+    const big = await rpc(s.ts.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'create_folio', arguments: { title: 'Big', initialHtml: 'x'.repeat(70 * 1024) } } })
+    expect(big.status).toBe(413)
+    expect((await big.json()).error).toBe('Payload too large')
+  })
+})

@@ -105,6 +105,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
   contractTool(listComments, {
     name: 'list_comments',
     title: 'List comments',
+    note: 'This is the viewers’ endpoint: a draft or private folio answers it only to the workspace key; get_brief and get_folio give the owner every comment.',
     annotations: read,
     say: (comments) =>
       comments.length
@@ -169,7 +170,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
   contractTool(uploadFile, {
     name: 'upload_image',
     title: 'Upload an image',
-    note: 'The image comes base64-encoded in `data`.',
+    note: 'The image comes base64-encoded in `data`; an MCP message holds at most the server’s JSON body limit (20 MB unless configured), about 15 MB of image.',
     annotations: idempotent,
     raw: {
       shape: {
