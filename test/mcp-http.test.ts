@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { getFolio } from '../src/api/files.js'
 import { getKey } from '../src/api/keys.js'
 import { mcp } from '../src/api/mcp.js'
+import { DEFAULT_RATE_LIMITS } from '../src/server/rate-limit.js'
 import { lanAddresses } from './helpers/cli-process.js'
 import { tinyPng } from './helpers/images.js'
 import { useServer } from './helpers/use-server.js'
@@ -182,7 +183,7 @@ describe('POST /api/mcp in Cloud mode', () => {
 })
 
 describe('POST /api/mcp keeps the endpoints’ limits', () => {
-  const s = useServer({ config: { rateLimits: { comments: 2 }, limits: { jsonBodyBytes: 64 * 1024 } } })
+  const s = useServer({ config: { rateLimits: { ...DEFAULT_RATE_LIMITS, comments: 2 }, limits: { jsonBodyBytes: 64 * 1024 } } })
 
   it('counts a tool against its endpoint’s rate limit, and refuses a message over the body limit', async () => {
     const client = await connect(s.ts.url)
