@@ -86,6 +86,7 @@ describe('POST /api/mcp in OSS, from this machine (no key)', () => {
       expect(page.contents[0]).toMatchObject({ mimeType: 'text/html; charset=utf-8', text: '<p>one</p>' })
       const image = await client.readResource({ uri: `folio://${id}/img/dot.png` })
       expect(Buffer.from((image.contents[0] as { blob: string }).blob, 'base64').equals(png)).toBe(true)
+      expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual(['folio://{id}/{path}'])
       const { resources } = await client.listResources()
       expect(resources.map((r) => r.uri)).toEqual(expect.arrayContaining([`folio://${id}/index.html`, `folio://${id}/img/dot.png`]))
       await expect(client.readResource({ uri: `folio://${id}/missing.html` })).rejects.toThrow(/no missing.html/)

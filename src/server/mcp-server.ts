@@ -41,7 +41,7 @@ export function createMcpServer(options: McpServerOptions): Server {
 const listings = new Map<McpTool, Tool>()
 
 /** A tool as tools/list shows it; rendered once per tool (the table is constant). */
-export function listing(tool: McpTool): Tool {
+function listing(tool: McpTool): Tool {
   let listed = listings.get(tool)
   if (!listed) {
     listed = {

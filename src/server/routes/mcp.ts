@@ -1,5 +1,6 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { H3, H3Event } from 'h3'
+import { FastResponse } from 'srvx'
 import { ERRORS } from '../../api/errors.js'
 import { mcp, PROTECTED_RESOURCE_METADATA_PATH } from '../../api/mcp.js'
 import { toolsFor } from '../../api/mcp-tools.js'
@@ -47,7 +48,9 @@ export function registerMcpRoute(app: H3, ctx: ServerContext): void {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: limit })
     await server.connect(transport)
     try {
-      return await transport.handleRequest(request)
+      const answer = await transport.handleRequest(request)
+      // Complete already (JSON mode): as a FastResponse it goes straight to node:http, not through a stream.
+      return new FastResponse(answer.body ? await answer.text() : null, { status: answer.status, headers: Object.fromEntries(answer.headers) })
     } finally {
       // The JSON answer is complete by now.
       await transport.close()
