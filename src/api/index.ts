@@ -8,6 +8,7 @@ import { createComment, deleteComment, getReactions, listComments, react, record
 import { createFolio, deleteFolio, getBrief, getFolio, listFolios, updateFolio } from './files.js'
 import { getIntegrations, setIntegrations } from './integrations.js'
 import { getKey, revokeKey, rotateKey } from './keys.js'
+import { mcp } from './mcp.js'
 import { folioEvents, getPublicFolio, verifyAccessKey } from './sharing.js'
 import { getSyncManifest, syncFiles } from './sync.js'
 import { controlTunnel, getTunnel } from './tunnel.js'
@@ -81,6 +82,7 @@ export const contracts = [
   setIntegrations,
   getTunnel,
   controlTunnel,
+  mcp,
   listDesignSystems,
   getOpenApi,
   dashboardPage,

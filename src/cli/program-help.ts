@@ -7,6 +7,7 @@ Examples:
   $ folio publish                            viewers see it now (folio set: title, privacy, …)
   $ folio status                             live views, reactions, comments and the tunnel
   $ folio comments <id>                      open comments; resolve, delete, --watch for new ones
+  $ claude mcp add folio -- folio mcp        give an AI agent folio's tools (MCP over stdio)
   $ folio <command> --help                   every option of a command, with examples
 
 Linked folders:

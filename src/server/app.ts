@@ -33,6 +33,7 @@ import { registerEngagementRoutes } from './routes/engagement.js'
 import { registerFileRoutes } from './routes/files.js'
 import { registerIntegrationRoutes } from './routes/integrations.js'
 import { registerKeyRoutes } from './routes/keys.js'
+import { registerMcpRoute } from './routes/mcp.js'
 import { registerSyncRoutes } from './routes/sync.js'
 import { registerTunnelRoutes } from './routes/tunnel.js'
 import { registerSharingRoutes } from './routes/sharing.js'
@@ -124,6 +125,7 @@ export function createApp(ctx: ServerContext): H3 {
   registerWorkspaceRoutes(app, ctx)
   registerIntegrationRoutes(app, ctx)
   registerTunnelRoutes(app, ctx)
+  registerMcpRoute(app, ctx)
   registerViewerRoutes(app, ctx)
   if (ctx.config.mode === 'cloud' && ctx.adminToken) registerAdminRoutes(app, ctx, ctx.adminToken)
   app.all('/**', unmatched)
