@@ -58,6 +58,18 @@ const TENANCY: Record<OperationId, 'notFound' | 'asViewer' | 'notFolio'> = {
   // Sessions are listed and revoked within the caller's workspace only (test/sign-in.test.ts).
   listSessions: 'notFolio',
   revokeSession: 'notFolio',
+  // OAuth: discovery and the flow are about no folio; grants are the caller's workspace's
+  // (test/oauth-flow.test.ts: a token of A is refused on B's folio, and A's grants are not B's).
+  protectedResourceMetadata: 'notFolio',
+  mcpResourceMetadata: 'notFolio',
+  authorizationServerMetadata: 'notFolio',
+  registerOAuthClient: 'notFolio',
+  authorizeOAuth: 'notFolio',
+  approveOAuth: 'notFolio',
+  oauthToken: 'notFolio',
+  revokeOAuthToken: 'notFolio',
+  listOAuthGrants: 'notFolio',
+  revokeOAuthGrant: 'notFolio',
   getTunnel: 'notFolio',
   controlTunnel: 'notFolio',
   listDesignSystems: 'notFolio',

@@ -6,6 +6,18 @@ import { getOpenApi, listDesignSystems } from './design-systems.js'
 import { createComment, deleteComment, getReactions, listComments, react, recordAnalytics, resolveComment, setReactions } from './engagement.js'
 import { createFolio, deleteFolio, getBrief, getFolio, listFolios, updateFolio } from './files.js'
 import { getKey, revokeKey, rotateKey } from './keys.js'
+import {
+  approveOAuth,
+  authorizationServerMetadata,
+  authorizeOAuth,
+  listOAuthGrants,
+  mcpResourceMetadata,
+  oauthToken,
+  protectedResourceMetadata,
+  registerOAuthClient,
+  revokeOAuthGrant,
+  revokeOAuthToken,
+} from './oauth.js'
 import { folioEvents, getPublicFolio, verifyAccessKey } from './sharing.js'
 import { getSyncManifest, syncFiles } from './sync.js'
 import { controlTunnel, getTunnel } from './tunnel.js'
@@ -22,6 +34,7 @@ export * as sharing from './sharing.js'
 export * as uploads from './uploads.js'
 export * as sync from './sync.js'
 export * as keys from './keys.js'
+export * as oauth from './oauth.js'
 export * as tunnel from './tunnel.js'
 export * as workspace from './workspace.js'
 export * from './schemas.js'
@@ -63,6 +76,16 @@ export const contracts = [
   signOut,
   listSessions,
   revokeSession,
+  protectedResourceMetadata,
+  mcpResourceMetadata,
+  authorizationServerMetadata,
+  registerOAuthClient,
+  authorizeOAuth,
+  approveOAuth,
+  oauthToken,
+  revokeOAuthToken,
+  listOAuthGrants,
+  revokeOAuthGrant,
   getWorkspace,
   listMembers,
   setMemberRole,

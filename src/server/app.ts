@@ -13,6 +13,7 @@ import { createErrorHandler, fail } from './errors.js'
 import { HotCache } from './hot-cache.js'
 import { KeyGuessGuard } from './key-guesses.js'
 import { LiveUpdates } from './live.js'
+import { createOAuth } from './oauth.js'
 import { createMailer, type Mailer } from './mailer.js'
 import { PlanLimits } from './plan-limits.js'
 import { RateLimiter } from './rate-limit.js'
@@ -28,6 +29,8 @@ import { registerCatalogueRoutes } from './routes/catalogue.js'
 import { registerEngagementRoutes } from './routes/engagement.js'
 import { registerFileRoutes } from './routes/files.js'
 import { registerKeyRoutes } from './routes/keys.js'
+import { registerOAuthConsentRoutes } from './routes/oauth-consent.js'
+import { registerOAuthRoutes } from './routes/oauth.js'
 import { registerSyncRoutes } from './routes/sync.js'
 import { registerTunnelRoutes } from './routes/tunnel.js'
 import { registerSharingRoutes } from './routes/sharing.js'
@@ -77,6 +80,7 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
     templates: options.templates ?? createTemplates(),
     mailer: options.mailer ?? createMailer({ smtpUrl: options.config.smtpUrl, from: options.config.mailFrom, info: (line) => log(line) }),
     log,
+    oauth: createOAuth({ auth, shared, config: options.config, keys, workspaces: options.store.workspaces }),
   }
   if (options.config.mode === 'cloud') ctx.cloud = createCloudAccounts(ctx)
   return ctx
@@ -101,6 +105,8 @@ export function createApp(ctx: ServerContext): H3 {
   registerKeyRoutes(app, ctx)
   registerAgentAuthRoutes(app, ctx)
   registerSignInRoutes(app, ctx)
+  registerOAuthRoutes(app, ctx)
+  registerOAuthConsentRoutes(app, ctx)
   registerWorkspaceRoutes(app, ctx)
   registerTunnelRoutes(app, ctx)
   registerViewerRoutes(app, ctx)

@@ -7,6 +7,7 @@ import type { CloudAccounts } from './cloud-accounts.js'
 import type { HotCache } from './hot-cache.js'
 import type { KeyGuessGuard } from './key-guesses.js'
 import type { LiveUpdates } from './live.js'
+import type { OAuth } from './oauth.js'
 import type { Mailer } from './mailer.js'
 import type { PlanLimits } from './plan-limits.js'
 import type { RateLimiter } from './rate-limit.js'
@@ -42,5 +43,7 @@ export interface ServerContext {
   mailer: Mailer
   /** Cloud only: agents' and people's credentials (registration, pre-claim keys, sign-in sessions). */
   cloud?: CloudAccounts
+  /** OAuth 2.0 for third-party clients and agents (both modes). */
+  oauth: OAuth
   log: (message: string, error?: unknown) => void
 }

@@ -83,6 +83,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   if (config.mode === 'cloud') mailLog.info(mailNotice(mailer))
   const ctx = createServerContext({ store, config, keys, log, mailer })
   await ctx.cloud?.load()
+  await ctx.oauth.load()
   const routed = toNodeHandler(createApp(ctx))
   const { limits } = config
   const bodyTimeouts: BodyTimeouts = { idleMs: limits.bodyIdleMs, graceMs: limits.bodyGraceMs, minBytesPerSecond: limits.bodyMinBytesPerSecond }
