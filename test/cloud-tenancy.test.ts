@@ -72,6 +72,8 @@ const TENANCY: Record<OperationId, 'notFound' | 'asViewer' | 'notFolio'> = {
   revokeOAuthGrant: 'notFolio',
   getTunnel: 'notFolio',
   controlTunnel: 'notFolio',
+  // Its tools run the endpoints above as the caller (test/mcp-http.test.ts).
+  mcp: 'notFolio',
   listDesignSystems: 'notFolio',
   getOpenApi: 'notFolio',
   dashboardPage: 'notFolio',

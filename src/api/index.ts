@@ -18,6 +18,7 @@ import {
   revokeOAuthGrant,
   revokeOAuthToken,
 } from './oauth.js'
+import { mcp } from './mcp.js'
 import { folioEvents, getPublicFolio, verifyAccessKey } from './sharing.js'
 import { getSyncManifest, syncFiles } from './sync.js'
 import { controlTunnel, getTunnel } from './tunnel.js'
@@ -93,6 +94,7 @@ export const contracts = [
   inviteMember,
   getTunnel,
   controlTunnel,
+  mcp,
   listDesignSystems,
   getOpenApi,
   dashboardPage,

@@ -12,6 +12,7 @@ import { registerTunnel } from './commands/tunnel.js'
 import { registerUpload } from './commands/upload.js'
 import { registerCompletion } from './commands/completion.js'
 import { registerManage } from './commands/manage.js'
+import { registerMcp } from './commands/mcp.js'
 import { EXIT } from './errors.js'
 import { failureOf, reportFailure, wantsJson } from './failure.js'
 import { configureLogging, logger } from './logger.js'
@@ -49,6 +50,7 @@ export function buildProgram({ json = false }: { json?: boolean } = {}): Command
   registerKeys(program)
   registerTunnel(program)
   registerStatus(program)
+  registerMcp(program)
   registerCompletion(program)
   return program
 }

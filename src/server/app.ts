@@ -31,6 +31,7 @@ import { registerFileRoutes } from './routes/files.js'
 import { registerKeyRoutes } from './routes/keys.js'
 import { registerOAuthConsentRoutes } from './routes/oauth-consent.js'
 import { registerOAuthRoutes } from './routes/oauth.js'
+import { registerMcpRoute } from './routes/mcp.js'
 import { registerSyncRoutes } from './routes/sync.js'
 import { registerTunnelRoutes } from './routes/tunnel.js'
 import { registerSharingRoutes } from './routes/sharing.js'
@@ -109,6 +110,7 @@ export function createApp(ctx: ServerContext): H3 {
   registerOAuthConsentRoutes(app, ctx)
   registerWorkspaceRoutes(app, ctx)
   registerTunnelRoutes(app, ctx)
+  registerMcpRoute(app, ctx)
   registerViewerRoutes(app, ctx)
   app.all('/**', unmatched)
   return app

@@ -2,7 +2,7 @@
 // one write per request: temp file, fsync, rename (what a careful hand-written server does).
 //   POST: a view counter (section 5: folio's beacon must be at least as fast while also being
 //         atomic across concurrent requests)
-//   PUT:  the request body itself, as received, over one document (section 9: a folio version
+//   PUT:  the request body itself, as received, over one document (section 10: a folio version
 //         of the same body must come close while keeping every version, not only the last)
 //
 // Usage: node raw-durable-server.mjs <dir>   → prints {"url", "pid"} when listening

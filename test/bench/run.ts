@@ -33,7 +33,7 @@ const sections: Array<[string, (ctx: BenchContext) => Promise<void>]> = [
   ['5', benchViewer],
   ['9', benchList],
   ['8', benchCli],
-  ['9', benchPutWriters],
+  ['10', benchPutWriters],
 ]
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim())

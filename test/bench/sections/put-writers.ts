@@ -7,7 +7,7 @@ import { createFolio, getText } from '../lib/http.js'
 import { startJsonLineServer } from '../lib/processes.js'
 import { verdict } from '../lib/report.js'
 
-const SECTION = '9 PUT writers'
+const SECTION = '10 PUT writers'
 const WRITERS = 50
 
 /**
@@ -20,7 +20,7 @@ const WRITERS = 50
  */
 export async function benchPutWriters(ctx: BenchContext): Promise<void> {
   const { report } = ctx
-  report.heading(`9. PUT of a ~100 KB version, ${WRITERS} writers: on one folio, on ${WRITERS} folios, vs raw node:http writing each body durably`)
+  report.heading(`10. PUT of a ~100 KB version, ${WRITERS} writers: on one folio, on ${WRITERS} folios, vs raw node:http writing each body durably`)
   const dir = await ctx.tmpDir('put-writers')
   const server = await startFolio('folio', join(dir, 'data'))
   const raw = await startJsonLineServer('raw-durable', process.execPath, [join(ROOT, 'test/bench/raw-durable-server.mjs'), await ctx.tmpDir('raw-durable-put')])
@@ -84,7 +84,7 @@ export async function benchPutWriters(ctx: BenchContext): Promise<void> {
     const added = (await versionCount(server.url, id)) - 1
     if (added < ok || added > ok + WRITERS) {
       consistent = false
-      report.problem(`section 9, round folio ${id}: ${fmt(ok)} PUTs answered 2xx but it gained ${fmt(added)} versions`)
+      report.problem(`section 10, round folio ${id}: ${fmt(ok)} PUTs answered 2xx but it gained ${fmt(added)} versions`)
     }
   }
 
@@ -118,9 +118,9 @@ export async function benchPutWriters(ctx: BenchContext): Promise<void> {
   report.log(`  median CPU, one core = 100%: ${cpuNote(comparison)}`)
   report.log(`  one-folio rounds: every 2xx is one version (${consistent ? 'consistent' : 'MISMATCH'})`)
   for (const [name, p] of Object.entries(problems)) {
-    if (p.non2xx || p.errors || p.timeouts) report.problem(`section 9, ${name}: non-2xx ${p.non2xx}, errors ${p.errors}, timeouts ${p.timeouts} (${JSON.stringify(p.statusCodes)})`)
+    if (p.non2xx || p.errors || p.timeouts) report.problem(`section 10, ${name}: non-2xx ${p.non2xx}, errors ${p.errors}, timeouts ${p.timeouts} (${JSON.stringify(p.statusCodes)})`)
   }
-  if (server.stderr().trim()) report.problem(`section 9, folio stderr: ${server.stderr().trim().slice(-500)}`)
+  if (server.stderr().trim()) report.problem(`section 10, folio stderr: ${server.stderr().trim().slice(-500)}`)
 
   report.sections.putWriters = { medians: comparison.median, rounds: comparison.rounds, problems, oneFolioConsistent: consistent }
   await Promise.all([server.stop(), raw.stop()])
