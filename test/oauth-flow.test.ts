@@ -4,6 +4,7 @@ import { createFolio, getFolio, listFolios } from '../src/api/files.js'
 import { rotateKey } from '../src/api/keys.js'
 import { authorizationServerMetadata, listOAuthGrants, protectedResourceMetadata, revokeOAuthGrant } from '../src/api/oauth.js'
 import { testApi } from './helpers/api.js'
+import { runCli } from './helpers/cli.js'
 import { lanAddresses } from './helpers/cli-process.js'
 import {
   approve,
@@ -169,6 +170,21 @@ describe('OAuth in OSS, with oauth4webapi', () => {
     // The page itself cannot be framed (clickjacking), and runs no script.
     expect(page.headers.get('x-frame-options')).toBe('DENY')
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'")
+  })
+
+  it('folio oauth lists the grants and revokes one', async () => {
+    const flow = await obtainTokens(base())
+    const listed = await runCli(['--server', base(), 'oauth', '--json'])
+    const grant = listed.json().find((g: { clientId: string }) => g.clientId === flow.client.client_id)
+    expect(grant).toMatchObject({ clientName: 'Probe agent', approvedBy: null, role: 'owner' })
+    const table = await runCli(['--server', base(), 'oauth'])
+    expect(table.stdout).toContain(grant.id)
+    const revoked = await runCli(['--server', base(), 'oauth', 'revoke', grant.id])
+    expect([revoked.code, revoked.stdout.trim()]).toEqual([0, `Revoked ${grant.id}: its tokens no longer work.`])
+    expect((await s.api.send(listFolios, { headers: bearer(flow.tokens.access_token) })).status).toBe(401)
+    const again = await runCli(['--server', base(), 'oauth', 'revoke', grant.id, '--json'])
+    expect([again.code, again.json().error]).toEqual([1, 'Grant not found'])
+    expect((await runCli(['--server', base(), 'oauth', 'revoke'])).code).toBe(2)
   })
 
   it('ends every third-party token when the key is rotated', async () => {

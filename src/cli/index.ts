@@ -13,6 +13,7 @@ import { registerUpload } from './commands/upload.js'
 import { registerCompletion } from './commands/completion.js'
 import { registerManage } from './commands/manage.js'
 import { registerMcp } from './commands/mcp.js'
+import { registerOAuth } from './commands/oauth.js'
 import { EXIT } from './errors.js'
 import { failureOf, reportFailure, wantsJson } from './failure.js'
 import { configureLogging, logger } from './logger.js'
@@ -51,6 +52,7 @@ export function buildProgram({ json = false }: { json?: boolean } = {}): Command
   registerTunnel(program)
   registerStatus(program)
   registerMcp(program)
+  registerOAuth(program)
   registerCompletion(program)
   return program
 }
