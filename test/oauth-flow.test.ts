@@ -1,3 +1,5 @@
+import { readdir, readFile, rm } from 'node:fs/promises'
+import { join } from 'node:path'
 import * as oauth from 'oauth4webapi'
 import { describe, expect, it } from 'vitest'
 import { createFolio, getFolio, listFolios } from '../src/api/files.js'
@@ -18,7 +20,8 @@ import {
   submitConsent,
   tokenRequest,
 } from './helpers/oauth.js'
-import { useServer } from './helpers/use-server.js'
+import { startTestServer, type TestServer } from './helpers/server.js'
+import { closeClean, expectCleanLog, useServer } from './helpers/use-server.js'
 
 /**
  * OAuth 2.0 in OSS, driven by oauth4webapi (a strict, independent client): discovery, dynamic
@@ -247,3 +250,35 @@ describe('OAuth in OSS from a network address', () => {
     expect((await remote.send(listFolios, { headers: bearer(tokens.access_token) })).status).toBe(401)
   })
 })
+
+describe('OAuth across a restart', () => {
+  it('keeps clients, grants and tokens (hashed) in the data dir', async () => {
+    const first = await startTestServer({ config: { rateLimits: { auth: 10_000 } } })
+    let second: TestServer | undefined
+    try {
+      const flow = await obtainTokens(first.url)
+      await first.stop()
+      const stored = await readdirRecursive(first.dataDir)
+      expect(stored.some((text) => text.includes(flow.tokens.access_token) || text.includes(flow.tokens.refresh_token!))).toBe(false)
+      second = await startTestServer({ dataDir: first.dataDir, config: { rateLimits: { auth: 10_000 } } })
+      const api = testApi(second.url)
+      expect((await api.send(listFolios, { headers: bearer(flow.tokens.access_token) })).status).toBe(200)
+      const refreshed = await tokenRequest(second.url, { grant_type: 'refresh_token', refresh_token: flow.tokens.refresh_token!, client_id: flow.client.client_id })
+      expect(refreshed.status).toBe(200)
+      expect((await api.send(listFolios, { headers: bearer(refreshed.body.access_token) })).status).toBe(200)
+    } finally {
+      await closeClean(second)
+      await rm(first.dataDir, { recursive: true, force: true })
+      expectCleanLog(first)
+    }
+  })
+})
+
+/** Every file's text under a folder (what an attacker with the disk reads). */
+async function readdirRecursive(dir: string): Promise<string[]> {
+  const out: string[] = []
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) out.push(await readFile(join(entry.parentPath, entry.name), 'utf8'))
+  }
+  return out
+}
