@@ -91,8 +91,9 @@ export const authorizeOAuth = defineContract({
   description:
     'Query: response_type=code, client_id, redirect_uri (as registered; a loopback port may differ), code_challenge + code_challenge_method=S256, state, scope (folio), resource (optional: this server or its /api/mcp). The page says which client, which workspace, what it may do. In Cloud the person signs in first (the session cookie) or pastes the workspace key; in OSS the local owner approves from this machine (or with the key). A bad client or redirect URI is an error page; other errors go back to the redirect URI.',
   access: 'public',
+  rateLimit: 'auth',
   response: { status: 200, description: 'The consent page', contentType: 'text/html' },
-  errors: [when(ERRORS.oauthInvalidRequest, 'Unknown client_id or unregistered redirect_uri: an error page, no redirect')],
+  errors: [when(ERRORS.oauthInvalidRequest, 'Unknown client_id or unregistered redirect_uri: an error page, no redirect'), ERRORS.tooManyRequests],
 })
 
 export const approveOAuth = defineContract({
@@ -103,9 +104,10 @@ export const approveOAuth = defineContract({
   summary: 'The consent page’s form: approve or deny',
   description: 'Only the consent page posts it (its request_id and CSRF token, with the cookie the page set). Approved: 302 to redirect_uri with code, state and iss; denied: error=access_denied.',
   access: 'public',
+  rateLimit: 'auth',
   rawBody: { contentType: form, description: 'request_id, csrf, decision (approve | deny), api_key (when not signed in)' },
   response: { status: 302, description: 'Back to the client’s redirect URI' },
-  errors: [when(ERRORS.oauthInvalidRequest, 'The request expired, was answered already, or the CSRF token does not match'), ERRORS.unauthorized],
+  errors: [when(ERRORS.oauthInvalidRequest, 'The request expired, was answered already, or the CSRF token does not match'), ERRORS.unauthorized, ERRORS.tooManyRequests],
 })
 
 export const oauthToken = defineContract({

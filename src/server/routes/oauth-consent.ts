@@ -12,6 +12,7 @@ import { readForm } from '../oauth-http.js'
 import { isOwnResource, OAUTH_SCOPE, publicOrigin } from '../oauth-metadata.js'
 import { redirectUriRegistered } from '../oauth-redirects.js'
 import { nodeRequest } from '../remote.js'
+import { applyRateLimit } from '../route.js'
 import { readCookie } from '../viewer-access.js'
 
 /** An authorization request waiting for the person's answer (kept server-side, not in the form). */
@@ -69,6 +70,8 @@ export function registerOAuthConsentRoutes(app: H3, ctx: ServerContext): void {
   }
 
   app.get(authorizeOAuth.path, async (event) => {
+    // Each page keeps a pending request for 10 minutes: bounded per client.
+    applyRateLimit(ctx, event, 'auth')
     const query = event.url.searchParams
     const client = await clients.get(query.get('client_id') ?? undefined)
     const redirectUri = query.get('redirect_uri')
@@ -102,6 +105,7 @@ export function registerOAuthConsentRoutes(app: H3, ctx: ServerContext): void {
   })
 
   app.post(approveOAuth.path, async (event) => {
+    applyRateLimit(ctx, event, 'auth')
     let form: URLSearchParams
     try {
       form = await readForm(event)
