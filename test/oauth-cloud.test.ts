@@ -1,10 +1,15 @@
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createFolio, getFolio, listFolios } from '../src/api/files.js'
 import { rotateKey } from '../src/api/keys.js'
 import { listOAuthGrants, revokeOAuthGrant } from '../src/api/oauth.js'
-import { signIn } from '../src/api/sign-in.js'
+import { requestSignInCode, signIn } from '../src/api/sign-in.js'
+import { testApi } from './helpers/api.js'
+import { codeMailedTo } from './helpers/agents.js'
+import { startTestServer, type TestServer } from './helpers/server.js'
+import { closeClean } from './helpers/use-server.js'
+import { startSmtpServer, type TestSmtpServer } from './helpers/smtp-server.js'
 import { authorizationUrl, bearer, discoverAndRegister, obtainTokens, openConsent, REDIRECT_URI, submitConsent } from './helpers/oauth.js'
-import { createWorkspace, type TestWorkspace, useCloudServer } from './helpers/workspaces.js'
+import { addMember, createWorkspace, type TestWorkspace, useCloudServer } from './helpers/workspaces.js'
 
 /**
  * OAuth in Cloud: the person signs in first (the session cookie) or pastes the workspace key on
@@ -86,5 +91,52 @@ describe('OAuth in Cloud', () => {
     expect((await s.anonymous.send(listFolios, { headers: bearer(aFlow.tokens.access_token) })).status).toBe(401)
     expect((await s.anonymous.send(createFolio, { body: { title: 'x' }, headers: bearer(aFlow.tokens.access_token) })).status).toBe(401)
     expect((await s.anonymous.send(listFolios, { headers: bearer(bFlow.tokens.access_token) })).status).toBe(200)
+  })
+})
+
+/** A member who signed in by e-mail code approves: the token has their role, and ends when they leave. */
+describe('OAuth in Cloud, approved by a member', () => {
+  let smtp: TestSmtpServer
+  let ts: TestServer
+  let owner: TestWorkspace
+  beforeAll(async () => {
+    smtp = await startSmtpServer()
+    ts = await startTestServer({ mode: 'cloud', config: { rateLimits: { auth: 10_000 }, smtpUrl: smtp.url } })
+    owner = await createWorkspace(ts, { name: 'First', email: 'owner@example.com' })
+  })
+  afterAll(async () => {
+    await closeClean(ts)
+    await smtp.close()
+  })
+  const s = {
+    get ts() {
+      return ts
+    },
+    get workspace() {
+      return owner
+    },
+    get anonymous() {
+      return testApi(ts.url)
+    },
+  }
+
+  it('acts with the member’s role now, and stops when the member is removed', async () => {
+    await addMember(s.ts, s.workspace.id, 'member@example.com', 'member')
+    expect((await s.anonymous.send(requestSignInCode, { body: { email: 'member@example.com' } })).status).toBe(200)
+    const code = await codeMailedTo(smtp, 'member@example.com')
+    const signedIn = await s.anonymous.request(signIn, { body: { email: 'member@example.com', code } })
+    const session = signedIn.headers.getSetCookie()[0]!.split(';')[0]!
+    const { tokens } = await obtainTokens(s.ts.url, { pageHeaders: { cookie: session }, cookies: [session] })
+    const asToken = { headers: bearer(tokens.access_token) }
+    expect((await s.anonymous.send(listFolios, asToken)).status).toBe(200)
+    // A member does not manage the workspace: no grants list, no key rotation.
+    expect((await s.anonymous.send(listOAuthGrants, asToken)).status).toBe(403)
+    expect((await s.anonymous.send(rotateKey, asToken)).status).toBe(403)
+    const grant = (await s.workspace.api.send(listOAuthGrants)).body.grants[0]
+    expect(grant).toMatchObject({ approvedBy: 'member@example.com', role: 'member' })
+    await s.ts.server.store.workspaces.setRole(s.workspace.id, 'member@example.com', 'admin')
+    expect((await s.anonymous.send(listOAuthGrants, asToken)).status).toBe(200)
+    await s.ts.server.store.workspaces.removeMember(s.workspace.id, 'member@example.com')
+    expect((await s.anonymous.send(listFolios, asToken)).status).toBe(401)
   })
 })
