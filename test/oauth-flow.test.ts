@@ -150,6 +150,34 @@ describe('OAuth in OSS, with oauth4webapi', () => {
     }
   })
 
+  it('registers only redirect URIs a code may safely go to, and confidential clients with a secret', async () => {
+    const register = (body: object) =>
+      fetch(new URL('/api/oauth/register', base()), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }))
+    for (const uri of ['http://example.com/cb', 'https://app.example/cb#frag', 'javascript:alert(1)', 'not a uri']) {
+      const refused = await register({ redirect_uris: [uri], token_endpoint_auth_method: 'none' })
+      expect([uri, refused.status, refused.body.error]).toEqual([uri, 400, 'invalid_redirect_uri'])
+    }
+    expect((await register({ token_endpoint_auth_method: 'none' })).body.error).toBe('invalid_redirect_uri')
+    expect((await register({ redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'private_key_jwt' })).body.error).toBe('invalid_client_metadata')
+    for (const uri of ['https://app.example/cb', 'http://[::1]:8080/cb', 'http://localhost/cb', 'com.example.app:/oauth']) {
+      expect((await register({ redirect_uris: [uri], token_endpoint_auth_method: 'none' })).status).toBe(201)
+    }
+    // Confidential: a secret that oauth4webapi's ClientSecretBasic then authenticates with.
+    const found = await discoverAndRegister(base(), { token_endpoint_auth_method: 'client_secret_basic' })
+    expect(found.registered).toMatchObject({ client_secret: expect.stringMatching(/^folio_cs_/), client_secret_expires_at: 0 })
+    const client: oauth.Client = { client_id: found.client.client_id, token_endpoint_auth_method: 'client_secret_basic' }
+    const start = await authorizationUrl(found.as, client, found.resource)
+    const params = oauth.validateAuthResponse(found.as, client, await approve(start, base()), start.state)
+    const basic = oauth.ClientSecretBasic(found.registered.client_secret as string)
+    const tokens = await oauth.processAuthorizationCodeResponse(found.as, client, await oauth.authorizationCodeGrantRequest(found.as, client, basic, params, REDIRECT_URI, start.verifier, insecure))
+    expect(tokens.access_token).toMatch(/^folio_at_/)
+    const wrongSecret = await oauth.refreshTokenGrantRequest(found.as, client, oauth.ClientSecretBasic('folio_cs_wrong'), tokens.refresh_token!, insecure)
+    expect([wrongSecret.status, wrongSecret.headers.get('www-authenticate')]).toEqual([401, 'Basic realm="folio"'])
+    // Without the secret (as if it were public): refused too.
+    const noSecret = await tokenRequest(base(), { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: client.client_id })
+    expect([noSecret.status, noSecret.body.error]).toEqual([401, 'invalid_client'])
+  })
+
   it('denies: access_denied goes back with the state, and the request cannot be answered twice', async () => {
     const found = await discoverAndRegister(base())
     const start = await authorizationUrl(found.as, found.client, found.resource)
@@ -282,3 +310,29 @@ async function readdirRecursive(dir: string): Promise<string[]> {
   }
   return out
 }
+
+describe('OAuth behind a proxy (FOLIO_PUBLIC_URL)', () => {
+  const s = useServer({ config: { publicUrl: 'https://folio.example.com' } })
+
+  it('names the public origin in every document, and marks the CSRF cookie Secure', async () => {
+    expect((await s.api.send(authorizationServerMetadata)).body).toMatchObject({ issuer: 'https://folio.example.com', token_endpoint: 'https://folio.example.com/api/oauth/token' })
+    expect((await s.api.send(protectedResourceMetadata)).body).toMatchObject({ resource: 'https://folio.example.com', authorization_servers: ['https://folio.example.com'] })
+    const registered = await fetch(new URL('/api/oauth/register', s.ts.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none', client_name: 'Proxy probe' }),
+    }).then((r) => r.json() as Promise<{ client_id: string }>)
+    const url = new URL('/api/oauth/authorize', s.ts.url)
+    const challenge = await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier())
+    for (const [name, value] of Object.entries({ response_type: 'code', client_id: registered.client_id, redirect_uri: REDIRECT_URI, code_challenge: challenge, code_challenge_method: 'S256', resource: 'https://folio.example.com/api/mcp' })) {
+      url.searchParams.set(name, value)
+    }
+    const page = await fetch(url)
+    expect(page.status).toBe(200)
+    expect(page.headers.getSetCookie()[0]).toMatch(/; Secure$/)
+    // The request's own origin is not this server's resource any more.
+    url.searchParams.set('resource', s.ts.url)
+    const wrong = await fetch(url, { redirect: 'manual' })
+    expect(new URL(wrong.headers.get('location')!).searchParams.get('error')).toBe('invalid_target')
+  })
+})
