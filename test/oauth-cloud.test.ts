@@ -94,7 +94,7 @@ describe('OAuth in Cloud', () => {
   })
 })
 
-/** A member who signed in by e-mail code approves: the token has their role, and ends when they leave. */
+/** A member who signed in by e-mail code approves: the token acts for them, and ends when they leave. */
 describe('OAuth in Cloud, approved by a member', () => {
   let smtp: TestSmtpServer
   let ts: TestServer
@@ -120,7 +120,7 @@ describe('OAuth in Cloud, approved by a member', () => {
     },
   }
 
-  it('acts with the member’s role now, and stops when the member is removed', async () => {
+  it('acts for the member, manages nothing, and stops when the member is removed', async () => {
     await addMember(s.ts, s.workspace.id, 'member@example.com', 'member')
     expect((await s.anonymous.send(requestSignInCode, { body: { email: 'member@example.com' } })).status).toBe(200)
     const code = await codeMailedTo(smtp, 'member@example.com')
@@ -129,13 +129,14 @@ describe('OAuth in Cloud, approved by a member', () => {
     const { tokens } = await obtainTokens(s.ts.url, { pageHeaders: { cookie: session }, cookies: [session] })
     const asToken = { headers: bearer(tokens.access_token) }
     expect((await s.anonymous.send(listFolios, asToken)).status).toBe(200)
-    // A member does not manage the workspace: no grants list, no key rotation.
-    expect((await s.anonymous.send(listOAuthGrants, asToken)).status).toBe(403)
-    expect((await s.anonymous.send(rotateKey, asToken)).status).toBe(403)
     const grant = (await s.workspace.api.send(listOAuthGrants)).body.grants[0]
     expect(grant).toMatchObject({ approvedBy: 'member@example.com', role: 'member' })
+    // The token sees its own grant only, and manages nothing, whatever its member's role.
+    expect((await s.anonymous.send(listOAuthGrants, asToken)).body.grants.map((g: { id: string }) => g.id)).toEqual([grant.id])
+    expect((await s.anonymous.send(rotateKey, asToken)).status).toBe(403)
     await s.ts.server.store.workspaces.setRole(s.workspace.id, 'member@example.com', 'admin')
-    expect((await s.anonymous.send(listOAuthGrants, asToken)).status).toBe(200)
+    expect((await s.anonymous.send(rotateKey, asToken)).status).toBe(403)
+    expect((await s.anonymous.send(listFolios, asToken)).status).toBe(200)
     await s.ts.server.store.workspaces.removeMember(s.workspace.id, 'member@example.com')
     expect((await s.anonymous.send(listFolios, asToken)).status).toBe(401)
   })

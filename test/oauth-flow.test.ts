@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import * as oauth from 'oauth4webapi'
 import { describe, expect, it } from 'vitest'
 import { createFolio, getFolio, listFolios } from '../src/api/files.js'
-import { rotateKey } from '../src/api/keys.js'
+import { getKey, rotateKey } from '../src/api/keys.js'
 import { authorizationServerMetadata, listOAuthGrants, protectedResourceMetadata, revokeOAuthGrant } from '../src/api/oauth.js'
 import { testApi } from './helpers/api.js'
 import { runCli } from './helpers/cli.js'
@@ -57,6 +57,10 @@ describe('OAuth in OSS, with oauth4webapi', () => {
     const created = await s.api.send(createFolio, { body: { title: 'By the agent' }, headers: bearer(tokens.access_token) })
     expect(created.status).toBe(201)
     expect((await s.api.send(listFolios, { headers: bearer('folio_at_' + '0'.repeat(48)) })).status).toBe(401)
+
+    // An application works with folios, never with the key.
+    expect((await s.api.send(getKey, { headers: bearer(tokens.access_token) })).status).toBe(403)
+    expect((await s.api.send(rotateKey, { headers: bearer(tokens.access_token) })).status).toBe(403)
 
     // The owner sees the grant.
     const grants = await s.api.send(listOAuthGrants)

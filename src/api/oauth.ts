@@ -168,7 +168,7 @@ export const listOAuthGrants = defineContract({
   path: '/api/oauth/grants',
   tag: 'OAuth',
   summary: 'The OAuth clients this workspace authorized, newest first',
-  description: 'Owner or Admin. Rotating or revoking the workspace key ends every grant (its clients must be approved again).',
+  description: 'Owner or Admin (an OAuth token: its own grant only). Rotating or revoking the workspace key ends every grant (its clients must be approved again).',
   access: 'required',
   response: { status: 200, description: 'Live grants', schema: z.object({ grants: z.array(OAuthGrantView) }) },
   errors: [ERRORS.unauthorized, ERRORS.forbidden],

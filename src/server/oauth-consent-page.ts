@@ -49,7 +49,7 @@ ${view.problem ? `<div class="box problem">${escapeHtml(view.problem)}</div>` : 
 <div class="box"><p><strong>${client}</strong> asks to use the folio server at <code>${escapeHtml(view.origin)}</code>. After you approve, it is sent back to <strong>${escapeHtml(view.redirectHost)}</strong>.</p>
 <p>It may, with your rights in the workspace:</p>
 <ul><li>list, read, create, change and delete folios and their versions</li><li>publish, unpublish and make folios private</li><li>read, add, resolve and delete comments and reactions</li><li>upload images and read the design systems</li></ul>
-<p>It may not see or change the API key, members or sign-ins. You can revoke it at any time (<code>folio oauth</code>); rotating the workspace key revokes it too.</p></div>
+<p>It may not read or change the API key, nor manage members, sign-ins or other authorizations. You can revoke it at any time (<code>folio oauth</code>); rotating the workspace key revokes it too.</p></div>
 <form method="post" action="/api/oauth/authorize">
 <input type="hidden" name="request_id" value="${escapeHtml(view.requestId)}"><input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}">
 ${who}

@@ -83,10 +83,13 @@ export function registerOAuthRoutes(app: H3, ctx: ServerContext): void {
   })
 
   mountRoute(app, ctx, listOAuthGrants, ({ event, principal }) => {
-    if (!managesWorkspace(principal)) throw fail(ERRORS.forbidden, 'Only the Owner or an Admin sees what the workspace authorized.')
+    // An OAuth token sees its own grant (to revoke itself); the Owner and Admins see them all.
+    const viaToken = principal?.via === 'oauth'
+    if (!viaToken && !managesWorkspace(principal)) throw fail(ERRORS.forbidden, 'Only the Owner or an Admin sees what the workspace authorized.')
     event.res.headers.set('cache-control', 'no-store')
+    const shown = grants.list(principal!.workspaceId).filter((g) => !viaToken || g.id === principal!.credentialId)
     return {
-      grants: grants.list(principal!.workspaceId).map((g) => ({
+      grants: shown.map((g) => ({
         id: g.id,
         clientId: g.clientId,
         clientName: g.clientName,
