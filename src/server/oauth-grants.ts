@@ -211,8 +211,14 @@ export class OAuthGrants {
     return this.grants
       .entries()
       .map((e) => e.value)
-      .filter((g) => g.workspaceId === workspaceId && this.live(g.id))
+      .filter((g) => g.workspaceId === workspaceId && this.live(g.id) && this.roleOf(g))
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+  }
+
+  /** The role a grant acts with now: its member's current one (undefined: no longer a member). */
+  roleOf(grant: Grant): Role | undefined {
+    if (!grant.email || !this.#deps.memberRole) return grant.role
+    return this.#deps.memberRole(grant.workspaceId, grant.email)
   }
 
   /**
@@ -224,12 +230,8 @@ export class OAuthGrants {
     const access = this.#access.find(tokenHash(token))
     const grant = access && this.live(access.grantId)
     if (!grant) return undefined
-    let role = grant.role
-    if (grant.email && this.#deps.memberRole) {
-      const now = this.#deps.memberRole(grant.workspaceId, grant.email)
-      if (!now) return undefined
-      role = now
-    }
+    const role = this.roleOf(grant)
+    if (!role) return undefined
     return { workspaceId: grant.workspaceId, name: grant.name, email: grant.email, role, via: 'oauth', credentialId: grant.id }
   }
 }

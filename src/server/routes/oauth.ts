@@ -94,7 +94,7 @@ export function registerOAuthRoutes(app: H3, ctx: ServerContext): void {
         clientId: g.clientId,
         clientName: g.clientName,
         approvedBy: g.email ?? null,
-        role: g.role,
+        role: grants.roleOf(g)!,
         scope: g.scope,
         createdAt: g.createdAt,
         current: principal!.via === 'oauth' && principal!.credentialId === g.id,
