@@ -41,6 +41,13 @@ describe('OAuth in Cloud', () => {
     const page = await openConsent((await authorizationUrl(found.as, found.client, found.resource)).url, { cookie: session })
     expect(page.html).toMatch(/Approving as <strong>First<\/strong> \(owner\) in the workspace <strong>First<\/strong>/)
     expect(page.html).not.toContain('name="api_key"')
+    // Arriving from another site's page, the Strict cookie is not sent: the page reloads itself
+    // from our origin (where the browser sends it) before asking anything.
+    const crossSite = await fetch((await authorizationUrl(found.as, found.client, found.resource)).url, { headers: { 'sec-fetch-site': 'cross-site' } })
+    const reload = /<meta http-equiv="refresh" content="0;url=([^"]+)">/.exec(await crossSite.text())?.[1]
+    expect(reload).toMatch(/^\/api\/oauth\/authorize\?.*reloaded=1/)
+    const reloaded = await openConsent(new URL(reload!.replaceAll('&#38;', '&'), base()), { cookie: session, 'sec-fetch-site': 'same-origin' })
+    expect(reloaded.html).toContain('Approving as <strong>First</strong>')
 
     const { tokens } = await obtainTokens(base(), { pageHeaders: { cookie: session }, cookies: [session] })
     const mine = await a.api.create('A’s folio')

@@ -62,3 +62,9 @@ ${who}
 export function oauthErrorPage(title: string, message: string): string {
   return page(title, `<h1>${escapeHtml(title)}</h1><div class="box problem"><p>${escapeHtml(message)}</p></div><p>Start again from the application that sent you here.</p>`)
 }
+
+/** The same page again, navigated to from our own origin (so same-site cookies come along). */
+export function reloadPage(pathAndQuery: string): string {
+  const target = escapeHtml(pathAndQuery)
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${target}"><meta name="robots" content="noindex"><title>folio</title></head><body><p><a href="${target}">Continue</a></p></body></html>`
+}

@@ -7,7 +7,7 @@ import type { ServerContext } from '../context.js'
 import { newToken, tokenHash } from '../credential-index.js'
 import { ApiError } from '../errors.js'
 import type { OAuthClient } from '../oauth-clients.js'
-import { consentPage, oauthErrorPage, PAGE_HEADERS } from '../oauth-consent-page.js'
+import { consentPage, oauthErrorPage, PAGE_HEADERS, reloadPage } from '../oauth-consent-page.js'
 import { readForm } from '../oauth-http.js'
 import { isOwnResource, OAUTH_SCOPE, publicOrigin } from '../oauth-metadata.js'
 import { redirectUriRegistered } from '../oauth-redirects.js'
@@ -94,6 +94,12 @@ export function registerOAuthConsentRoutes(app: H3, ctx: ServerContext): void {
     if (resource !== null && !isOwnResource(origin, resource)) return back('invalid_target', `resource must be ${origin} or ${origin}/api/mcp.`)
     if (!client.grantTypes.includes('authorization_code')) return back('unauthorized_client', 'This client did not register the authorization_code grant.')
 
+    // A navigation from another site (the agent's web page) brings no SameSite=Strict sign-in
+    // cookie: reload once from our own page, which does (Cloud; OSS has no sessions).
+    if (ctx.config.mode === 'cloud' && event.req.headers.get('sec-fetch-site') === 'cross-site' && !query.has('reloaded')) {
+      query.set('reloaded', '1')
+      return html(reloadPage(`${event.url.pathname}?${query}`))
+    }
     // One CSRF token per browser (two tabs of consent both work), in a cookie and in the form.
     const known = readCookie(event.req.headers.get('cookie'), CSRF_COOKIE)
     const csrf = known && /^[0-9a-f]{48}$/.test(known) ? known : newToken('')
