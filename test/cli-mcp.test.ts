@@ -8,6 +8,7 @@ import { getFolio } from '../src/api/files.js'
 import { cliEnv } from './helpers/cli.js'
 import { BIN } from './helpers/cli-process.js'
 import { useServer } from './helpers/use-server.js'
+import { useCloudServer } from './helpers/workspaces.js'
 
 /** `folio mcp` as an agent runs it: the built CLI, spoken to by the SDK's stdio client. */
 async function folioMcp(env: Record<string, string>, args: string[] = []) {
@@ -74,11 +75,11 @@ describe('folio mcp against an OSS server on this machine', () => {
 })
 
 describe('folio mcp against a Cloud server', () => {
-  const KEY = `folio_live_${'56ef'.repeat(12)}`
-  const s = useServer({ mode: 'cloud', config: { apiKey: KEY } })
+  // Cloud has no FOLIO_API_KEY: a workspace's own key (issue 12).
+  const s = useCloudServer()
 
   it('sends the key the CLI resolves (FOLIO_API_KEY), and says so when there is none', async () => {
-    const withKey = await folioMcp({ FOLIO_URL: s.ts.url, FOLIO_API_KEY: KEY })
+    const withKey = await folioMcp({ FOLIO_URL: s.ts.url, FOLIO_API_KEY: s.workspace.apiKey })
     await withKey.connect()
     try {
       const names = (await withKey.client.listTools()).tools.map((t) => t.name)

@@ -69,8 +69,22 @@ const TENANCY: Record<OperationId, 'notFound' | 'asViewer' | 'notFolio'> = {
   revokeSession: 'notFolio',
   getIntegrations: 'notFolio',
   setIntegrations: 'notFolio',
+  // OAuth: discovery and the flow are about no folio; grants are the caller's workspace's
+  // (test/oauth-flow.test.ts: a token of A is refused on B's folio, and A's grants are not B's).
+  protectedResourceMetadata: 'notFolio',
+  mcpResourceMetadata: 'notFolio',
+  authorizationServerMetadata: 'notFolio',
+  registerOAuthClient: 'notFolio',
+  authorizeOAuth: 'notFolio',
+  approveOAuth: 'notFolio',
+  oauthToken: 'notFolio',
+  revokeOAuthToken: 'notFolio',
+  listOAuthGrants: 'notFolio',
+  revokeOAuthGrant: 'notFolio',
   getTunnel: 'notFolio',
   controlTunnel: 'notFolio',
+  // Its tools run the endpoints above as the caller (test/mcp-http.test.ts).
+  mcp: 'notFolio',
   listDesignSystems: 'notFolio',
   getOpenApi: 'notFolio',
   dashboardPage: 'notFolio',

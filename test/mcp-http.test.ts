@@ -9,6 +9,7 @@ import { DEFAULT_RATE_LIMITS } from '../src/server/rate-limit.js'
 import { lanAddresses } from './helpers/cli-process.js'
 import { tinyPng } from './helpers/images.js'
 import { useServer } from './helpers/use-server.js'
+import { useCloudServer } from './helpers/workspaces.js'
 
 /** The SDK's own client over its Streamable HTTP transport, as any agent connects. */
 async function connect(base: string, key?: string): Promise<Client> {
@@ -144,7 +145,7 @@ describe('POST /api/mcp needs the key from another machine and refuses a wrong o
     ] as const) {
       const reply = await rpc(base, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers)
       expect(reply.status).toBe(401)
-      expect(reply.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource"`)
+      expect(reply.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource", scope="folio"`)
       expect((await reply.json()).error).toBe('Unauthorized')
     }
     await expect(connect(fromLan())).rejects.toThrow()
@@ -164,12 +165,12 @@ describe('POST /api/mcp needs the key from another machine and refuses a wrong o
 })
 
 describe('POST /api/mcp in Cloud mode', () => {
-  const KEY = `folio_live_${'34cd'.repeat(12)}`
-  const s = useServer({ mode: 'cloud', config: { apiKey: KEY } })
+  // Cloud has no FOLIO_API_KEY: a workspace's own key (issue 12).
+  const s = useCloudServer()
 
   it('needs the key even from this machine, and offers no tunnel tools', async () => {
     expect((await rpc(s.ts.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).status).toBe(401)
-    const client = await connect(s.ts.url, KEY)
+    const client = await connect(s.ts.url, s.workspace.apiKey)
     try {
       const names = (await client.listTools()).tools.map((t) => t.name)
       expect(names).toContain('create_folio')

@@ -40,6 +40,19 @@ export const ERRORS = {
   invitationInvalid: errorCase(400, 'Invalid invitation', 'The invitation is unknown, expired, already used, or for another address'),
   invalidCode: errorCase(400, 'Invalid code', 'The e-mailed code is wrong, or was never sent to this address (the message says how many attempts are left)'),
 
+  // OAuth 2.0 endpoints answer RFC 6749 / RFC 7591 codes, which OAuth clients act on (the body
+  // carries error_description as well as message).
+  oauthInvalidRequest: errorCase(400, 'invalid_request', 'A parameter is missing, repeated or malformed (PKCE S256 is required)'),
+  oauthInvalidClient: errorCase(401, 'invalid_client', 'The client_id is unknown or its secret is wrong'),
+  oauthInvalidGrant: errorCase(400, 'invalid_grant', 'The code or refresh token is unknown, expired, used, revoked, another client’s, or its PKCE verifier or redirect_uri does not match'),
+  oauthUnauthorizedClient: errorCase(400, 'unauthorized_client', 'The client did not register this grant type'),
+  oauthUnsupportedGrantType: errorCase(400, 'unsupported_grant_type', 'grant_type is not authorization_code or refresh_token'),
+  oauthInvalidScope: errorCase(400, 'invalid_scope', 'A scope other than folio was asked for'),
+  oauthInvalidTarget: errorCase(400, 'invalid_target', 'resource names another server than this one (RFC 8707)'),
+  oauthInvalidRedirectUri: errorCase(400, 'invalid_redirect_uri', 'A redirect URI is not https, loopback http or a private-use scheme, or has a fragment'),
+  oauthInvalidClientMetadata: errorCase(400, 'invalid_client_metadata', 'A registration field has the wrong type or value'),
+  grantNotFound: errorCase(404, 'Grant not found', 'No live OAuth grant of this workspace has that id'),
+
   // 402: the plan
   storageExceeded: errorCase(402, 'STORAGE_EXCEEDED', 'The write would take the workspace over its storage quota (Cloud)'),
   quotaExceeded: errorCase(402, 'QUOTA_EXCEEDED', 'The workspace has used its monthly AI messages (Cloud)'),

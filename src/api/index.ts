@@ -8,6 +8,18 @@ import { createComment, deleteComment, getReactions, listComments, react, record
 import { createFolio, deleteFolio, getBrief, getFolio, listFolios, updateFolio } from './files.js'
 import { getIntegrations, setIntegrations } from './integrations.js'
 import { getKey, revokeKey, rotateKey } from './keys.js'
+import {
+  approveOAuth,
+  authorizationServerMetadata,
+  authorizeOAuth,
+  listOAuthGrants,
+  mcpResourceMetadata,
+  oauthToken,
+  protectedResourceMetadata,
+  registerOAuthClient,
+  revokeOAuthGrant,
+  revokeOAuthToken,
+} from './oauth.js'
 import { mcp } from './mcp.js'
 import { folioEvents, getPublicFolio, verifyAccessKey } from './sharing.js'
 import { getSyncManifest, syncFiles } from './sync.js'
@@ -26,6 +38,7 @@ export * as uploads from './uploads.js'
 export * as sync from './sync.js'
 export * as keys from './keys.js'
 export * as integrations from './integrations.js'
+export * as oauth from './oauth.js'
 export * as tunnel from './tunnel.js'
 export * as workspace from './workspace.js'
 export * from './schemas.js'
@@ -73,6 +86,16 @@ export const contracts = [
   signOut,
   listSessions,
   revokeSession,
+  protectedResourceMetadata,
+  mcpResourceMetadata,
+  authorizationServerMetadata,
+  registerOAuthClient,
+  authorizeOAuth,
+  approveOAuth,
+  oauthToken,
+  revokeOAuthToken,
+  listOAuthGrants,
+  revokeOAuthGrant,
   getWorkspace,
   listMembers,
   setMemberRole,

@@ -15,6 +15,7 @@ import { registerUpload } from './commands/upload.js'
 import { registerCompletion } from './commands/completion.js'
 import { registerManage } from './commands/manage.js'
 import { registerMcp } from './commands/mcp.js'
+import { registerOAuth } from './commands/oauth.js'
 import { EXIT } from './errors.js'
 import { failureOf, reportFailure, wantsJson } from './failure.js'
 import { configureLogging, logger } from './logger.js'
@@ -55,6 +56,7 @@ export function buildProgram({ json = false }: { json?: boolean } = {}): Command
   registerStatus(program)
   registerAdmin(program)
   registerMcp(program)
+  registerOAuth(program)
   registerCompletion(program)
   return program
 }

@@ -18,5 +18,9 @@ export interface Principal {
   credentialId?: string
 }
 
-/** Owner and Admin manage the key and the members (spec: Authentication 2). */
-export const managesWorkspace = (principal: Principal | undefined): boolean => principal?.role === 'owner' || principal?.role === 'admin'
+/**
+ * Owner and Admin manage the key and the members (spec: Authentication 2): themselves, never an
+ * application they authorized with OAuth (it works with folios, not with who may work on them).
+ */
+export const managesWorkspace = (principal: Principal | undefined): boolean =>
+  principal?.via !== 'oauth' && (principal?.role === 'owner' || principal?.role === 'admin')

@@ -15,6 +15,7 @@ import { createErrorHandler, fail } from './errors.js'
 import { HotCache } from './hot-cache.js'
 import { KeyGuessGuard } from './key-guesses.js'
 import { LiveUpdates } from './live.js'
+import { createOAuth } from './oauth.js'
 import { createMailer, type Mailer } from './mailer.js'
 import { PlanLimits } from './plan-limits.js'
 import { RateLimiter } from './rate-limit.js'
@@ -33,6 +34,8 @@ import { registerEngagementRoutes } from './routes/engagement.js'
 import { registerFileRoutes } from './routes/files.js'
 import { registerIntegrationRoutes } from './routes/integrations.js'
 import { registerKeyRoutes } from './routes/keys.js'
+import { registerOAuthConsentRoutes } from './routes/oauth-consent.js'
+import { registerOAuthRoutes } from './routes/oauth.js'
 import { registerMcpRoute } from './routes/mcp.js'
 import { registerSyncRoutes } from './routes/sync.js'
 import { registerTunnelRoutes } from './routes/tunnel.js'
@@ -87,6 +90,7 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
     mailer: options.mailer ?? createMailer({ smtpUrl: options.config.smtpUrl, from: options.config.mailFrom, info: (line) => log(line) }),
     notifier: options.config.mode === 'cloud' ? commentNotifier(options.store, options.config, log) : undefined,
     log,
+    oauth: createOAuth({ auth, shared, config: options.config, keys, workspaces: options.store.workspaces }),
   }
   if (options.config.mode === 'cloud') ctx.cloud = createCloudAccounts(ctx)
   return ctx
@@ -97,7 +101,7 @@ function commentNotifier(store: FolioStore, config: ServerConfig, log: ServerCon
     integrations: store.integrations,
     settings: config.webhooks,
     // Read at each notification: folio serve sets the address once it listens.
-    shareLink: (id) => `${config.publicUrl ?? ''}${sharePage.path.replace('{id}', encodeURIComponent(id))}`,
+    shareLink: (id) => `${config.publicUrl ?? config.listenUrl ?? ''}${sharePage.path.replace('{id}', encodeURIComponent(id))}`,
     log: (message) => log(message),
   })
 }
@@ -122,6 +126,8 @@ export function createApp(ctx: ServerContext): H3 {
   registerKeyRoutes(app, ctx)
   registerAgentAuthRoutes(app, ctx)
   registerSignInRoutes(app, ctx)
+  registerOAuthRoutes(app, ctx)
+  registerOAuthConsentRoutes(app, ctx)
   registerWorkspaceRoutes(app, ctx)
   registerIntegrationRoutes(app, ctx)
   registerTunnelRoutes(app, ctx)

@@ -120,9 +120,10 @@ export function createAuth(config: ServerConfig, keys: ApiKeys, workspaces?: Wor
   const resolve = (headers: CredentialHeaders, access: Access): Principal | undefined | typeof DENIED => {
     if (config.mode === 'cloud') return resolveCloud(headers, access)
     const token = bearerToken(headers.authorization)
-    const withKey = keys.matches(token)
-    if (access === 'public') return withKey ? viaKey : undefined
-    if (withKey) return viaKey
+    // The key, else a token one of the resolvers knows (OAuth access tokens, in both modes).
+    let principal = keys.matches(token) ? viaKey : undefined
+    for (let i = 0; !principal && token !== undefined && i < resolvers.length; i++) principal = resolvers[i]!(token, headers)
+    if (access === 'public' || principal) return principal
     // Spec, Authentication 9: an invalid credential gets 401, even where none is needed. A stale
     // key (after a rotation) should be found out here, not first over the tunnel.
     if (token !== undefined) return DENIED
@@ -158,12 +159,14 @@ export function createAuth(config: ServerConfig, keys: ApiKeys, workspaces?: Wor
   return {
     resolve,
     /**
-     * Plugs in another kind of credential (Cloud): sessions, pre-claim keys, OAuth tokens. Asked
-     * in the order added, after the workspace key.
+     * Plugs in another kind of credential: sessions and pre-claim keys (Cloud), OAuth access
+     * tokens (both modes; in OSS only a Bearer token is offered to resolvers). Asked in the order
+     * added, after the workspace key.
      */
     addResolver(resolver: CredentialResolver): void {
       resolvers.push(resolver)
     },
+    credentialsOf,
     resolveRequest,
     resolveEvent,
     /** Returns the caller, or throws 401. Public endpoints return the caller when identified. */

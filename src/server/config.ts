@@ -63,10 +63,15 @@ export interface ServerConfig {
   /** How long a frame token (the viewer frame's path segment) lasts; the share page renews it. */
   frameTokenSeconds: number
   /**
-   * FOLIO_PUBLIC_URL: the address people reach this server at (behind a proxy or a domain), for
-   * links sent elsewhere (chat notifications). Unset: the address folio serve listens on.
+   * FOLIO_PUBLIC_URL: the origin people and clients reach this server at
+   * (https://folio.example.com), when a proxy or a domain stands in front of it: links sent
+   * elsewhere (chat notifications, e-mails) and OAuth's issuer and resource. Unset: links use
+   * the address folio serve listens on (listenUrl), OAuth the origin the request came to (the
+   * tunnel's URL for requests through the tunnel).
    */
   publicUrl?: string
+  /** The address folio serve listens on, set once it listens (links when publicUrl is unset). */
+  listenUrl?: string
   /** Chat notifications of new comments (Cloud, comment-notifier.ts). */
   webhooks: WebhookSettings
   /**
@@ -74,6 +79,10 @@ export interface ServerConfig {
    * FOLIO_AI_TOOLS, FOLIO_AI_SECRET), read once: tests pass their own, never the shell's.
    */
   ai: AiEnvironment
+  /** How long an OAuth authorization code lives (RFC 6749 §4.1.2: short; single-use in any case). */
+  oauthCodeSeconds: number
+  /** How long an OAuth access token lives; the client refreshes it with its refresh token. */
+  oauthAccessTokenSeconds: number
   tunnel: {
     /** The localtunnel server (FOLIO_TUNNEL_HOST); the client's default when unset. */
     host?: string
@@ -98,6 +107,9 @@ export function defaultConfig(overrides: ConfigOverrides = {}): ServerConfig {
     trustProxy: flagFromEnv('FOLIO_TRUST_PROXY', process.env.FOLIO_TRUST_PROXY),
     // Minutes: the share page renews it (templates/viewer/share-frame.js).
     frameTokenSeconds: 5 * 60,
+    publicUrl: originFromEnv(process.env.FOLIO_PUBLIC_URL),
+    oauthCodeSeconds: 5 * 60,
+    oauthAccessTokenSeconds: 60 * 60,
     smtpUrl: process.env.FOLIO_SMTP_URL || undefined,
     mailFrom: process.env.FOLIO_MAIL_FROM || undefined,
     agentIssuers: process.env.FOLIO_AGENT_ISSUERS || undefined,
@@ -133,6 +145,19 @@ export function defaultConfig(overrides: ConfigOverrides = {}): ServerConfig {
     keyGuesses: { ...DEFAULT_KEY_GUESS_LIMITS, ...overrides.keyGuesses },
     tunnel: { host: process.env.FOLIO_TUNNEL_HOST || undefined, startTimeoutMs: 15_000, ...overrides.tunnel },
   }
+}
+
+/** FOLIO_PUBLIC_URL's origin (scheme, host, port); anything that is not an http(s) URL is refused loudly. */
+function originFromEnv(raw: string | undefined): string | undefined {
+  if (!raw?.trim()) return undefined
+  let url: URL
+  try {
+    url = new URL(raw.trim())
+  } catch {
+    throw new Error(`FOLIO_PUBLIC_URL: "${raw}" is not a URL`)
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`FOLIO_PUBLIC_URL: "${raw}" is not an http(s) URL`)
+  return url.origin
 }
 
 /** A whole number ≥ 1 from the environment; anything else there is refused loudly, like a bad rate limit. */

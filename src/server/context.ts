@@ -8,6 +8,7 @@ import type { CloudAccounts } from './cloud-accounts.js'
 import type { HotCache } from './hot-cache.js'
 import type { KeyGuessGuard } from './key-guesses.js'
 import type { LiveUpdates } from './live.js'
+import type { OAuth } from './oauth.js'
 import type { Mailer } from './mailer.js'
 import type { PlanLimits } from './plan-limits.js'
 import type { RateLimiter } from './rate-limit.js'
@@ -47,5 +48,7 @@ export interface ServerContext {
   cloud?: CloudAccounts
   /** Cloud: posts new comments to the workspace's chat integrations, in the background. */
   notifier?: CommentNotifier
+  /** OAuth 2.0 for third-party clients and agents (both modes). */
+  oauth: OAuth
   log: (message: string, error?: unknown) => void
 }

@@ -86,6 +86,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const adminToken = config.mode === 'cloud' ? randomBytes(32).toString('hex') : undefined
   const ctx = createServerContext({ store, config, keys, log, mailer, adminToken })
   await ctx.cloud?.load()
+  await ctx.oauth.load()
   const routed = toNodeHandler(createApp(ctx))
   const { limits } = config
   const bodyTimeouts: BodyTimeouts = { idleMs: limits.bodyIdleMs, graceMs: limits.bodyGraceMs, minBytesPerSecond: limits.bodyMinBytesPerSecond }
@@ -138,8 +139,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const { port } = main.address
   const shownHost = options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`
-  // Links sent elsewhere (chat notifications) name the server as people reach it.
-  config.publicUrl ??= url
+  // Links sent elsewhere (chat notifications, e-mails) name the server as people reach it.
+  config.listenUrl = url
 
   // folio admin finds a running server's operator API here (and knows, by the data dir's lock,
   // that it must ask the server rather than open the store itself).

@@ -18,7 +18,9 @@ const fromEnvironment = () =>
 export function registerKeyRoutes(app: H3, ctx: ServerContext): void {
   if (ctx.config.mode === 'cloud') return registerCloudKeyRoutes(app, ctx)
 
-  mountRoute(app, ctx, getKey, ({ event }) => {
+  mountRoute(app, ctx, getKey, ({ event, principal }) => {
+    // An application authorized with OAuth works with folios; it is never handed the key.
+    if (principal?.via === 'oauth') throw fail(ERRORS.forbidden, 'An OAuth token cannot read the API key.')
     const apiKey = ctx.keys.current()
     if (!apiKey) throw fail(ERRORS.noApiKey, 'No key is active: make one with POST /api/keys (folio keys rotate).')
     event.res.headers.set('cache-control', 'no-store')

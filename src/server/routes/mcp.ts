@@ -10,15 +10,17 @@ import { readBodyBytes } from '../body.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../errors.js'
 import { createMcpServer } from '../mcp-server.js'
+import { OAUTH_SCOPE, publicOrigin } from '../oauth-metadata.js'
 import { subRequest } from '../sub-request.js'
 
 /**
  * The 401 of the MCP endpoint: WWW-Authenticate names the protected-resource metadata (RFC 9728),
  * which is where a stock MCP client starts OAuth.
  */
-export function mcpUnauthorized(event: H3Event) {
+export function mcpUnauthorized(ctx: ServerContext, event: H3Event) {
   return fail(ERRORS.unauthorized, 'Send Authorization: Bearer <credential>: the workspace’s API key (folio keys show prints it) or an OAuth access token. In OSS, programs on this machine need none.', {
-    'www-authenticate': `Bearer resource_metadata="${event.url.origin}${PROTECTED_RESOURCE_METADATA_PATH}"`,
+    // The origin the client used (the tunnel's https URL through the tunnel): clients compare it.
+    'www-authenticate': `Bearer resource_metadata="${publicOrigin(ctx, event)}${PROTECTED_RESOURCE_METADATA_PATH}", scope="${OAUTH_SCOPE}"`,
   })
 }
 
@@ -31,7 +33,7 @@ export function mcpUnauthorized(event: H3Event) {
 export function registerMcpRoute(app: H3, ctx: ServerContext): void {
   const limit = ctx.config.limits.jsonBodyBytes
   app.post(mcp.path, async (event) => {
-    if (ctx.auth.resolveEvent(event, mcp.access) === DENIED) throw mcpUnauthorized(event)
+    if (ctx.auth.resolveEvent(event, mcp.access) === DENIED) throw mcpUnauthorized(ctx, event)
     const body = await readBodyBytes(event, limit, () => fail(ERRORS.payloadTooLarge, `An MCP message may hold at most ${limit} bytes.`))
     const headers = new Headers(event.req.headers)
     // The transport wants both types accepted (a client could take either); curl and plain
@@ -42,7 +44,7 @@ export function registerMcpRoute(app: H3, ctx: ServerContext): void {
     const server = createMcpServer({
       tools: toolsFor(ctx.config.mode),
       send: (toolRequest) => Promise.resolve(app.fetch(subRequest(event, toolRequest))),
-      context: { base: event.url.origin },
+      context: { base: publicOrigin(ctx, event) },
       version: packageVersion(),
     })
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: limit })
