@@ -47,8 +47,6 @@ const TENANCY: Record<OperationId, 'notFound' | 'asViewer' | 'notFolio'> = {
   verifyAccessKey: 'asViewer',
   folioEvents: 'asViewer',
   renewFrame: 'asViewer',
-  // Its tools run the endpoints above as the caller (test/mcp-http.test.ts).
-  mcp: 'notFolio',
   getKey: 'notFolio',
   rotateKey: 'notFolio',
   revokeKey: 'notFolio',

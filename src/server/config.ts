@@ -113,7 +113,6 @@ export function defaultConfig(overrides: ConfigOverrides = {}): ServerConfig {
     smtpUrl: process.env.FOLIO_SMTP_URL || undefined,
     mailFrom: process.env.FOLIO_MAIL_FROM || undefined,
     agentIssuers: process.env.FOLIO_AGENT_ISSUERS || undefined,
-    publicUrl: process.env.FOLIO_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
     ai: aiEnvironment(process.env),
     ...overrides,
     webhooks: {
