@@ -62,6 +62,8 @@ const TENANCY: Record<OperationId, 'notFound' | 'asViewer' | 'notFolio'> = {
   controlTunnel: 'notFolio',
   listDesignSystems: 'notFolio',
   getOpenApi: 'notFolio',
+  getHealth: 'notFolio',
+  getReadiness: 'notFolio',
   dashboardPage: 'notFolio',
   folioPage: 'asViewer',
   sharePage: 'asViewer',

@@ -5,6 +5,7 @@ import type { Contract } from './contract.js'
 import { getOpenApi, listDesignSystems } from './design-systems.js'
 import { createComment, deleteComment, getReactions, listComments, react, recordAnalytics, resolveComment, setReactions } from './engagement.js'
 import { createFolio, deleteFolio, getBrief, getFolio, listFolios, updateFolio } from './files.js'
+import { getHealth, getReadiness } from './health.js'
 import { getKey, revokeKey, rotateKey } from './keys.js'
 import { folioEvents, getPublicFolio, verifyAccessKey } from './sharing.js'
 import { getSyncManifest, syncFiles } from './sync.js'
@@ -72,6 +73,8 @@ export const contracts = [
   controlTunnel,
   listDesignSystems,
   getOpenApi,
+  getHealth,
+  getReadiness,
   dashboardPage,
   folioPage,
   sharePage,

@@ -27,6 +27,7 @@ import { registerBriefRoute } from './routes/brief.js'
 import { registerCatalogueRoutes } from './routes/catalogue.js'
 import { registerEngagementRoutes } from './routes/engagement.js'
 import { registerFileRoutes } from './routes/files.js'
+import { registerHealthRoutes } from './routes/health.js'
 import { registerKeyRoutes } from './routes/keys.js'
 import { registerSyncRoutes } from './routes/sync.js'
 import { registerTunnelRoutes } from './routes/tunnel.js'
@@ -104,6 +105,7 @@ export function createApp(ctx: ServerContext): H3 {
   registerWorkspaceRoutes(app, ctx)
   registerTunnelRoutes(app, ctx)
   registerViewerRoutes(app, ctx)
+  registerHealthRoutes(app, ctx)
   app.all('/**', unmatched)
   return app
 }
