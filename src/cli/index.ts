@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander'
 import { packageVersion } from '../version.js'
 import { registerComments } from './commands/comments.js'
 import { registerCreate } from './commands/create.js'
+import { registerDb } from './commands/db.js'
 import { registerKeys } from './commands/keys.js'
 import { registerLogin } from './commands/login.js'
 import { registerReadCommands } from './commands/read.js'
@@ -49,6 +50,7 @@ export function buildProgram({ json = false }: { json?: boolean } = {}): Command
   registerKeys(program)
   registerTunnel(program)
   registerStatus(program)
+  registerDb(program)
   registerCompletion(program)
   return program
 }
