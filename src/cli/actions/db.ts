@@ -21,7 +21,8 @@ function describeStatus(where: string, status: MigrationStatus): string {
 
 export default async (action: 'migrate' | 'status', options: DbOptions, command: Command) => {
   const json = Boolean(command.optsWithGlobals<GlobalOptions>().json)
-  const url = options.database ?? process.env.FOLIO_DATABASE_URL
+  // || : an empty FOLIO_DATABASE_URL is unset, as for every folio variable.
+  const url = options.database || process.env.FOLIO_DATABASE_URL
   if (!url) throw new UsageError('Which database? Give --database postgres://user:password@host:5432/database, or set FOLIO_DATABASE_URL.')
   const where = describeDatabase(url)
   try {
