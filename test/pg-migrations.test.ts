@@ -80,6 +80,23 @@ describe('readiness and openDatabase', () => {
     }
   })
 
+  it('3 instances opening one new database at once: one migrates, all come up ready and share state and messages', async () => {
+    const fresh = await emptyDatabase()
+    const logged: string[] = []
+    const instances = await Promise.all(Array.from({ length: 3 }, () => openDatabase({ url: fresh.url, poolSize: 2, log: (m) => logged.push(m) })))
+    try {
+      expect(logged).toEqual(['database: applied migration 1'])
+      expect(await Promise.all(instances.map((i) => i.readiness()))).toEqual([{ ready: true }, { ready: true }, { ready: true }])
+      const counts = await Promise.all(instances.map((i) => i.shared.hit('rl:shared', 60_000)))
+      expect(counts.map((c) => c.count).sort()).toEqual([1, 2, 3])
+      const heard = new Promise<string>((resolve) => instances[2]!.pubSub.subscribe('folio', { message: resolve }))
+      await instances[0]!.pubSub.publish('folio', 'f_1')
+      expect(await heard).toBe('f_1')
+    } finally {
+      await Promise.all(instances.map((i) => i.close()))
+    }
+  })
+
   it('is not ready when the database cannot be reached, and says why', async () => {
     const pool = createPool('postgres://postgres:postgres@127.0.0.1:1/nowhere', { max: 1 })
     try {
