@@ -85,6 +85,8 @@ const TENANCY: Record<OperationId, 'notFound' | 'asViewer' | 'notFolio'> = {
   mcp: 'notFolio',
   listDesignSystems: 'notFolio',
   getOpenApi: 'notFolio',
+  getHealth: 'notFolio',
+  getReadiness: 'notFolio',
   dashboardPage: 'notFolio',
   folioPage: 'asViewer',
   sharePage: 'asViewer',

@@ -100,6 +100,7 @@ export const ERRORS = {
   aiFailed: errorCase(500, 'AI failed to generate HTML content.', 'The model answered without a usable HTML document'),
   aiNotConfigured: errorCase(500, 'AI is not configured for this workspace.', 'The workspace has no AI provider keys (Cloud)'),
   mailFailed: errorCase(502, 'MAIL_FAILED', 'The code could not be handed to the mail server (FOLIO_SMTP_URL); try again later'),
+  notReady: errorCase(503, 'NOT_READY', 'GET /readyz: the store is closing, or the database cannot be reached or its migrations are not current'),
   internalError: errorCase(500, 'Internal error', 'The server failed (it logged why), or the folio’s stored data is damaged'),
 } as const satisfies Record<string, ErrorCase>
 

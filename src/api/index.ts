@@ -7,6 +7,7 @@ import { getOpenApi, listDesignSystems } from './design-systems.js'
 import { createComment, deleteComment, getReactions, listComments, react, recordAnalytics, resolveComment, setReactions } from './engagement.js'
 import { createFolio, deleteFolio, getBrief, getFolio, listFolios, updateFolio } from './files.js'
 import { getIntegrations, setIntegrations } from './integrations.js'
+import { getHealth, getReadiness } from './health.js'
 import { getKey, revokeKey, rotateKey } from './keys.js'
 import {
   approveOAuth,
@@ -108,6 +109,8 @@ export const contracts = [
   mcp,
   listDesignSystems,
   getOpenApi,
+  getHealth,
+  getReadiness,
   dashboardPage,
   folioPage,
   sharePage,

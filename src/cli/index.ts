@@ -4,6 +4,7 @@ import { registerAdmin } from './commands/admin.js'
 import { registerAi } from './commands/ai.js'
 import { registerComments } from './commands/comments.js'
 import { registerCreate } from './commands/create.js'
+import { registerDb } from './commands/db.js'
 import { registerKeys } from './commands/keys.js'
 import { registerLogin } from './commands/login.js'
 import { registerReadCommands } from './commands/read.js'
@@ -57,6 +58,7 @@ export function buildProgram({ json = false }: { json?: boolean } = {}): Command
   registerAdmin(program)
   registerMcp(program)
   registerOAuth(program)
+  registerDb(program)
   registerCompletion(program)
   return program
 }

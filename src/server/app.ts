@@ -33,6 +33,7 @@ import { registerCatalogueRoutes } from './routes/catalogue.js'
 import { registerEngagementRoutes } from './routes/engagement.js'
 import { registerFileRoutes } from './routes/files.js'
 import { registerIntegrationRoutes } from './routes/integrations.js'
+import { registerHealthRoutes } from './routes/health.js'
 import { registerKeyRoutes } from './routes/keys.js'
 import { registerOAuthConsentRoutes } from './routes/oauth-consent.js'
 import { registerOAuthRoutes } from './routes/oauth.js'
@@ -134,6 +135,7 @@ export function createApp(ctx: ServerContext): H3 {
   registerMcpRoute(app, ctx)
   registerViewerRoutes(app, ctx)
   if (ctx.config.mode === 'cloud' && ctx.adminToken) registerAdminRoutes(app, ctx, ctx.adminToken)
+  registerHealthRoutes(app, ctx)
   app.all('/**', unmatched)
   return app
 }

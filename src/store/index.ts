@@ -12,6 +12,7 @@ import { IntegrationsRepository } from './integrations-repository.js'
 import { KeyedMutex } from './keyed-mutex.js'
 import { migrate } from './migrations.js'
 import { SETTINGS_FOLDER, SettingsRepository } from './settings-repository.js'
+import type { Readiness } from './readiness.js'
 import type { SharedState } from './shared-state.js'
 import { FileSharedState } from './shared-state-file.js'
 import { Plans } from './plans.js'
@@ -38,6 +39,7 @@ export type { FilesMode } from './folio-views.js'
 export type { StoredIntegration } from './integrations-repository.js'
 export { type Account, type Member, type Workspace, DEFAULT_PLAN, UnknownWorkspaceError, WorkspaceRepository } from './workspace-repository.js'
 export type { SharedState, Versioned, WindowCount } from './shared-state.js'
+export type { Readiness } from './readiness.js'
 export { DEFAULT_PLANS, type Plan, type PlanTable, Plans } from './plans.js'
 export { WorkspaceUsage } from './workspace-usage.js'
 export { type FinishedList, LIST_CACHE_ENTRY_BYTES } from './workspace-lists.js'
@@ -60,6 +62,8 @@ export interface FolioStore {
   usage: WorkspaceUsage
   /** Cloud: plans.json (load() it in Cloud mode; until then the defaults). */
   plans: Plans
+  /** Whether it serves requests now: the flat-file store from open until close begins (GET /readyz). */
+  readiness(): Promise<Readiness>
   /** Waits for every write in progress, then releases the data dir. */
   close(): Promise<void>
 }
@@ -106,6 +110,7 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
     const recovered = await folios.recover()
     if (recovered) log(`Finished ${recovered} deletion(s) interrupted by a previous stop.`)
     const shared = await FileSharedState.open(storage)
+    let closing = false
     return {
       dataDir,
       storage,
@@ -119,7 +124,11 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
       workspaces,
       usage: new WorkspaceUsage(storage, locks),
       plans,
+      async readiness() {
+        return closing ? { ready: false, reason: 'the store is closing (the server is stopping)' } : { ready: true }
+      },
       async close() {
+        closing = true
         await shared.close()
         plans.stop()
         await engagement.idle()
