@@ -61,7 +61,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const log = logProblemsTo(logger)
   const storeLog = logger.withTag('store')
   const config = defaultConfig({ ...options.config, mode: options.mode })
-  const store = await openStore({ dataDir: options.dataDir, log: (m) => storeLog.info(m), warn: (m) => storeLog.warn(m), maxReanchored: config.limits.commentsPerFolio, assetPointers: config.mode === 'cloud' })
+  const store = await openStore({ dataDir: options.dataDir, log: (m) => storeLog.info(m), warn: (m) => storeLog.warn(m), maxReanchored: config.limits.commentsPerFolio, assetPointers: config.mode === 'cloud', storageUsage: config.mode === 'cloud' })
   // Listening on a name (serve --host folio.lan) makes that name one of the server's own.
   if (options.host && isIP(options.host) === 0) config.allowedHosts.push(options.host.toLowerCase())
   if (config.mode === 'cloud') {

@@ -46,6 +46,6 @@ export async function withinStorage<T>(
     for (const item of items) await usage.countContent(workspaceId, item.hash, item.bytes)
     return result
   } finally {
-    usage.release(workspaceId, reserved.bytes)
+    usage.release(workspaceId, reserved)
   }
 }

@@ -14,7 +14,7 @@ import { keys } from './keys.js'
 import { folioLock, folioLocks } from './lock-keys.js'
 import { mapLimit } from './map-limit.js'
 import { InvalidFilePathError, VersionConflictError } from './store-errors.js'
-import { Trash } from './trash.js'
+import { type PurgedListener, Trash } from './trash.js'
 import { type FilesRequest, VersionCommits } from './version-commits.js'
 import { buildLog, summaryOf, VersionLog } from './version-log.js'
 
@@ -81,7 +81,7 @@ export class FolioRepository {
   /** Cloud: images are shown as, accepted as and served by asset:// pointers (asset-resolver.ts). */
   readonly files: FileEncoding
 
-  constructor(storage: Storage, blobs: BlobStore, locks: KeyedMutex, options: { warn?: (message: string) => void; assetPointers?: boolean } = {}) {
+  constructor(storage: Storage, blobs: BlobStore, locks: KeyedMutex, options: { warn?: (message: string) => void; assetPointers?: boolean; purged?: PurgedListener } = {}) {
     this.#storage = storage
     this.#locks = locks
     this.#warn = options.warn ?? ((m) => console.warn(m))
@@ -89,7 +89,7 @@ export class FolioRepository {
     this.#log = new VersionLog(storage)
     this.#contents = new FolioContents(storage, blobs, this.#history)
     this.#packer = new HistoryPacker({ storage, blobs, history: this.#history, locks, meta: (id) => this.get(id), warn: this.#warn })
-    this.#trash = new Trash(storage, blobs)
+    this.#trash = new Trash(storage, blobs, options.purged)
     this.files = options.assetPointers ? new AssetResolver(this.#contents, this) : PLAIN_FILES
     this.#commits = new VersionCommits({
       storage,

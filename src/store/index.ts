@@ -81,6 +81,11 @@ export interface OpenStoreOptions {
    * content-addressed store, and accept them back. The data on disk is the same either way.
    */
   assetPointers?: boolean
+  /**
+   * Cloud: deleting a folio gives back the storage its contents counted (WorkspaceUsage). OSS
+   * counts nothing, so its deletions skip the work.
+   */
+  storageUsage?: boolean
 }
 
 /** Opens (creating, migrating and recovering as needed) the flat-file store in `dataDir`. */
@@ -95,7 +100,9 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
     const storage = createStorage({ driver: durableFsDriver({ base: dataDir }) })
     const locks = new KeyedMutex()
     const blobs = new BlobStore(storage)
-    const folios = new FolioRepository(storage, blobs, locks, { warn, assetPointers: options.assetPointers })
+    const usage = new WorkspaceUsage(storage, locks, blobs, warn)
+    const purged = options.storageUsage ? (entry: { id: string; workspaceId: string }, contents: string[]) => usage.forgetFolio(entry.workspaceId, entry.id, contents) : undefined
+    const folios = new FolioRepository(storage, blobs, locks, { warn, assetPointers: options.assetPointers, purged })
     const engagement = new EngagementRepository(storage, locks, folios, { warn, maxReanchored: options.maxReanchored })
     const views = new FolioViews(folios, engagement)
     const settings = new SettingsRepository(storage)
@@ -122,7 +129,7 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
       shared,
       integrations: new IntegrationsRepository(storage),
       workspaces,
-      usage: new WorkspaceUsage(storage, locks),
+      usage,
       plans,
       async readiness() {
         return closing ? { ready: false, reason: 'the store is closing (the server is stopping)' } : { ready: true }
@@ -132,6 +139,7 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
         await shared.close()
         plans.stop()
         await engagement.idle()
+        await usage.idle()
         await locks.idle()
         await folios.idle()
         await blobs.idle()
