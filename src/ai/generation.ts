@@ -27,18 +27,21 @@ export class ProviderError extends Error {}
 /** How many model round trips one request may take (tool calls in between). */
 const MAX_STEPS = 6
 
+/** What a whole answer and a streamed one ask the provider alike. */
+const requestOf = (input: GenerationInput) => ({
+  model: modelFor(input.config),
+  system: input.system,
+  messages: input.messages,
+  tools: input.tools,
+  stopWhen: stepCountIs(MAX_STEPS),
+  abortSignal: input.abortSignal,
+  ...callSettings(input.config, input.maxOutputTokens),
+})
+
 /** One whole answer (POST /ai, ai-create). */
 export async function generate(input: GenerationInput): Promise<GenerationResult> {
   try {
-    const result = await generateText({
-      model: modelFor(input.config),
-      system: input.system,
-      messages: input.messages,
-      tools: input.tools,
-      stopWhen: stepCountIs(MAX_STEPS),
-      abortSignal: input.abortSignal,
-      ...callSettings(input.config, input.maxOutputTokens),
-    })
+    const result = await generateText(requestOf(input))
     return resultOf(input.messages, result.steps, result.response.messages, result.finishReason)
   } catch (error) {
     throw providerError(error, input.config)
@@ -57,17 +60,11 @@ export interface StreamHandlers {
 export async function generateStreaming(input: GenerationInput, handlers: StreamHandlers): Promise<GenerationResult> {
   let failure: unknown
   const stream = streamText({
-    model: modelFor(input.config),
-    system: input.system,
-    messages: input.messages,
-    tools: input.tools,
-    stopWhen: stepCountIs(MAX_STEPS),
-    abortSignal: input.abortSignal,
+    ...requestOf(input),
     // The default prints the error to the console; it is reported through the stream instead.
     onError: ({ error }) => {
       failure ??= error
     },
-    ...callSettings(input.config, input.maxOutputTokens),
   })
   try {
     for await (const part of stream.fullStream) {

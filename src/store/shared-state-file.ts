@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Storage } from 'unstorage'
 import { readJson, writeJson } from './json-io.js'
-import type { SharedState, Versioned, WindowCount } from './shared-state.js'
+import { hitWindow, type SharedState, type Versioned, type WindowCount } from './shared-state.js'
 
 /** Where persisted records and counters live in the data dir (one small file each). */
 const RECORDS = 'shared:records'
@@ -76,14 +76,7 @@ export class FileSharedState implements SharedState {
 
   /** The same, answered synchronously: windows are memory here (the hot path pays no promise). */
   hitSync(key: string, windowMs: number, now = this.#now()): WindowCount {
-    let window = this.#windows.get(key)
-    if (!window || window.resetAt <= now) {
-      // Fixed windows aligned to multiples of windowMs: every instance would agree on them.
-      window = { count: 0, resetAt: (Math.floor(now / windowMs) + 1) * windowMs }
-      this.#windows.set(key, window)
-    }
-    window.count++
-    return { count: window.count, resetAt: window.resetAt }
+    return hitWindow(this.#windows, key, windowMs, now)
   }
 
   async add(key: string, by: number, expiresAt: number): Promise<number> {

@@ -1,4 +1,4 @@
-import type { SharedState, Versioned, WindowCount } from './shared-state.js'
+import { hitWindow, type SharedState, type Versioned, type WindowCount } from './shared-state.js'
 
 /**
  * SharedState for one process, in memory only: what tests and a single instance need until the
@@ -25,13 +25,7 @@ export class MemorySharedState implements SharedState {
   /** The same, answered synchronously (this implementation never waits for anything). */
   hitSync(key: string, windowMs: number, now = this.#now()): WindowCount {
     this.#sweep(now)
-    let window = this.#windows.get(key)
-    if (!window || window.resetAt <= now) {
-      window = { count: 0, resetAt: (Math.floor(now / windowMs) + 1) * windowMs }
-      this.#windows.set(key, window)
-    }
-    window.count++
-    return { count: window.count, resetAt: window.resetAt }
+    return hitWindow(this.#windows, key, windowMs, now)
   }
 
   async add(key: string, by: number, expiresAt: number): Promise<number> {

@@ -46,3 +46,18 @@ export interface Versioned<T> {
   version: number
   expiresAt: number
 }
+
+/**
+ * Counts one hit in its fixed window, kept in `windows`: what each implementation that holds its
+ * windows in memory does. Windows are aligned to multiples of windowMs, so every instance would
+ * agree on them.
+ */
+export function hitWindow(windows: Map<string, WindowCount>, key: string, windowMs: number, now: number): WindowCount {
+  let window = windows.get(key)
+  if (!window || window.resetAt <= now) {
+    window = { count: 0, resetAt: (Math.floor(now / windowMs) + 1) * windowMs }
+    windows.set(key, window)
+  }
+  window.count++
+  return { count: window.count, resetAt: window.resetAt }
+}
