@@ -1,8 +1,10 @@
+import type { Locks } from './locks.js'
+
 /**
  * Serialises async work per key: read-modify-write of one folio never interleaves with
  * another on the same folio, while different folios proceed in parallel.
  */
-export class KeyedMutex {
+export class KeyedMutex implements Locks {
   readonly #tails = new Map<string, Promise<void>>()
 
   async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
@@ -29,5 +31,10 @@ export class KeyedMutex {
   /** Resolves once all work queued so far has finished (used on shutdown). */
   async idle(): Promise<void> {
     while (this.#tails.size) await Promise.allSettled([...this.#tails.values()])
+  }
+
+  /** One process sees every write it makes: nothing is ever stale. */
+  onStale(): () => void {
+    return () => {}
   }
 }
