@@ -20,10 +20,22 @@ import { type JournalRecord, type Touched, WriteJournal } from './write-journal.
  */
 export interface DurableFsOptions {
   base: string
+  /** How long a journal file takes records before its checkpoint (tests hold it open). */
+  checkpointAfterMs?: number
 }
 
 const TMP_DIR = '.tmp'
 const JOURNAL_DIR = '.journal'
+
+/**
+ * setItem's options. `durableWithNext`: the caller follows this write with one it waits for (a
+ * commit point), and the journal keeps writes in order, so that one makes this one durable too:
+ * this write does not wait for the disk. A version's blobs and history segment are written so,
+ * then its metadata waits: one disk flush for the whole commit.
+ */
+export interface WriteOptions {
+  durableWithNext?: boolean
+}
 
 /** removeItem's options: `lazy` for removals whose loss in a crash costs only space. */
 export interface RemoveOptions {
@@ -108,14 +120,14 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions) => {
     (ready ??= (async () => {
       await rm(tmpRoot, { recursive: true, force: true })
       await mkdir(tmpRoot, { recursive: true, mode: 0o700 })
-      return WriteJournal.open(join(root, JOURNAL_DIR), redo)
+      return WriteJournal.open(join(root, JOURNAL_DIR), redo, { rotateMs: options.checkpointAfterMs })
     })())
 
-  const writeDurable = async (key: string, data: string | Uint8Array) => {
+  const writeDurable = async (key: string, data: string | Uint8Array, opts: WriteOptions | undefined) => {
     const journal = await init()
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data
     const target = pathOf(key)
-    await journal.write('put', key, bytes, () => place(target, bytes))
+    await journal.write('put', key, bytes, () => place(target, bytes), { wait: !opts?.durableWithNext })
   }
 
   const walk = async (dir: string, prefix: string, out: string[]) => {
@@ -168,26 +180,28 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions) => {
         throw error
       }
     },
-    async setItem(key, value) {
-      await writeDurable(key, value)
+    async setItem(key, value, opts) {
+      await writeDurable(key, value, opts as WriteOptions | undefined)
     },
-    async setItemRaw(key, value) {
-      await writeDurable(key, value as Uint8Array)
+    async setItemRaw(key, value, opts) {
+      await writeDurable(key, value as Uint8Array, opts as WriteOptions | undefined)
     },
     async removeItem(key, opts) {
       const journal = await init()
       const path = pathOf(key)
       let removed = false
-      // Reclaiming space (`{ lazy: true }`) does not wait for its record: a removal a crash
-      // undoes only leaves a file that is reclaimed later, never a wrong answer. It leaves the
-      // folder too: those are blob and reference shards (256 of each at most), or a folio's own
-      // folders (gone with the folio), and a failed rmdir costs an exception per removal.
+      // Reclaiming space (`{ lazy: true }`) neither waits for its record nor has its folder
+      // fsync'd: a removal a crash undoes only leaves a file that is reclaimed later, never a
+      // wrong answer. It leaves the folder too: those are blob and reference shards (256 of each
+      // at most), or a folio's own folders (gone with the folio), and a failed rmdir costs an
+      // exception per removal.
       const lazy = (opts as RemoveOptions | undefined)?.lazy ?? false
-      await journal.write('del', key, new Uint8Array(), async () => {
+      const apply = async () => {
         const touched = await remove(path)
         removed = touched.length > 0
         return touched
-      }, !lazy)
+      }
+      await journal.write('del', key, new Uint8Array(), apply, { wait: !lazy, sync: !lazy })
       // Empty folders (a workspace's, say) would pile up forever.
       if (removed && !lazy && dirname(path) !== root) await rmdir(dirname(path)).catch(() => {})
     },

@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile, unlink } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { crc32 } from 'node:zlib'
+import { BackgroundFsync } from './background-fsync.js'
 import { closeFile, openFile, syncData, syncPath, writeAllV } from './fd-io.js'
 import { mapLimit } from './map-limit.js'
 
@@ -19,9 +20,9 @@ const OPS = ['put', 'del', 'clear'] as const
 const HEADER = 8
 /** A journal file is retired past this size, or this long after its first record. */
 const ROTATE_BYTES = 32 * 1024 * 1024
-const ROTATE_MS = 1000
-/** Checkpoint fsyncs in flight: the hot path's own calls keep threads of libuv's pool. */
-const CHECKPOINT_FSYNCS = 2
+const ROTATE_MS = 2000
+/** fsyncs in flight while replaying on start (nothing else runs then). */
+const REPLAY_FSYNCS = 8
 
 interface JournalFile {
   seq: number
@@ -46,7 +47,7 @@ interface Waiting {
  * record in it, appended with the records of every other write in flight (one write and one
  * fdatasync for all of them, as databases group-commit their logs), not an fsync of the file and
  * one of its folder per write. The files themselves are written at once (a reader sees them) but
- * made durable later, by a checkpoint in the background: a journal file is retired after 1 s or
+ * made durable later, by a checkpoint in the background: a journal file is retired after 2 s or
  * 32 MB, then everything its records touched is fsync'd and it is deleted. On start, journal
  * files left by a crash are replayed in order (a torn last record was never acknowledged), made
  * durable and deleted. Records enter the journal in the order their changes were made, so a
@@ -63,14 +64,19 @@ export class WriteJournal {
   #checkpoints: Promise<void> = Promise.resolve()
   /** A checkpoint failed: later journal files are kept too, so a restart replays all of them in order. */
   #keepAll = false
+  /** Checkpoints' fsyncs, off libuv's pool. */
+  readonly #fsync = new BackgroundFsync()
 
-  private constructor(dir: string, current: JournalFile) {
+  readonly #rotateMs: number
+
+  private constructor(dir: string, current: JournalFile, rotateMs: number) {
     this.#dir = dir
     this.#current = current
+    this.#rotateMs = rotateMs
   }
 
   /** Replays what a crash left (redo makes one record's change again), then starts a fresh journal file. */
-  static async open(dir: string, redo: (record: JournalRecord) => Promise<Touched>): Promise<WriteJournal> {
+  static async open(dir: string, redo: (record: JournalRecord) => Promise<Touched>, options: { rotateMs?: number } = {}): Promise<WriteJournal> {
     if (await mkdir(dir, { recursive: true, mode: 0o700 })) await syncPath(dirname(dir))
     const found = (await readdir(dir))
       .map((name) => /^j(\d+)\.log$/.exec(name)?.[1])
@@ -81,26 +87,28 @@ export class WriteJournal {
     for (const seq of found) {
       for (const record of readRecords(await readFile(join(dir, `j${seq}.log`)))) for (const path of await redo(record)) touched.add(path)
     }
-    await mapLimit([...touched], CHECKPOINT_FSYNCS * 4, syncPath)
+    await mapLimit([...touched], REPLAY_FSYNCS, syncPath)
     for (const seq of found) await unlink(join(dir, `j${seq}.log`))
-    return new WriteJournal(dir, await createFile(dir, (found.at(-1) ?? 0) + 1))
+    return new WriteJournal(dir, await createFile(dir, (found.at(-1) ?? 0) + 1), options.rotateMs ?? ROTATE_MS)
   }
 
   /**
    * Records a change that `apply` makes to the files, once it is made (a change that failed is
-   * not recorded: a restart must not make it), and resolves when the record is durable; with
-   * `wait` false, once it is queued (removals that only reclaim space). A change that touched
-   * nothing (removing what was not there) needs no record.
+   * not recorded: a restart must not make it), and resolves when the record is durable. With
+   * `wait` false, once it is queued: a later write that waits makes it durable too (records are
+   * appended in order), or it only reclaims space. `sync` false: the checkpoint need not fsync
+   * what it touched (a removal a crash may undo). A change that touched nothing (removing what
+   * was not there) needs no record.
    */
-  async write(op: JournalRecord['op'], key: string, data: Uint8Array, apply: () => Promise<Touched>, wait = true): Promise<void> {
+  async write(op: JournalRecord['op'], key: string, data: Uint8Array, apply: () => Promise<Touched>, options: { wait?: boolean; sync?: boolean } = {}): Promise<void> {
     const touched = await apply()
     if (touched.length === 0) return
     const bytes = encode(op, key, data)
     const durable = new Promise<void>((resolve, reject) => {
-      this.#waiting.push({ bytes, touched, resolve, reject })
+      this.#waiting.push({ bytes, touched: options.sync === false ? [] : touched, resolve, reject })
       if (!this.#flushing) void this.#flush()
     })
-    if (wait) await durable
+    if (options.wait !== false) await durable
     else durable.catch(() => {})
   }
 
@@ -128,7 +136,7 @@ export class WriteJournal {
           for (const w of batch) w.reject(error)
           continue
         }
-        if (current.size === 0) this.#timer = setTimeout(() => this.#dueForRotation(), ROTATE_MS).unref()
+        if (current.size === 0) this.#timer = setTimeout(() => this.#dueForRotation(), this.#rotateMs).unref()
         for (const w of batch) {
           current.size += w.bytes.length
           for (const path of w.touched) current.touched.add(path)
@@ -158,10 +166,10 @@ export class WriteJournal {
     this.#checkpoints = this.#checkpoints.then(async () => {
       try {
         await closeFile(file.fd)
-        await mapLimit([...file.touched], CHECKPOINT_FSYNCS, syncPath)
+        await this.#fsync.sync([...file.touched])
         if (this.#keepAll) return
         await unlink(file.path)
-        await syncPath(this.#dir)
+        await this.#fsync.sync([this.#dir])
       } catch {
         // Kept: a restart replays it, and every journal file after it (see #keepAll).
         this.#keepAll = true
@@ -180,6 +188,7 @@ export class WriteJournal {
     clearTimeout(this.#timer)
     this.#checkpoint(this.#current)
     await this.#checkpoints
+    await this.#fsync.close()
   }
 }
 
