@@ -21,6 +21,8 @@ const HEADER = 8
 /** A journal file is retired past this size, or this long after its first record. */
 const ROTATE_BYTES = 32 * 1024 * 1024
 const ROTATE_MS = 2000
+/** Retired journal files waiting for their checkpoint, at most: then writers wait for the disk. */
+const MAX_RETIRED = 3
 /** fsyncs in flight while replaying on start (nothing else runs then). */
 const REPLAY_FSYNCS = 8
 
@@ -64,6 +66,8 @@ export class WriteJournal {
   #checkpoints: Promise<void> = Promise.resolve()
   /** A checkpoint failed: later journal files are kept too, so a restart replays all of them in order. */
   #keepAll = false
+  /** Journal files retired and not yet checkpointed. */
+  #retired = 0
   /** Checkpoints' fsyncs, off libuv's pool. */
   readonly #fsync = new BackgroundFsync()
 
@@ -157,12 +161,16 @@ export class WriteJournal {
   async #rotate(): Promise<JournalFile> {
     const old = this.#current
     clearTimeout(this.#timer)
+    // Writes faster than the disk can take the checkpoints' fsyncs wait here, rather than pile
+    // up journal files (disk, and the time a restart takes to replay them).
+    while (this.#retired >= MAX_RETIRED) await this.#checkpoints
     this.#current = await createFile(this.#dir, old.seq + 1)
     this.#checkpoint(old)
     return this.#current
   }
 
   #checkpoint(file: JournalFile): void {
+    this.#retired++
     this.#checkpoints = this.#checkpoints.then(async () => {
       try {
         await closeFile(file.fd)
@@ -173,6 +181,8 @@ export class WriteJournal {
       } catch {
         // Kept: a restart replays it, and every journal file after it (see #keepAll).
         this.#keepAll = true
+      } finally {
+        this.#retired--
       }
     })
   }
