@@ -1,4 +1,4 @@
-import { close, fdatasync, fsync, open as openFd, write, writev } from 'node:fs'
+import { close, fdatasync, fsync, open as openFd, writev } from 'node:fs'
 import { promisify } from 'node:util'
 
 /*
@@ -10,18 +10,11 @@ export const openFile = promisify(openFd)
 export const closeFile = promisify(close)
 export const syncFile = promisify(fsync)
 export const syncData = promisify(fdatasync)
-const writeSome = (fd: number, buffer: Uint8Array, offset: number, length: number) =>
-  new Promise<number>((resolve, reject) => write(fd, buffer, offset, length, null, (error, written) => (error ? reject(error) : resolve(written))))
 const writeSomeV = (fd: number, buffers: Uint8Array[]) =>
   new Promise<number>((resolve, reject) => writev(fd, buffers, (error, written) => (error ? reject(error) : resolve(written))))
 
 export function isCode(error: unknown, code: string): boolean {
   return (error as NodeJS.ErrnoException | null)?.code === code
-}
-
-export async function writeAll(fd: number, data: string | Uint8Array): Promise<void> {
-  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data
-  for (let at = 0; at < bytes.length; ) at += await writeSome(fd, bytes, at, bytes.length - at)
 }
 
 /** Writes buffers in order at the file's position: one writev call, usually. */
