@@ -70,7 +70,6 @@ export class WriteJournal {
   #retired = 0
   /** Checkpoints' fsyncs, off libuv's pool. */
   readonly #fsync = new BackgroundFsync()
-
   readonly #rotateMs: number
 
   private constructor(dir: string, current: JournalFile, rotateMs: number) {
@@ -185,11 +184,6 @@ export class WriteJournal {
         this.#retired--
       }
     })
-  }
-
-  /** Resolves once every checkpoint due so far is done (tests, shutdown). */
-  async settled(): Promise<void> {
-    await this.#checkpoints
   }
 
   /** Shutdown: the last appends, then a checkpoint of everything; no journal file is left. */
