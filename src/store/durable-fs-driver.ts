@@ -1,9 +1,10 @@
 import { closeSync, openSync, statSync, writeSync } from 'node:fs'
 import { mkdir, readFile, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises'
-import { dirname, join, relative, resolve, sep } from 'node:path'
+import { dirname, join, resolve, sep } from 'node:path'
 import { defineDriver } from 'unstorage'
 import { isCode } from './fd-io.js'
 import { type JournalRecord, type Touched, WriteJournal } from './write-journal.js'
+
 /**
  * An unstorage driver on plain files whose writes are atomic and durable.
  *
