@@ -14,7 +14,7 @@ const PACK_WHOLE_BYTES = 2048
 const PACK_DELTA_BYTES = 16 * 1024
 
 /** How long a folio's housekeeping waits for more versions to tidy with the first (space only: nothing reads it sooner). */
-const HOUSEKEEPING_DELAY_MS = 1000
+const HOUSEKEEPING_DELAY_MS = 250
 /** …or how many versions it waits for at most. */
 const HOUSEKEEPING_BATCH = 256
 
