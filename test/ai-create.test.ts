@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { aiCreate } from '../src/api/ai.js'
 import { ApiClientError, createClient } from '../src/client/index.js'
 import { useServer } from './helpers/use-server.js'
+import { useCloudServer } from './helpers/workspaces.js'
 
 const failure = (promise: Promise<unknown>) =>
   promise.then(
@@ -27,13 +28,12 @@ describe('aiCreate in OSS', () => {
 })
 
 describe('aiCreate in Cloud', () => {
-  const KEY = `folio_live_${'ab12'.repeat(12)}`
-  const server = useServer({ mode: 'cloud', config: { apiKey: KEY } })
+  const server = useCloudServer()
 
   it('needs the key, then a non-empty prompt', async () => {
     const anonymous = createClient({ server: server.ts.url })
     expect(await failure(anonymous.call(aiCreate, { body: { prompt: 'x' } }))).toEqual({ status: 401, error: 'Unauthorized' })
-    const api = createClient({ server: server.ts.url, key: KEY })
+    const api = createClient({ server: server.ts.url, key: server.workspace.apiKey })
     expect(await failure(api.call(aiCreate, { body: { prompt: '   ' } }))).toEqual({ status: 400, error: 'A non-empty prompt is required.' })
     expect(await failure(api.call(aiCreate, { body: {} as never }))).toEqual({ status: 400, error: 'A non-empty prompt is required.' })
   })

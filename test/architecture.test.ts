@@ -17,7 +17,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   log: [],
   client: ['api', 'domain'],
   tui: ['client', 'api', 'domain', 'terminal'],
-  server: ['store', 'api', 'domain', 'tunnel', 'log'],
+  ai: ['domain'],
+  server: ['store', 'api', 'domain', 'tunnel', 'log', 'ai'],
   cli: ['server', 'tui', 'client', 'api', 'domain', 'terminal', 'log'],
 }
 

@@ -6,6 +6,7 @@ import { createFolio, deleteFolio, getFolio, listFolios, updateFolio } from '../
 import { getPublicFolio } from '../src/api/sharing.js'
 import { contractPath } from '../src/client/index.js'
 import { useServer } from './helpers/use-server.js'
+import { useCloudServer } from './helpers/workspaces.js'
 
 const KEY = `folio_live_${'ab12'.repeat(12)}`
 
@@ -91,7 +92,8 @@ describe('OSS mode: the open API answers only its own host names (DNS rebinding)
 })
 
 describe('Cloud mode', () => {
-  const s = useServer({ mode: 'cloud', config: { apiKey: KEY } })
+  const cloud = useCloudServer()
+  const s = { get api() { return cloud.anonymous } }
 
   it.each([
     ['no header', {}],
@@ -107,7 +109,7 @@ describe('Cloud mode', () => {
 
   it('accepts the workspace key, and keeps public endpoints public', async () => {
     const { api } = s
-    const auth = { authorization: `Bearer ${KEY}` }
+    const auth = cloud.workspace.auth
     const created = await api.send(createFolio, { body: { title: 'Cloud', isPrivate: true, accessKey: 'pw' }, headers: auth })
     expect(created.status).toBe(201)
     expect(created.body.project.isPrivate).toBe(true)

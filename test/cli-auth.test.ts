@@ -7,6 +7,7 @@ import { recordingProxy } from './helpers/cli-proxy.js'
 import { testApi } from './helpers/api.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
 import { closeClean } from './helpers/use-server.js'
+import { createWorkspace } from './helpers/workspaces.js'
 
 /** Keys, login profiles and what the CLI says when a key is missing or wrong. */
 
@@ -204,12 +205,13 @@ describe('folio whoami', () => {
     expect(profiled.stdout).toContain('Access:    accepted')
   })
 
-  it('tells a Cloud server, which does not say its workspace yet', async () => {
-    const cloud = await startTestServer({ mode: 'cloud', config: { apiKey: GUARD_KEY } })
+  it('tells a Cloud server, and the workspace of the key', async () => {
+    const cloud = await startTestServer({ mode: 'cloud' })
     try {
-      const result = await runCli(['--server', cloud.url, '--key', GUARD_KEY, 'whoami'], freshConfig())
+      const { apiKey, id } = await createWorkspace(cloud, { name: 'Acme' })
+      const result = await runCli(['--server', cloud.url, '--key', apiKey, 'whoami'], freshConfig())
       expect(result.code).toBe(0)
-      expect(result.stdout).toContain('Mode:      Cloud\nWorkspace: not told by this server')
+      expect(result.stdout).toContain(`Mode:      Cloud\nWorkspace: Acme (${id}), plan free`)
       const none = await runCli(['--server', cloud.url, 'whoami', '--json'], freshConfig())
       expect(none.json()).toMatchObject({ key: 'needed', mode: 'cloud', workspace: null })
     } finally {

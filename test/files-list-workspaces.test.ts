@@ -1,68 +1,28 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import type { H3Event } from 'h3'
-import { toNodeHandler } from 'h3/node'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Access } from '../src/api/contract.js'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { createFolio, listFolios, updateFolio } from '../src/api/files.js'
-import { createApp, createServerContext } from '../src/server/app.js'
-import { type Auth, type CredentialHeaders, DENIED, type Principal, unauthorized } from '../src/server/auth.js'
-import { defaultConfig } from '../src/server/config.js'
-import { HotCache } from '../src/server/hot-cache.js'
-import { nodeRequest } from '../src/server/remote.js'
-import { type TestApi, testApi } from './helpers/api.js'
-import { useServer } from './helpers/use-server.js'
+import type { TestApi } from './helpers/api.js'
+import { createWorkspace, useCloudServer } from './helpers/workspaces.js'
 
 /**
- * Cloud mode will give each API key its own workspace. The kept list (GET /api/files) is one URL
- * for all of them: whose list is sent must follow from who asks. Until Cloud's keys exist, two
- * workspaces come from an Auth of two keys, plugged in where Cloud's will be (auth.ts's shape),
- * in front of the real store, routes and hot cache.
+ * Cloud gives each workspace key its own workspace. The kept list (GET /api/files) is one URL
+ * for all of them: whose list is sent must follow from who asks, through the real store, routes
+ * and hot cache.
  */
-const PRINCIPALS: Record<string, Principal> = {
-  'Bearer key-a': { workspaceId: 'team-a', name: 'Ann', role: 'owner', via: 'api-key' },
-  'Bearer key-b': { workspaceId: 'team-b', name: 'Bo', role: 'owner', via: 'api-key' },
-}
-
-function twoWorkspaceAuth(): Auth {
-  const resolve = (headers: CredentialHeaders, access: Access) => (headers.authorization && PRINCIPALS[headers.authorization]) || (access === 'public' ? undefined : DENIED)
-  const resolveRequest = (req: IncomingMessage | undefined, access: Access) => resolve({ authorization: req?.headers.authorization, local: true }, access)
-  const resolveEvent = (event: H3Event, access: Access) => resolveRequest(nodeRequest(event), access)
-  return {
-    resolve,
-    resolveRequest,
-    resolveEvent,
-    authorize(event: H3Event, access: Access) {
-      const principal = resolveEvent(event, access)
-      if (principal === DENIED) throw unauthorized()
-      return principal
-    },
-  }
-}
-
 describe('each workspace gets its own kept list', () => {
-  const s = useServer()
-  let server: Server
+  const s = useCloudServer()
   let a: TestApi
   let b: TestApi
   let anonymous: TestApi
+  let aId: string
+  let bId: string
   beforeAll(async () => {
-    const store = s.ts.server.store
-    const ctx = createServerContext({ store, config: defaultConfig({ mode: 'cloud' }) })
-    ctx.auth = twoWorkspaceAuth()
-    ctx.hot = new HotCache(store, ctx.auth, ctx.limiter, ctx.clientOf)
-    const routed = toNodeHandler(createApp(ctx))
-    // What serve.ts does: the hot cache first, the router for the rest.
-    server = createServer((req, res) => {
-      if (!ctx.hot.serve(req, res)) void routed(req, res)
-    })
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-    a = testApi(url, { key: 'key-a' })
-    b = testApi(url, { key: 'key-b' })
-    anonymous = testApi(url)
+    a = s.workspace.api
+    aId = s.workspace.id
+    const second = await createWorkspace(s.ts, { name: 'Second' })
+    b = second.api
+    bId = second.id
+    anonymous = s.anonymous
   })
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
   const titles = async (api: TestApi) => {
     const reply = await api.send(listFolios)
@@ -89,11 +49,11 @@ describe('each workspace gets its own kept list', () => {
     expect(bWithATag.status).toBe(200)
     expect(bWithATag.body.map((f: { title: string }) => f.title)).toEqual(['B one'])
 
-    const keptA = s.ts.server.store.views.lists.peek('team-a')
+    const keptA = s.ts.server.store.views.lists.peek(aId)
     expect(keptA).toBeDefined()
     await b.send(updateFolio, { params: { id: bOnly }, body: { title: 'B one, renamed' } })
-    expect(s.ts.server.store.views.lists.peek('team-a')).toBe(keptA)
-    expect(s.ts.server.store.views.lists.peek('team-b')).toBeUndefined()
+    expect(s.ts.server.store.views.lists.peek(aId)).toBe(keptA)
+    expect(s.ts.server.store.views.lists.peek(bId)).toBeUndefined()
     expect(await titles(b)).toEqual(['B one, renamed'])
     expect(await titles(a)).toEqual(['A two', 'A one'])
     expect((await a.request(listFolios, { headers: { 'if-none-match': aTag } })).status).toBe(304)

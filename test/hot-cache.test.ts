@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createFolio, deleteFolio, getFolio, updateFolio } from '../src/api/files.js'
 import { useServer } from './helpers/use-server.js'
+import { useCloudServer } from './helpers/workspaces.js'
 
 describe('answers served from memory are never stale', () => {
   const s = useServer()
@@ -37,12 +38,11 @@ describe('answers served from memory are never stale', () => {
 })
 
 describe('answers served from memory keep their credential check', () => {
-  const KEY = `folio_live_${'cd34'.repeat(12)}`
-  const s = useServer({ mode: 'cloud', config: { apiKey: KEY } })
+  const s = useCloudServer()
 
   it('refuses a warm folio to a caller without the key', async () => {
-    const { api } = s
-    const auth = { authorization: `Bearer ${KEY}` }
+    const api = s.anonymous
+    const auth = s.workspace.auth
     const id = (await api.send(createFolio, { body: { title: 'Guarded' }, headers: auth })).body.project.id
     expect((await api.send(getFolio, { params: { id }, headers: auth })).status).toBe(200)
     expect((await api.send(getFolio, { params: { id }, headers: auth })).status).toBe(200)

@@ -73,7 +73,7 @@ describe('/api/keys in OSS', () => {
 
 describe('/api/keys with FOLIO_API_KEY', () => {
   const KEY = `folio_live_${'12ab'.repeat(12)}`
-  const s = useServer({ mode: 'cloud', config: { apiKey: KEY } })
+  const s = useServer({ config: { apiKey: KEY } })
 
   it('shows the environment key and refuses to rotate or revoke it', async () => {
     const { api } = s

@@ -78,7 +78,7 @@ describe('clients behind the tunnel', () => {
     }
 
     // A flooder inventing a new hop per request: each one is fresh, the shared ceiling is not.
-    const limiter = new RateLimiter({ comments: 2, reactions: 2, analytics: 2, public: 2, events: 2 })
+    const limiter = new RateLimiter({ comments: 2, reactions: 2, analytics: 2, public: 2, events: 2, auth: 2 })
     const now = 1_000_000
     const answers = Array.from({ length: 2 * REMOTE_CEILING_FACTOR + 5 }, (_, i) => limiter.hit('comments', `remote:10.0.${i >> 8}.${i & 255}`, now).allowed)
     expect(answers.filter(Boolean)).toHaveLength(2 * REMOTE_CEILING_FACTOR)

@@ -161,7 +161,10 @@ describe(`folio status in a real terminal (${await terminalBackend()})`, () => {
       // Narrower and shorter, wider and taller, then only shorter: the frame is drawn once, from the top.
       for (const [cols, rows] of [[70, 30], [120, 40], [100, 22], [90, 26]] as const) {
         await t.resize(cols, rows)
-        const screen = await waitForScreen(t, (s) => s.split('\n')[0]!.startsWith('folio status') && s.split('\n').at(-1)!.startsWith('↑/↓'), `a whole frame at ${cols}×${rows}`, 5000)
+        // Until the app hears of the resize, the terminal shows the old frame re-wrapped: wait for
+        // the new one (every line within the new width), then check it is whole and stays so.
+        const fits = (s: string) => s.split('\n').every((line) => [...line].length <= cols)
+        const screen = await waitForScreen(t, (s) => s.split('\n')[0]!.startsWith('folio status') && s.split('\n').at(-1)!.startsWith('↑/↓') && fits(s), `a whole frame at ${cols}×${rows}`, 5000)
         // Let a late frame land too, then read it again: it must still be one frame.
         await delay(300)
         const settled = await t.screen()

@@ -10,6 +10,7 @@ import { testApi } from './helpers/api.js'
 import { tinyPng } from './helpers/images.js'
 import { type LoopbackTunnelServer, startLoopbackTunnelServer } from './helpers/localtunnel-server.js'
 import { startTestServer } from './helpers/server.js'
+import { createWorkspace } from './helpers/workspaces.js'
 import { closeClean, expectLogged, useServer } from './helpers/use-server.js'
 
 let relay: LoopbackTunnelServer
@@ -78,9 +79,10 @@ describe('/api/tunnel with a real localtunnel client and a loopback tunnel serve
 
 describe('/api/tunnel elsewhere', () => {
   it('is refused in Cloud mode', async () => {
-    const cloud = await startTestServer({ mode: 'cloud', config: { apiKey: `folio_live_${'0f'.repeat(24)}` } })
+    const cloud = await startTestServer({ mode: 'cloud' })
     try {
-      const reply = await testApi(cloud.url).send(getTunnel, { headers: { authorization: `Bearer folio_live_${'0f'.repeat(24)}` } })
+      const { auth } = await createWorkspace(cloud)
+      const reply = await testApi(cloud.url).send(getTunnel, { headers: auth })
       expect(reply.status).toBe(403)
       expect(reply.body.error).toBe('Tunnel API only available in OSS mode')
     } finally {

@@ -20,7 +20,7 @@ export type Access = 'public' | 'required' | 'guarded'
 /** OSS: self-hosted, open to this machine. Cloud: workspaces, keys, plans (spec: two modes). */
 export type Mode = 'oss' | 'cloud'
 
-export type RateLimitBucket = 'comments' | 'reactions' | 'analytics' | 'public' | 'events'
+export type RateLimitBucket = 'comments' | 'reactions' | 'analytics' | 'public' | 'events' | 'auth'
 
 export interface Contract {
   operationId: string

@@ -35,6 +35,23 @@ export const ERRORS = {
   invalidTunnelAction: errorCase(400, 'Invalid action', 'action is not start, stop or save_custom'),
   promptRequired: errorCase(400, 'A non-empty prompt is required.', 'prompt is missing or blank'),
   noAiModel: errorCase(400, 'No AI model configured.', 'No AI provider is configured on the server nor named by the request'),
+  missingType: errorCase(400, 'Missing type', 'The agent auth body has no type'),
+  invalidAssertionFormat: errorCase(400, 'Invalid assertion format', 'The assertion is not three dot-separated base64url parts with a JSON payload'),
+  invitationInvalid: errorCase(400, 'Invalid invitation', 'The invitation is unknown, expired, already used, or for another address'),
+  invalidCode: errorCase(400, 'Invalid code', 'The e-mailed code is wrong, or was never sent to this address (the message says how many attempts are left)'),
+
+  // OAuth 2.0 endpoints answer RFC 6749 / RFC 7591 codes, which OAuth clients act on (the body
+  // carries error_description as well as message).
+  oauthInvalidRequest: errorCase(400, 'invalid_request', 'A parameter is missing, repeated or malformed (PKCE S256 is required)'),
+  oauthInvalidClient: errorCase(401, 'invalid_client', 'The client_id is unknown or its secret is wrong'),
+  oauthInvalidGrant: errorCase(400, 'invalid_grant', 'The code or refresh token is unknown, expired, used, revoked, another client’s, or its PKCE verifier or redirect_uri does not match'),
+  oauthUnauthorizedClient: errorCase(400, 'unauthorized_client', 'The client did not register this grant type'),
+  oauthUnsupportedGrantType: errorCase(400, 'unsupported_grant_type', 'grant_type is not authorization_code or refresh_token'),
+  oauthInvalidScope: errorCase(400, 'invalid_scope', 'A scope other than folio was asked for'),
+  oauthInvalidTarget: errorCase(400, 'invalid_target', 'resource names another server than this one (RFC 8707)'),
+  oauthInvalidRedirectUri: errorCase(400, 'invalid_redirect_uri', 'A redirect URI is not https, loopback http or a private-use scheme, or has a fragment'),
+  oauthInvalidClientMetadata: errorCase(400, 'invalid_client_metadata', 'A registration field has the wrong type or value'),
+  grantNotFound: errorCase(404, 'Grant not found', 'No live OAuth grant of this workspace has that id'),
 
   // 402: the plan
   storageExceeded: errorCase(402, 'STORAGE_EXCEEDED', 'The write would take the workspace over its storage quota (Cloud)'),
@@ -42,7 +59,8 @@ export const ERRORS = {
 
   // 401, 403: who is asking
   unauthorized: errorCase(401, 'Unauthorized', 'Missing or invalid credential'),
-  forbidden: errorCase(403, 'Forbidden', 'The caller is not the Owner or an Admin'),
+  assertionVerificationFailed: errorCase(401, 'assertion verification failed', 'The assertion has no email or sub claim, or its signature does not verify against a trusted issuer'),
+  forbidden: errorCase(403, 'Forbidden', 'The caller is not the Owner or an Admin (or, for an Owner, not an Owner)'),
   accessKeyRequired: errorCase(403, 'Access key required', 'The folio is private (or a draft) and this viewer has not proved its access key'),
   commentsDisabled: errorCase(403, 'Comments are disabled for this folio.', 'allowComments is false'),
   tunnelOssOnly: errorCase(403, 'Tunnel API only available in OSS mode', 'The server runs in Cloud mode'),
@@ -55,11 +73,15 @@ export const ERRORS = {
   /** Pages, files and assets, unknown routes, and (spec) uploads into an unknown folio. */
   notFound: errorCase(404, 'Not found', 'No such page, file or route'),
   commentNotFound: errorCase(404, 'Comment not found', 'No comment of this folio has that id'),
+  sessionNotFound: errorCase(404, 'Session not found', 'No live sign-in session of this workspace has that id'),
   noApiKey: errorCase(404, 'No API key', 'No key is active: create one with POST /api/keys'),
+  memberNotFound: errorCase(404, 'Member not found', 'No member of the workspace has this e-mail address'),
   methodNotAllowed: errorCase(405, 'Method not allowed', 'The path exists, but not for this method'),
   requestTimeout: errorCase(408, 'Request timeout', 'The body stopped arriving, or came slower than the server’s minimum rate; the connection closes'),
 
-  // 409, 413, 429: the state of things
+  // 409, 410, 413, 429: the state of things
+  sessionExpired: errorCase(410, 'session expired', 'The registration session is past its 15 minutes (or never existed): start again with POST /api/agent/auth'),
+  registrationCompleted: errorCase(409, 'Registration already completed', 'The registration session has already issued its key'),
   commentLimitReached: errorCase(
     409,
     'COMMENT_LIMIT_REACHED',
@@ -71,11 +93,14 @@ export const ERRORS = {
   fileTooLarge: errorCase(413, 'FILE_TOO_LARGE', 'The body is over 25 MB'),
   payloadTooLarge: errorCase(413, 'Payload too large', 'The body is over the limit of an endpoint that names none'),
   tooManyRequests: errorCase(429, 'Too many requests', 'The client passed the rate limit; retry after Retry-After seconds'),
+  tooManyAttempts: errorCase(429, 'Too many attempts', 'Five wrong codes: this code no longer works; ask for a new one'),
 
   // 500: ours
   tunnelFailed: errorCase(500, 'Tunnel failed', 'The tunnel could not start or stop (the message says why)'),
   aiFailed: errorCase(500, 'AI failed to generate HTML content.', 'The model answered without a usable HTML document'),
   aiNotConfigured: errorCase(500, 'AI is not configured for this workspace.', 'The workspace has no AI provider keys (Cloud)'),
+  mailFailed: errorCase(502, 'MAIL_FAILED', 'The code could not be handed to the mail server (FOLIO_SMTP_URL); try again later'),
+  notReady: errorCase(503, 'NOT_READY', 'GET /readyz: the store is closing, or the database cannot be reached or its migrations are not current'),
   internalError: errorCase(500, 'Internal error', 'The server failed (it logged why), or the folio’s stored data is damaged'),
 } as const satisfies Record<string, ErrorCase>
 

@@ -72,7 +72,7 @@ export const createFolio = defineContract({
   access: 'required',
   body: CreateFolioBody,
   response: { status: 201, description: 'The new folio', schema: WriteResult },
-  errors: [
+  errors: [ERRORS.storageExceeded, 
     ERRORS.titleRequired,
     ERRORS.invalidJson,
     ERRORS.invalidBody,
@@ -152,7 +152,7 @@ export const updateFolio = defineContract({
   query: UpdateFolioQuery,
   body: UpdateFolioBody,
   response: { status: 200, description: 'The updated folio: its latest version only, with its files unless ?files=none', schema: WriteResult },
-  errors: [
+  errors: [ERRORS.storageExceeded, 
     when(ERRORS.invalidQuery, 'files is not all, latest or none'),
     when(ERRORS.titleRequired, 'title is sent blank'),
     ERRORS.invalidJson,

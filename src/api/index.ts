@@ -1,13 +1,32 @@
-import { aiCreate } from './ai.js'
+import { agentAuth, agentClaim, agentClaimComplete } from './agent-auth.js'
+import { aiConversation, aiCreate, aiStream, deleteWorkspaceAi, getWorkspaceAi, setWorkspaceAi } from './ai.js'
+import { currentSession, listSessions, requestSignInCode, revokeSession, signIn, signOut } from './sign-in.js'
+import { getAsset } from './assets.js'
 import type { Contract } from './contract.js'
 import { getOpenApi, listDesignSystems } from './design-systems.js'
 import { createComment, deleteComment, getReactions, listComments, react, recordAnalytics, resolveComment, setReactions } from './engagement.js'
 import { createFolio, deleteFolio, getBrief, getFolio, listFolios, updateFolio } from './files.js'
+import { getIntegrations, setIntegrations } from './integrations.js'
+import { getHealth, getReadiness } from './health.js'
 import { getKey, revokeKey, rotateKey } from './keys.js'
+import {
+  approveOAuth,
+  authorizationServerMetadata,
+  authorizeOAuth,
+  listOAuthGrants,
+  mcpResourceMetadata,
+  oauthToken,
+  protectedResourceMetadata,
+  registerOAuthClient,
+  revokeOAuthGrant,
+  revokeOAuthToken,
+} from './oauth.js'
+import { mcp } from './mcp.js'
 import { folioEvents, getPublicFolio, verifyAccessKey } from './sharing.js'
 import { getSyncManifest, syncFiles } from './sync.js'
 import { controlTunnel, getTunnel } from './tunnel.js'
 import { uploadBatch, uploadFile } from './uploads.js'
+import { getWorkspace, inviteMember, listMembers, removeMember, setMemberRole } from './workspace.js'
 import { dashboardPage, folioPage, rawFile, renewFrame, sharePage, viewerAsset } from './viewer.js'
 
 export * from './contract.js'
@@ -19,7 +38,10 @@ export * as sharing from './sharing.js'
 export * as uploads from './uploads.js'
 export * as sync from './sync.js'
 export * as keys from './keys.js'
+export * as integrations from './integrations.js'
+export * as oauth from './oauth.js'
 export * as tunnel from './tunnel.js'
+export * as workspace from './workspace.js'
 export * from './schemas.js'
 
 /** Every endpoint the server has: the OpenAPI document and the client are built from this list. */
@@ -27,10 +49,16 @@ export const contracts = [
   listFolios,
   createFolio,
   aiCreate,
+  aiConversation,
+  aiStream,
+  getWorkspaceAi,
+  setWorkspaceAi,
+  deleteWorkspaceAi,
   getFolio,
   updateFolio,
   deleteFolio,
   getBrief,
+  getAsset,
   uploadFile,
   uploadBatch,
   getSyncManifest,
@@ -50,10 +78,39 @@ export const contracts = [
   getKey,
   rotateKey,
   revokeKey,
+  agentAuth,
+  agentClaim,
+  agentClaimComplete,
+  requestSignInCode,
+  signIn,
+  currentSession,
+  signOut,
+  listSessions,
+  revokeSession,
+  protectedResourceMetadata,
+  mcpResourceMetadata,
+  authorizationServerMetadata,
+  registerOAuthClient,
+  authorizeOAuth,
+  approveOAuth,
+  oauthToken,
+  revokeOAuthToken,
+  listOAuthGrants,
+  revokeOAuthGrant,
+  getWorkspace,
+  listMembers,
+  setMemberRole,
+  removeMember,
+  inviteMember,
+  getIntegrations,
+  setIntegrations,
   getTunnel,
   controlTunnel,
+  mcp,
   listDesignSystems,
   getOpenApi,
+  getHealth,
+  getReadiness,
   dashboardPage,
   folioPage,
   sharePage,

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ERRORS } from './errors.js'
+import { ERRORS, when } from './errors.js'
 import type { Contract } from './contract.js'
 import { namedSchemas } from './schemas.js'
 
@@ -82,7 +82,9 @@ export function buildOpenApi(contracts: readonly Contract[], info: { version: st
     }
     const byStatus = new Map<number, Contract['errors']>()
     // Any body may come too slowly (server/slow-body.ts).
-    const errors = c.body || c.rawBody ? [...c.errors, ERRORS.requestTimeout] : c.errors
+    const errors = c.body || c.rawBody ? [...c.errors, ERRORS.requestTimeout] : [...c.errors]
+    // Cloud counts every authenticated request against the workspace's plan (server/plan-limits.ts).
+    if (c.access !== 'public' && !errors.some((e) => e.status === 429)) errors.push(when(ERRORS.tooManyRequests, 'Cloud: the workspace passed its plan’s requests per minute; retry after Retry-After seconds'))
     for (const e of errors) byStatus.set(e.status, [...(byStatus.get(e.status) ?? []), e])
     for (const [status, cases] of byStatus) {
       out[String(status)] = {

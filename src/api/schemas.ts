@@ -46,7 +46,9 @@ export const FileMap = named(
         seen.set(checked.path, path)
       }
     })
-    .describe('Map of file path (relative, / between folders) to content. Binary files are base64 data URLs (data:image/png;base64,…).'),
+    .describe(
+      'Map of file path (relative, / between folders) to content. Binary files are base64 data URLs (data:image/png;base64,…). Cloud mode shows images as asset://<sha256 of the bytes> pointers into its asset store (the raw route serves the bytes by path) and takes them back in a write, for images of the same workspace.',
+    ),
 )
 
 /**

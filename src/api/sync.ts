@@ -46,7 +46,7 @@ export const syncFiles = defineContract({
   params: FolioIdParams,
   body: SyncBody,
   response: { status: 200, description: 'What the call did', schema: SyncResult },
-  errors: [
+  errors: [ERRORS.storageExceeded, 
     when(ERRORS.invalidBody, 'Neither files nor filename+content, a bad path, or bad base64'),
     unauthorized,
     notFound,

@@ -22,7 +22,7 @@ export const uploadFile = defineContract({
     headers: { 'x-file-path': 'Target path in the folio, e.g. img/logo.png' },
   },
   response: { status: 200, description: 'Stored', schema: z.object({ success: z.literal(true), path: z.string() }) },
-  errors: [
+  errors: [ERRORS.storageExceeded, 
     ERRORS.missingFilePath,
     ERRORS.invalidFilePath,
     when(ERRORS.unsupportedFileType, `The bytes are not ${formats}`),
@@ -48,7 +48,7 @@ export const uploadBatch = defineContract({
     description: 'Stored',
     schema: z.object({ success: z.literal(true), count: z.number().int(), paths: z.array(z.string()), skipped: z.array(z.string()).describe('Parts that are not images') }),
   },
-  errors: [
+  errors: [ERRORS.storageExceeded, 
     ERRORS.noImageFiles,
     ERRORS.invalidFilePath,
     ERRORS.multipartRequired,

@@ -1,7 +1,10 @@
 import { Command, CommanderError, Option } from 'commander'
 import { packageVersion } from '../version.js'
+import { registerAdmin } from './commands/admin.js'
+import { registerAi } from './commands/ai.js'
 import { registerComments } from './commands/comments.js'
 import { registerCreate } from './commands/create.js'
+import { registerDb } from './commands/db.js'
 import { registerKeys } from './commands/keys.js'
 import { registerLogin } from './commands/login.js'
 import { registerReadCommands } from './commands/read.js'
@@ -12,6 +15,8 @@ import { registerTunnel } from './commands/tunnel.js'
 import { registerUpload } from './commands/upload.js'
 import { registerCompletion } from './commands/completion.js'
 import { registerManage } from './commands/manage.js'
+import { registerMcp } from './commands/mcp.js'
+import { registerOAuth } from './commands/oauth.js'
 import { EXIT } from './errors.js'
 import { failureOf, reportFailure, wantsJson } from './failure.js'
 import { configureLogging, logger } from './logger.js'
@@ -42,6 +47,7 @@ export function buildProgram({ json = false }: { json?: boolean } = {}): Command
   registerLogin(program)
   registerCreate(program)
   registerReadCommands(program)
+  registerAi(program)
   registerManage(program)
   registerComments(program)
   registerUpload(program)
@@ -49,6 +55,10 @@ export function buildProgram({ json = false }: { json?: boolean } = {}): Command
   registerKeys(program)
   registerTunnel(program)
   registerStatus(program)
+  registerAdmin(program)
+  registerMcp(program)
+  registerOAuth(program)
+  registerDb(program)
   registerCompletion(program)
   return program
 }

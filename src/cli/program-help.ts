@@ -7,6 +7,7 @@ Examples:
   $ folio publish                            viewers see it now (folio set: title, privacy, …)
   $ folio status                             live views, reactions, comments and the tunnel
   $ folio comments <id>                      open comments; resolve, delete, --watch for new ones
+  $ claude mcp add folio -- folio mcp        give an AI agent folio's tools (MCP over stdio)
   $ folio <command> --help                   every option of a command, with examples
 
 Linked folders:
@@ -25,11 +26,15 @@ Environment:
   FOLIO_TUNNEL_HOST  your own localtunnel server for the public tunnel of folio serve
   BROWSER            the browser folio open (and o in folio status) starts
   PORT               default port of folio serve
-  FOLIO_DATA         default data folder of folio serve
+  FOLIO_DATA         default data folder of folio serve and folio admin
   FOLIO_RATE_LIMITS  per-client limits of the public endpoints, e.g. "public=600,analytics=600"
   FOLIO_MAX_COMMENTS, FOLIO_MAX_COMMENT_BYTES
                      what one folio's comments may reach (default 1000 and 4194304 bytes)
   FOLIO_LOG_LEVEL    silent, error, warn, info (default), debug or trace; --quiet and --verbose win
+  FOLIO_AI_PROVIDER  for folio serve: the AI model's provider, openai, anthropic or ollama, with
+                     FOLIO_AI_MODEL and the provider's own OPENAI_API_KEY, OPENAI_BASE_URL (any
+                     OpenAI-compatible server), ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OLLAMA_HOST
+  FOLIO_AI_SECRET    for folio serve --mode cloud: seals the workspaces' own AI keys at rest
 
 The saved login key is sent only to the login's own server: with --server or FOLIO_URL
 pointing elsewhere, pass that server's key with --key or FOLIO_API_KEY.

@@ -1,15 +1,14 @@
-import { randomBytes } from 'node:crypto'
 import type { SettingsRepository } from '../store/settings-repository.js'
+import { newApiKey } from '../store/workspace-keys.js'
 import { secretsEqual } from './auth-secrets.js'
 
-/** folio_live_ + 48 hex characters (spec: Authentication 3; the brand stands for svc_live_). */
-export function newApiKey(): string {
-  return `folio_live_${randomBytes(24).toString('hex')}`
-}
+export { newApiKey }
 
 interface StoredKey {
   key: string | null
   rotatedAt: string
+  /** How many times the key changed (absent in data dirs older than OAuth: 0). */
+  generation?: number
 }
 
 /**
@@ -21,6 +20,7 @@ export class ApiKeys {
   readonly #settings: SettingsRepository | undefined
   readonly #environmentKey: string | undefined
   #stored: string | null = null
+  #generation = 0
 
   constructor(settings: SettingsRepository | undefined, environmentKey: string | undefined) {
     this.#settings = settings
@@ -34,7 +34,10 @@ export class ApiKeys {
    */
   async load(): Promise<this> {
     const stored = await this.#settings?.get<StoredKey>('api-key')
-    if (stored) this.#stored = stored.key
+    if (stored) {
+      this.#stored = stored.key
+      this.#generation = stored.generation ?? 0
+    }
     else if (this.#settings && !this.#environmentKey) await this.#save(newApiKey())
     return this
   }
@@ -46,6 +49,14 @@ export class ApiKeys {
   /** The key that works now, if any. */
   current(): string | undefined {
     return this.#environmentKey ?? this.#stored ?? undefined
+  }
+
+  /**
+   * Changes whenever the key is rotated or revoked: what was granted under an older generation
+   * (OAuth tokens) ends with it. The environment's key never changes while the server runs.
+   */
+  get generation(): number {
+    return this.#generation
   }
 
   matches(token: string | undefined): boolean {
@@ -65,7 +76,9 @@ export class ApiKeys {
 
   async #save(key: string | null): Promise<void> {
     if (!this.#settings) throw new Error('No store to keep the key in')
-    await this.#settings.set('api-key', { key, rotatedAt: new Date().toISOString() } satisfies StoredKey)
+    const generation = this.#generation + 1
+    await this.#settings.set('api-key', { key, rotatedAt: new Date().toISOString(), generation } satisfies StoredKey)
     this.#stored = key
+    this.#generation = generation
   }
 }

@@ -2,32 +2,48 @@ import { H3 } from 'h3'
 import { ERRORS } from '../api/errors.js'
 import { contracts } from '../api/index.js'
 import { createLogger, type Logger } from '../log/logger.js'
-import type { FolioStore } from '../store/index.js'
+import type { FolioStore, SharedState } from '../store/index.js'
 import type { TunnelManager } from '../tunnel/tunnel-manager.js'
+import { sharePage } from '../api/viewer.js'
 import { ApiKeys } from './api-keys.js'
+import { CommentNotifier } from './comment-notifier.js'
 import { createAuth } from './auth.js'
+import { createCloudAccounts } from './cloud-accounts.js'
 import type { ServerConfig } from './config.js'
 import type { ServerContext } from './context.js'
 import { createErrorHandler, fail } from './errors.js'
 import { HotCache } from './hot-cache.js'
 import { KeyGuessGuard } from './key-guesses.js'
 import { LiveUpdates } from './live.js'
+import { createOAuth } from './oauth.js'
+import { createMailer, type Mailer } from './mailer.js'
+import { PlanLimits } from './plan-limits.js'
 import { RateLimiter } from './rate-limit.js'
 import { clientOf } from './remote.js'
 import { StreamSlots } from './stream-slots.js'
 import { createViewerAccess } from './viewer-access.js'
 import { toRouterPath } from './route.js'
+import { registerAgentAuthRoutes } from './routes/agent-auth.js'
+import { registerAdminRoutes } from './routes/admin.js'
 import { registerAiRoutes } from './routes/ai.js'
+import { registerSignInRoutes } from './routes/sign-in.js'
+import { registerAssetRoutes } from './routes/assets.js'
 import { registerBriefRoute } from './routes/brief.js'
 import { registerCatalogueRoutes } from './routes/catalogue.js'
 import { registerEngagementRoutes } from './routes/engagement.js'
 import { registerFileRoutes } from './routes/files.js'
+import { registerIntegrationRoutes } from './routes/integrations.js'
+import { registerHealthRoutes } from './routes/health.js'
 import { registerKeyRoutes } from './routes/keys.js'
+import { registerOAuthConsentRoutes } from './routes/oauth-consent.js'
+import { registerOAuthRoutes } from './routes/oauth.js'
+import { registerMcpRoute } from './routes/mcp.js'
 import { registerSyncRoutes } from './routes/sync.js'
 import { registerTunnelRoutes } from './routes/tunnel.js'
 import { registerSharingRoutes } from './routes/sharing.js'
 import { registerUploadRoutes } from './routes/uploads.js'
 import { registerViewerRoutes } from './routes/viewer.js'
+import { registerWorkspaceRoutes } from './routes/workspace.js'
 import { createTemplates, type Templates } from './templates.js'
 
 export interface CreateAppOptions {
@@ -36,33 +52,59 @@ export interface CreateAppOptions {
   /** Loaded by the caller (ApiKeys.load); defaults to the environment's key only. */
   keys?: ApiKeys
   tunnel?: TunnelManager
+  /** Cloud: the token of the operator's API (routes/admin.ts); without one there is none. */
+  adminToken?: string
+  /** What several instances must agree on; by default the store's (records persisted in the data dir). */
+  shared?: SharedState
   templates?: Templates
+  /** Default: one made from the config, writing unsent mail through `log`. */
+  mailer?: Mailer
   log?: (message: string, error?: unknown) => void
 }
 
 export function createServerContext(options: CreateAppOptions): ServerContext {
   const keys = options.keys ?? new ApiKeys(undefined, options.config.apiKey)
-  const auth = createAuth(options.config, keys)
+  const auth = createAuth(options.config, keys, options.store.workspaces)
   const log = options.log ?? logProblemsTo(createLogger())
   const limiter = new RateLimiter(options.config.rateLimits)
+  const shared = options.shared ?? options.store.shared
+  const planLimits = options.config.mode === 'cloud' ? new PlanLimits(shared, options.store.workspaces, options.store.plans) : undefined
   const trustProxy = options.config.trustProxy
   const clientOfRequest = (req: Parameters<typeof clientOf>[0]) => clientOf(req, trustProxy)
-  return {
+  const ctx: ServerContext = {
     store: options.store,
     config: options.config,
     auth,
     keys,
     tunnel: options.tunnel,
-    hot: new HotCache(options.store, auth, limiter, clientOfRequest),
+    shared,
+    adminToken: options.adminToken,
+    hot: new HotCache(options.store, auth, limiter, clientOfRequest, planLimits),
     limiter,
+    planLimits,
     keyGuesses: new KeyGuessGuard(options.config.keyGuesses),
     clientOf: clientOfRequest,
     viewerAccess: createViewerAccess(() => options.store.settings.secret(), { frameTokenSeconds: options.config.frameTokenSeconds }),
     live: new LiveUpdates(options.store, log),
     streams: new StreamSlots({ perClient: options.config.limits.eventStreamsPerClient, total: options.config.limits.eventStreams }),
     templates: options.templates ?? createTemplates(),
+    mailer: options.mailer ?? createMailer({ smtpUrl: options.config.smtpUrl, from: options.config.mailFrom, info: (line) => log(line) }),
+    notifier: options.config.mode === 'cloud' ? commentNotifier(options.store, options.config, log) : undefined,
     log,
+    oauth: createOAuth({ auth, shared, config: options.config, keys, workspaces: options.store.workspaces }),
   }
+  if (options.config.mode === 'cloud') ctx.cloud = createCloudAccounts(ctx)
+  return ctx
+}
+
+function commentNotifier(store: FolioStore, config: ServerConfig, log: ServerContext['log']): CommentNotifier {
+  return new CommentNotifier({
+    integrations: store.integrations,
+    settings: config.webhooks,
+    // Read at each notification: folio serve sets the address once it listens.
+    shareLink: (id) => `${config.publicUrl ?? config.listenUrl ?? ''}${sharePage.path.replace('{id}', encodeURIComponent(id))}`,
+    log: (message) => log(message),
+  })
 }
 
 /** ctx.log as consola lines: with an error it is one (stack included), without a warning. */
@@ -75,6 +117,7 @@ export function createApp(ctx: ServerContext): H3 {
   const app = new H3({ silent: true, onError: createErrorHandler(ctx.log, ctx.store.dataDir) })
   registerAiRoutes(app, ctx)
   registerFileRoutes(app, ctx)
+  registerAssetRoutes(app, ctx)
   registerBriefRoute(app, ctx)
   registerUploadRoutes(app, ctx)
   registerEngagementRoutes(app, ctx)
@@ -82,8 +125,17 @@ export function createApp(ctx: ServerContext): H3 {
   registerCatalogueRoutes(app, ctx)
   registerSyncRoutes(app, ctx)
   registerKeyRoutes(app, ctx)
+  registerAgentAuthRoutes(app, ctx)
+  registerSignInRoutes(app, ctx)
+  registerOAuthRoutes(app, ctx)
+  registerOAuthConsentRoutes(app, ctx)
+  registerWorkspaceRoutes(app, ctx)
+  registerIntegrationRoutes(app, ctx)
   registerTunnelRoutes(app, ctx)
+  registerMcpRoute(app, ctx)
   registerViewerRoutes(app, ctx)
+  if (ctx.config.mode === 'cloud' && ctx.adminToken) registerAdminRoutes(app, ctx, ctx.adminToken)
+  registerHealthRoutes(app, ctx)
   app.all('/**', unmatched)
   return app
 }

@@ -1,4 +1,6 @@
 import { userInfo } from 'node:os'
+import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './comment-notifier.js'
+import { type AiEnvironment, aiEnvironment } from '../ai/provider-config.js'
 import { allowedHostsFromEnv } from './host-check.js'
 import { DEFAULT_KEY_GUESS_LIMITS, type KeyGuessLimits } from './key-guesses.js'
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limit.js'
@@ -52,8 +54,35 @@ export interface ServerConfig {
    * come from this machine. Off, the header is ignored: the tunnel's viewers are one client.
    */
   trustProxy: boolean
+  /** FOLIO_SMTP_URL: where e-mail goes (codes, invitations, notifications); unset: to the log (mailer.ts). */
+  smtpUrl?: string
+  /** FOLIO_MAIL_FROM: the From address of that e-mail. */
+  mailFrom?: string
+  /** FOLIO_AGENT_ISSUERS: issuers whose signed identity assertions are believed (identity-assertions.ts). */
+  agentIssuers?: string
   /** How long a frame token (the viewer frame's path segment) lasts; the share page renews it. */
   frameTokenSeconds: number
+  /**
+   * FOLIO_PUBLIC_URL: the origin people and clients reach this server at
+   * (https://folio.example.com), when a proxy or a domain stands in front of it: links sent
+   * elsewhere (chat notifications, e-mails) and OAuth's issuer and resource. Unset: links use
+   * the address folio serve listens on (listenUrl), OAuth the origin the request came to (the
+   * tunnel's URL for requests through the tunnel).
+   */
+  publicUrl?: string
+  /** The address folio serve listens on, set once it listens (links when publicUrl is unset). */
+  listenUrl?: string
+  /** Chat notifications of new comments (Cloud, comment-notifier.ts). */
+  webhooks: WebhookSettings
+  /**
+   * The AI environment (FOLIO_AI_PROVIDER, FOLIO_AI_MODEL, OPENAI_*, ANTHROPIC_*, OLLAMA_HOST,
+   * FOLIO_AI_TOOLS, FOLIO_AI_SECRET), read once: tests pass their own, never the shell's.
+   */
+  ai: AiEnvironment
+  /** How long an OAuth authorization code lives (RFC 6749 §4.1.2: short; single-use in any case). */
+  oauthCodeSeconds: number
+  /** How long an OAuth access token lives; the client refreshes it with its refresh token. */
+  oauthAccessTokenSeconds: number
   tunnel: {
     /** The localtunnel server (FOLIO_TUNNEL_HOST); the client's default when unset. */
     host?: string
@@ -62,9 +91,11 @@ export interface ServerConfig {
 }
 
 /** What a caller may set: any top-level field, and single fields of the nested ones. */
-export type ConfigOverrides = Partial<Omit<ServerConfig, 'limits' | 'keyGuesses'>> & {
+export type ConfigOverrides = Partial<Omit<ServerConfig, 'limits' | 'keyGuesses' | 'rateLimits' | 'webhooks'>> & {
   limits?: Partial<ServerConfig['limits']>
+  rateLimits?: Partial<RateLimits>
   keyGuesses?: Partial<KeyGuessLimits>
+  webhooks?: Partial<WebhookSettings>
 }
 
 export function defaultConfig(overrides: ConfigOverrides = {}): ServerConfig {
@@ -76,7 +107,19 @@ export function defaultConfig(overrides: ConfigOverrides = {}): ServerConfig {
     trustProxy: flagFromEnv('FOLIO_TRUST_PROXY', process.env.FOLIO_TRUST_PROXY),
     // Minutes: the share page renews it (templates/viewer/share-frame.js).
     frameTokenSeconds: 5 * 60,
+    publicUrl: originFromEnv(process.env.FOLIO_PUBLIC_URL),
+    oauthCodeSeconds: 5 * 60,
+    oauthAccessTokenSeconds: 60 * 60,
+    smtpUrl: process.env.FOLIO_SMTP_URL || undefined,
+    mailFrom: process.env.FOLIO_MAIL_FROM || undefined,
+    agentIssuers: process.env.FOLIO_AGENT_ISSUERS || undefined,
+    ai: aiEnvironment(process.env),
     ...overrides,
+    webhooks: {
+      ...DEFAULT_WEBHOOK_SETTINGS,
+      allowPrivate: flagFromEnv('FOLIO_WEBHOOKS_ALLOW_PRIVATE', process.env.FOLIO_WEBHOOKS_ALLOW_PRIVATE),
+      ...overrides.webhooks,
+    },
     limits: {
       jsonBodyBytes: 20 * 1024 * 1024,
       // What a gzip envelope may expand to: big folios fit, a zip bomb costs little (body.ts).
@@ -103,6 +146,19 @@ export function defaultConfig(overrides: ConfigOverrides = {}): ServerConfig {
   }
 }
 
+/** FOLIO_PUBLIC_URL's origin (scheme, host, port); anything that is not an http(s) URL is refused loudly. */
+function originFromEnv(raw: string | undefined): string | undefined {
+  if (!raw?.trim()) return undefined
+  let url: URL
+  try {
+    url = new URL(raw.trim())
+  } catch {
+    throw new Error(`FOLIO_PUBLIC_URL: "${raw}" is not a URL`)
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`FOLIO_PUBLIC_URL: "${raw}" is not an http(s) URL`)
+  return url.origin
+}
+
 /** A whole number ≥ 1 from the environment; anything else there is refused loudly, like a bad rate limit. */
 function positiveIntegerFromEnv(name: string): number | undefined {
   const raw = process.env[name]?.trim()
@@ -122,7 +178,7 @@ function safeUserName(): string {
 
 /**
  * FOLIO_RATE_LIMITS="public=1000,analytics=5000": requests per minute and client, per bucket
- * (comments, reactions, analytics, public, events). Unknown buckets or bad numbers are refused
+ * (comments, reactions, analytics, public, events, auth). Unknown buckets or bad numbers are refused
  * loudly: a typo must not silently leave a server unprotected.
  */
 export function rateLimitsFromEnv(value: string | undefined): Partial<RateLimits> {

@@ -1,11 +1,16 @@
 import type { IncomingMessage } from 'node:http'
-import type { FolioStore } from '../store/index.js'
+import type { FolioStore, SharedState } from '../store/index.js'
 import type { TunnelManager } from '../tunnel/tunnel-manager.js'
 import type { ApiKeys } from './api-keys.js'
+import type { CommentNotifier } from './comment-notifier.js'
 import type { Auth } from './auth.js'
+import type { CloudAccounts } from './cloud-accounts.js'
 import type { HotCache } from './hot-cache.js'
 import type { KeyGuessGuard } from './key-guesses.js'
 import type { LiveUpdates } from './live.js'
+import type { OAuth } from './oauth.js'
+import type { Mailer } from './mailer.js'
+import type { PlanLimits } from './plan-limits.js'
 import type { RateLimiter } from './rate-limit.js'
 import type { StreamSlots } from './stream-slots.js'
 import type { ViewerAccess } from './viewer-access.js'
@@ -20,8 +25,14 @@ export interface ServerContext {
   keys: ApiKeys
   /** The public tunnel; only `folio serve` has one. */
   tunnel?: TunnelManager
+  /** What several server instances must agree on: rate windows, counters, short-lived records. */
+  shared: SharedState
+  /** Cloud: the token of the operator's API (folio admin on a running server). */
+  adminToken?: string
   hot: HotCache
   limiter: RateLimiter
+  /** Cloud: the workspace plans' limits (undefined in OSS). */
+  planLimits?: PlanLimits
   /** Wrong access keys per folio and client (key-guesses.ts). */
   keyGuesses: KeyGuessGuard
   /** Who sent a request, for rate limits and budgets (remote.ts: clientOf). */
@@ -31,5 +42,13 @@ export interface ServerContext {
   /** Open live-update streams, per client and in all. */
   streams: StreamSlots
   templates: Templates
+  /** E-mail out: codes, invitations, comment notifications (to the log without FOLIO_SMTP_URL). */
+  mailer: Mailer
+  /** Cloud only: agents' and people's credentials (registration, pre-claim keys, sign-in sessions). */
+  cloud?: CloudAccounts
+  /** Cloud: posts new comments to the workspace's chat integrations, in the background. */
+  notifier?: CommentNotifier
+  /** OAuth 2.0 for third-party clients and agents (both modes). */
+  oauth: OAuth
   log: (message: string, error?: unknown) => void
 }

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { type H3Event, HTTPError, HTTPResponse } from 'h3'
 import { ERRORS, type ErrorCase } from '../api/errors.js'
-import { CorruptDocumentError, InvalidFilePathError, VersionNotFoundError } from '../store/index.js'
+import { CorruptDocumentError, InvalidFilePathError, UnknownAssetError, VersionNotFoundError } from '../store/index.js'
 import { redactPath } from './request-log.js'
 
 /** An error the client caused or may act on: answered as {error, message?} with its status. */
@@ -44,7 +44,7 @@ export function jsonError(status: number, body: { error: string; message?: strin
 /** Store errors that are the client's doing become 4xx answers. */
 function translate(error: Error): Error {
   if (error instanceof VersionNotFoundError) return fail(ERRORS.versionNotFound, error.message)
-  if (error instanceof InvalidFilePathError) return fail(ERRORS.invalidBody, error.message)
+  if (error instanceof InvalidFilePathError || error instanceof UnknownAssetError) return fail(ERRORS.invalidBody, error.message)
   return error
 }
 

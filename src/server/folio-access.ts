@@ -41,7 +41,7 @@ export async function requireViewable(ctx: ServerContext, event: H3Event, id: st
   if (!isFolioId(id)) throw fail(error)
   const meta = await ctx.store.folios.get(id)
   if (!meta) throw fail(error)
-  const grant = await grantOf(ctx, event, id)
+  const grant = await grantOf(ctx, event, meta)
   if (!(await ctx.viewerAccess.canView(meta, grant))) {
     throw fail(ERRORS.accessKeyRequired, meta.status === 'draft' ? 'This folio is not published yet.' : 'This folio is private: prove its access key with POST /api/files/{id}/public first.')
   }

@@ -2,8 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { LRUCache } from 'lru-cache'
 import type { Access, RateLimitBucket } from '../api/contract.js'
 import { type FolioStore, LIST_CACHE_ENTRY_BYTES } from '../store/index.js'
-import { type Auth, DENIED } from './auth.js'
-import type { RateLimiter } from './rate-limit.js'
+import { type Auth, DENIED, type Principal } from './auth.js'
+import type { PlanLimits } from './plan-limits.js'
+import type { RateLimiter, RateLimitState } from './rate-limit.js'
 import { noneMatchHits } from './conditional.js'
 
 /**
@@ -38,6 +39,9 @@ export interface HotEntry {
 }
 
 const MAX_BYTES = 32 * 1024 * 1024
+
+/** The workspace plan's X-RateLimit-* (Cloud), as writeHead takes them. */
+const planHeaders = (state: RateLimitState) => ['x-ratelimit-limit', String(state.limit), 'x-ratelimit-remaining', String(state.remaining), 'x-ratelimit-reset', String(state.reset)]
 /** A folio's answer is a copy of what FolioViews keeps: at most 1 MB of it is worth a second copy. */
 const MAX_FOLIO_ENTRY_BYTES = 1024 * 1024
 
@@ -68,8 +72,10 @@ export class HotCache {
   readonly #auth: Auth
   readonly #limiter: RateLimiter
   readonly #clientOf: (req: IncomingMessage) => string
+  readonly #plan: PlanLimits | undefined
 
-  constructor(store: FolioStore, auth: Auth, limiter: RateLimiter, clientOf: (req: IncomingMessage) => string) {
+  constructor(store: FolioStore, auth: Auth, limiter: RateLimiter, clientOf: (req: IncomingMessage) => string, plan?: PlanLimits) {
+    this.#plan = plan
     this.#auth = auth
     this.#limiter = limiter
     this.#clientOf = clientOf
@@ -138,25 +144,49 @@ export class HotCache {
     this.#byScope.get(scope)?.delete(key)
   }
 
-  /** Answers the request if it can; false hands it to the router untouched. */
-  serve(req: IncomingMessage, res: ServerResponse): boolean {
+  /**
+   * Answers the request if it can; false hands it to the router untouched. In Cloud an
+   * authenticated answer first counts against the workspace's plan: at once when the shared
+   * state is this process's memory, else after its promise, and then, past the limit, `router`
+   * answers instead (the 429).
+   */
+  serve(req: IncomingMessage, res: ServerResponse, router?: (req: IncomingMessage, res: ServerResponse) => unknown): boolean {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !req.url) return false
     let entry = this.#entries.get(req.url)
+    let principal: Principal | undefined
     if (entry) {
-      const principal = this.#auth.resolveRequest(req, entry.access)
-      if (principal === DENIED) return false // the router answers the 401
-      if (entry.workspaceId && principal?.workspaceId !== entry.workspaceId) return false
+      const found = this.#auth.resolveRequest(req, entry.access)
+      if (found === DENIED) return false // the router answers the 401
+      if (entry.workspaceId && found?.workspaceId !== entry.workspaceId) return false
+      principal = found
     } else {
       // An answer that depends on who asks: whose workspace it is decides which one is sent.
       const access = this.#perWorkspace.get(req.url)
       if (access === undefined) return false
-      const principal = this.#auth.resolveRequest(req, access)
-      if (principal === DENIED || principal === undefined) return false
-      entry = this.#entries.get(workspaceKey(principal.workspaceId, req.url))
+      const found = this.#auth.resolveRequest(req, access)
+      if (found === DENIED || found === undefined) return false
+      entry = this.#entries.get(workspaceKey(found.workspaceId, req.url))
       if (!entry) return false
+      principal = found
     }
+    if (this.#plan && principal && entry.access !== 'public') {
+      const counted = this.#plan.hit(principal)
+      if (!(counted instanceof Promise)) return counted.allowed && this.#write(req, res, entry, planHeaders(counted)) // else the router answers the 429
+      if (!router) return false
+      const kept = entry
+      counted.then(
+        (state) => (state.allowed ? this.#write(req, res, kept, planHeaders(state)) : router(req, res)),
+        () => router(req, res),
+      )
+      return true
+    }
+    return this.#write(req, res, entry)
+  }
+
+  #write(req: IncomingMessage, res: ServerResponse, entry: HotEntry, extraHeaders?: string[]): boolean {
     const notModified = noneMatchHits(req.headers['if-none-match'], entry.etag)
     let headers = notModified ? entry.notModifiedHeaders : entry.headers
+    if (extraHeaders) headers = headers.concat(extraHeaders)
     if (entry.rateLimit) {
       const state = this.#limiter.hit(entry.rateLimit, this.#clientOf(req))
       if (!state.allowed) return false // the router answers the 429

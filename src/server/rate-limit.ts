@@ -9,9 +9,10 @@ export type RateLimits = Record<RateLimitBucket, number>
 /**
  * Requests per minute and client, per bucket, on the public endpoints: generous for people
  * (a share page sends a beacon every 30 s and a few reactions), tight enough that one client
- * cannot flood the disk with writes.
+ * cannot flood the disk with writes. `auth` (agent registration, sign-in, codes) is tight: each
+ * request may make a workspace or send an e-mail.
  */
-export const DEFAULT_RATE_LIMITS: RateLimits = { comments: 120, reactions: 300, analytics: 600, public: 600, events: 120 }
+export const DEFAULT_RATE_LIMITS: RateLimits = { comments: 120, reactions: 300, analytics: 600, public: 600, events: 120, auth: 30 }
 
 export interface RateLimitState {
   allowed: boolean

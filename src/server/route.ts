@@ -3,7 +3,7 @@ import { FastResponse } from 'srvx'
 import type { z } from 'zod'
 import type { BodyOf, Contract, ParamsOf, QueryOf, RateLimitBucket } from '../api/contract.js'
 import { ERRORS } from '../api/errors.js'
-import { rateLimitHeaders, tooManyRequests } from './rate-limit.js'
+import { rateLimitHeaders, type RateLimitState, tooManyRequests } from './rate-limit.js'
 import { nodeRequest } from './remote.js'
 import type { Principal } from './auth.js'
 import type { ServerContext } from './context.js'
@@ -21,7 +21,7 @@ export interface RouteInput<C extends Contract> {
 export type RouteHandler<C extends Contract> = (input: RouteInput<C>) => unknown
 
 /** Errors of the spec whose string a schema carries as its message: answered as that error. */
-const SPEC_VALIDATION_ERRORS = [ERRORS.titleRequired, ERRORS.missingCommentParameters, ERRORS.invalidReactions, ERRORS.promptRequired]
+const SPEC_VALIDATION_ERRORS = [ERRORS.titleRequired, ERRORS.missingCommentParameters, ERRORS.invalidReactions, ERRORS.promptRequired, ERRORS.missingType, ERRORS.invalidAssertionFormat]
 
 export function validationError(where: 'body' | 'query', error: z.ZodError): ApiError {
   const first = error.issues[0]
@@ -38,6 +38,10 @@ export function validationError(where: 'body' | 'query', error: z.ZodError): Api
 export function applyRateLimit(ctx: ServerContext, event: H3Event, bucket: RateLimitBucket): void {
   const state = ctx.limiter.hit(bucket, clientAddress(ctx, event))
   if (!state.allowed) throw tooManyRequests(state)
+  setRateLimitHeaders(event, state)
+}
+
+function setRateLimitHeaders(event: H3Event, state: RateLimitState): void {
   for (const [name, value] of Object.entries(rateLimitHeaders(state))) event.res.headers.set(name, value)
 }
 
@@ -73,6 +77,20 @@ export function mountRoute<C extends Contract>(app: H3, ctx: ServerContext, cont
     if (contract.onlyIn && ctx.config.mode !== contract.onlyIn.mode) throw fail(contract.onlyIn.error)
     const principal = ctx.auth.authorize(event, contract.access)
     if (contract.rateLimit) applyRateLimit(ctx, event, contract.rateLimit)
+    // Cloud: an authenticated request counts against its workspace's plan (public endpoints keep
+    // their per-client limits above).
+    if (ctx.planLimits && principal && contract.access !== 'public') {
+      const counted = ctx.planLimits.hit(principal)
+      const admit = (state: RateLimitState) => {
+        setRateLimitHeaders(event, state)
+        if (!state.allowed) throw tooManyRequests(state)
+        return proceed(event, principal)
+      }
+      return counted instanceof Promise ? counted.then(admit) : admit(counted)
+    }
+    return proceed(event, principal)
+  }
+  const proceed = (event: H3Event, principal: Principal | undefined) => {
     const params = (event.context.params ?? {}) as ParamsOf<C>
     let query = {} as QueryOf<C>
     if (contract.query) {

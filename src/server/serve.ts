@@ -1,13 +1,17 @@
+import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { type AddressInfo, isIP } from 'node:net'
 import { toNodeHandler } from 'h3/node'
 import { createLogger, type Logger } from '../log/logger.js'
 import { openStore, type FolioStore } from '../store/index.js'
 import { createTunnelManager, type TunnelManager } from '../tunnel/tunnel-manager.js'
+import { removeAdminFile, writeAdminFile } from './admin-file.js'
 import { ApiKeys } from './api-keys.js'
 import { createApp, createServerContext, logProblemsTo } from './app.js'
+import type { ServerContext } from './context.js'
 import { type ConfigOverrides, defaultConfig, type Mode } from './config.js'
 import { listenMain, networkUrls } from './listener.js'
+import { createMailer, mailNotice } from './mailer.js'
 import { markViaTunnel } from './remote.js'
 import { onRequestEnd } from './request-end.js'
 import { type BodyTimeouts, closeIfLeftoverStalls, setBodyTimeouts } from './slow-body.js'
@@ -34,6 +38,8 @@ export interface RunningServer {
   networkUrls: string[]
   store: FolioStore
   tunnel: TunnelManager
+  /** What the routes share (auth, shared state): for what plugs into a running server, and tests. */
+  context: ServerContext
   /** The loopback address the tunnel forwards to: everything arriving there counts as remote. */
   tunnelTarget: string
   /** Stops accepting, lets in-flight requests (and their writes) finish, then closes the store. */
@@ -55,13 +61,32 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const log = logProblemsTo(logger)
   const storeLog = logger.withTag('store')
   const config = defaultConfig({ ...options.config, mode: options.mode })
-  const store = await openStore({ dataDir: options.dataDir, log: (m) => storeLog.info(m), warn: (m) => storeLog.warn(m), maxReanchored: config.limits.commentsPerFolio })
+  const store = await openStore({ dataDir: options.dataDir, log: (m) => storeLog.info(m), warn: (m) => storeLog.warn(m), maxReanchored: config.limits.commentsPerFolio, assetPointers: config.mode === 'cloud', storageUsage: config.mode === 'cloud' })
   // Listening on a name (serve --host folio.lan) makes that name one of the server's own.
   if (options.host && isIP(options.host) === 0) config.allowedHosts.push(options.host.toLowerCase())
-  const keys = await new ApiKeys(store.settings, config.apiKey).load()
+  if (config.mode === 'cloud') {
+    // plans.json: written with the defaults on the first Cloud start, then the operator's.
+    await store.plans.load().catch(async (error: unknown) => {
+      await store.close()
+      throw error
+    })
+    store.plans.watch()
+  }
+  if (config.mode === 'cloud' && config.apiKey) {
+    // One key for the whole server would be every workspace's: Cloud has a key per workspace.
+    logger.warn('FOLIO_API_KEY is not used in Cloud mode: each workspace has its own key (folio admin workspace create makes one).')
+    config.apiKey = undefined
+  }
+  const keys = await new ApiKeys(config.mode === 'cloud' ? undefined : store.settings, config.apiKey).load()
 
   // The tunnel manager needs the tunnel listener's port: it joins the context once that listens.
-  const ctx = createServerContext({ store, config, keys, log })
+  const mailLog = logger.withTag('mail')
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, info: (line) => mailLog.info(line) })
+  if (config.mode === 'cloud') mailLog.info(mailNotice(mailer))
+  const adminToken = config.mode === 'cloud' ? randomBytes(32).toString('hex') : undefined
+  const ctx = createServerContext({ store, config, keys, log, mailer, adminToken })
+  await ctx.cloud?.load()
+  await ctx.oauth.load()
   const routed = toNodeHandler(createApp(ctx))
   const { limits } = config
   const bodyTimeouts: BodyTimeouts = { idleMs: limits.bodyIdleMs, graceMs: limits.bodyGraceMs, minBytesPerSecond: limits.bodyMinBytesPerSecond }
@@ -73,7 +98,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         if (!req.complete) closeIfLeftoverStalls(req, bodyTimeouts)
       })
     }
-    if (!ctx.hot.serve(req, res)) void routed(req, res)
+    if (!ctx.hot.serve(req, res, routed)) void routed(req, res)
   }
   const inFlight = new InFlight()
   const http = logger.withTag('http')
@@ -114,6 +139,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const { port } = main.address
   const shownHost = options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`
+  // Links sent elsewhere (chat notifications, e-mails) name the server as people reach it.
+  config.listenUrl = url
+
+  // folio admin finds a running server's operator API here (and knows, by the data dir's lock,
+  // that it must ask the server rather than open the store itself).
+  if (adminToken) await writeAdminFile(options.dataDir, { url: adminUrl(options.host, port, url), token: adminToken, pid: process.pid })
 
   let closing: Promise<void> | undefined
   return {
@@ -122,6 +153,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     networkUrls: await networkUrls(main),
     store,
     tunnel,
+    context: ctx,
     tunnelTarget: `http://127.0.0.1:${(tunnelListener.address() as AddressInfo).port}`,
     close: () =>
       (closing ??= (async () => {
@@ -130,13 +162,23 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         const stopped = Promise.all([main.close(), new Promise<void>((resolve) => tunnelListener.close(() => resolve()))])
         tunnelListener.closeIdleConnections()
         ctx.live.closeAll()
+        ctx.notifier?.close()
         await Promise.race([inFlight.drained(), sleep(15_000)])
         server.closeAllConnections()
         tunnelListener.closeAllConnections()
         await stopped
+        if (adminToken) await removeAdminFile(options.dataDir, adminToken)
         await store.close()
+        mailer.close()
       })()),
   }
+}
+
+/** The operator's API answers loopback peers only: the address to reach it from this machine. */
+function adminUrl(host: string, port: number, url: string): string {
+  if (host === '::' || host === '::1') return `http://[::1]:${port}`
+  if (host === '0.0.0.0' || host === 'localhost' || host.startsWith('127.')) return `http://127.0.0.1:${port}`
+  return url
 }
 
 /** Counts requests in progress on the listeners, so shutdown can wait for them. */

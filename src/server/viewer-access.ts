@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { H3Event } from 'h3'
 import type { FolioMeta } from '../domain/model.js'
 import { type Auth, DENIED } from './auth.js'
+import { isCollaborator } from './collaborator-notices.js'
 
 /**
  * What lets a viewer see a folio that is not simply public:
@@ -85,13 +86,28 @@ export function createViewerAccess(secret: () => Promise<Buffer>, options: { fra
 
 export type ViewerAccess = ReturnType<typeof createViewerAccess>
 
+/** What grantOf needs of the server context (structural: this file imports no context). */
+export interface GrantContext {
+  auth: Auth
+  viewerAccess: ViewerAccess
+  cloud?: { credentials: { sessionOf(headers: { cookie?: string | null; origin?: string | null; host?: string | null; method?: string }): { email?: string } | undefined } }
+}
+
+const cookieHeaders = (event: H3Event) => ({ cookie: event.req.headers.get('cookie'), origin: event.req.headers.get('origin'), host: event.req.headers.get('host'), method: event.req.method })
+
 export const accessCookieName = (folioId: string) => `folio_access_${folioId}`
 
-/** The viewer's grant for this folio: an API key counts as the owner, else the access cookie (cookie scope only). */
-export async function grantOf(ctx: { auth: Auth; viewerAccess: ViewerAccess }, event: H3Event, folioId: string): Promise<Grant | undefined> {
+/** The viewer's grant for this folio: its workspace's credential counts as the owner, else the access cookie (cookie scope only). */
+export async function grantOf(ctx: GrantContext, event: H3Event, folio: { id: string; workspaceId: string; collaborators?: unknown[] }): Promise<Grant | undefined> {
   const principal = ctx.auth.resolveEvent(event, 'public')
-  if (principal && principal !== DENIED) return { kind: 'owner' }
-  return ctx.viewerAccess.verify(readCookie(event.req.headers.get('cookie'), accessCookieName(folioId)), folioId, 'cookie')
+  // Only a credential of the folio's own workspace: another workspace's key is a stranger here.
+  if (principal && principal !== DENIED && principal.workspaceId === folio.workspaceId) return { kind: 'owner' }
+  // Cloud: a person signed in with an address among the folio's collaborators sees it as its
+  // owner does (drafts, private), this folio only; owner actions still need the workspace's
+  // credential (folio-access.ts isOwner).
+  const email = folio.collaborators?.length ? ctx.cloud?.credentials.sessionOf(cookieHeaders(event))?.email : undefined
+  if (email && isCollaborator({ collaborators: folio.collaborators! }, email)) return { kind: 'owner' }
+  return ctx.viewerAccess.verify(readCookie(event.req.headers.get('cookie'), accessCookieName(folio.id)), folio.id, 'cookie')
 }
 
 export function readCookie(header: string | null, name: string): string | undefined {

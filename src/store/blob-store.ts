@@ -113,6 +113,14 @@ export class BlobStore {
     return this.#locks.run(hash, () => this.#storage.hasItem(keys.blobRef(hash, owner)))
   }
 
+  /** Every owner that refers to the blob now: folio ids, and `~<hash>` for deltas against it. */
+  async owners(hash: string): Promise<string[]> {
+    const prefix = keys.blobRefPrefix(hash)
+    // Under the blob's lock, as holds(): a put in progress has written its reference or not.
+    const found = await this.#locks.run(hash, () => this.#storage.getKeys(keys.blobRefShard(hash)))
+    return found.filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length))
+  }
+
   /**
    * Records that `owner` refers to a blob that is already stored; false (and nothing written)
    * when there is no such blob. A restore uses it before it can name an old content again.

@@ -1,5 +1,7 @@
 import type { Storage } from 'unstorage'
 import { applyDelta } from '../domain/delta.js'
+import { ASSET_SCHEME, assetPointer, inlinePointers, isImageMime, pointersIn } from '../domain/asset-pointers.js'
+import { sniffImage } from '../domain/image-sniff.js'
 import { decodeFileContent, encodeFileContent } from '../domain/file-content.js'
 import { checkFilePath } from '../domain/file-paths.js'
 import type { BlobRef, FileMap, VersionManifest } from '../domain/model.js'
@@ -58,9 +60,15 @@ export class FolioContents {
     this.#history = history
   }
 
-  async readFiles(id: string, manifest: VersionManifest): Promise<FileMap> {
+  /**
+   * A version's files as the API carries them: text as is, binary as a base64 data URL, or, with
+   * `assetPointers` (Cloud), images as `asset://<sha256>` pointers, which need no read at all.
+   */
+  async readFiles(id: string, manifest: VersionManifest, assetPointers = false): Promise<FileMap> {
     const entries = Object.entries(manifest.files)
-    const contents = await mapLimit(entries, 16, async ([, ref]) => decodeFileContent(await this.content(id, ref.h), ref.m))
+    const contents = await mapLimit(entries, 16, async ([, ref]) =>
+      assetPointers && isImageMime(ref.m) ? assetPointer(ref.h) : decodeFileContent(await this.content(id, ref.h), ref.m),
+    )
     const files: FileMap = {}
     entries.forEach(([path], i) => (files[path] = contents[i]!))
     return files
@@ -99,6 +107,36 @@ export class FolioContents {
       this.#blobs.remember(steps[i]!.hash, content)
     }
     return content
+  }
+
+  /**
+   * A file's bytes as a viewer gets them: a text file's asset pointers (Cloud extracted its
+   * embedded images) turned back into the data URLs they came from, so the page is the one
+   * that was sent. Only contents this folio holds are inlined; any other pointer stays text.
+   */
+  async served(id: string, ref: BlobRef): Promise<Buffer> {
+    const bytes = await this.content(id, ref.h)
+    if (ref.m || !bytes.includes(ASSET_SCHEME)) return bytes
+    const text = bytes.toString('utf8')
+    const dataUrls = new Map<string, string>()
+    await mapLimit(pointersIn(text), 8, async (hash) => {
+      if (!(await this.has(id, hash))) return
+      const image = await this.content(id, hash)
+      const mime = sniffImage(image)
+      if (mime) dataUrls.set(hash, `data:${mime};base64,${image.toString('base64')}`)
+    })
+    return dataUrls.size ? Buffer.from(inlinePointers(text, dataUrls), 'utf8') : bytes
+  }
+
+  /** Whether this folio holds a content: as a blob it refers to, or packed in its history. */
+  async has(id: string, hash: string): Promise<boolean> {
+    if (await this.holdsBlob(id, hash)) return true
+    return (await this.#history.packed(id, hash)) !== undefined
+  }
+
+  /** Whether this folio refers to a content as a blob (its index entry: a stat, no read). */
+  async holdsBlob(id: string, hash: string): Promise<boolean> {
+    return this.#storage.hasItem(keys.folioBlob(id, hash))
   }
 
   /**

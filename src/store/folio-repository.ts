@@ -1,10 +1,10 @@
 import { LRUCache } from 'lru-cache'
 import type { Storage } from 'unstorage'
-import { encodeFileContent } from '../domain/file-content.js'
 import { checkFilePath } from '../domain/file-paths.js'
 import { newFolioId, versionId, versionNumber } from '../domain/ids.js'
 import type { BlobRef, FileMap, FolioMeta, MetaPatch, VersionManifest, VersionSummary } from '../domain/model.js'
 import { type BlobStore, hashBytes } from './blob-store.js'
+import { AssetResolver, type FileEncoding, PLAIN_FILES } from './asset-resolver.js'
 import { FolioContents, type IncomingFile } from './folio-contents.js'
 import { HistoryPacker } from './history-packer.js'
 import { HistorySegments } from './history-segments.js'
@@ -14,8 +14,8 @@ import { keys } from './keys.js'
 import { folioLock, folioLocks } from './lock-keys.js'
 import { mapLimit } from './map-limit.js'
 import { InvalidFilePathError, VersionConflictError } from './store-errors.js'
-import { Trash } from './trash.js'
-import { VersionCommits } from './version-commits.js'
+import { type PurgedListener, Trash } from './trash.js'
+import { type FilesRequest, VersionCommits } from './version-commits.js'
 import { buildLog, summaryOf, VersionLog } from './version-log.js'
 
 export interface PatchInput {
@@ -78,8 +78,10 @@ export class FolioRepository {
   readonly #commits: VersionCommits
   readonly #listeners = new Set<(id: string, change: FolioChange) => void>()
   readonly #versionListeners = new Set<(id: string) => void>()
+  /** Cloud: images are shown as, accepted as and served by asset:// pointers (asset-resolver.ts). */
+  readonly files: FileEncoding
 
-  constructor(storage: Storage, blobs: BlobStore, locks: KeyedMutex, options: { warn?: (message: string) => void } = {}) {
+  constructor(storage: Storage, blobs: BlobStore, locks: KeyedMutex, options: { warn?: (message: string) => void; assetPointers?: boolean; purged?: PurgedListener } = {}) {
     this.#storage = storage
     this.#locks = locks
     this.#warn = options.warn ?? ((m) => console.warn(m))
@@ -87,7 +89,8 @@ export class FolioRepository {
     this.#log = new VersionLog(storage)
     this.#contents = new FolioContents(storage, blobs, this.#history)
     this.#packer = new HistoryPacker({ storage, blobs, history: this.#history, locks, meta: (id) => this.get(id), warn: this.#warn })
-    this.#trash = new Trash(storage, blobs)
+    this.#trash = new Trash(storage, blobs, options.purged)
+    this.files = options.assetPointers ? new AssetResolver(this.#contents, this) : PLAIN_FILES
     this.#commits = new VersionCommits({
       storage,
       locks,
@@ -155,8 +158,14 @@ export class FolioRepository {
     return this.#log.all(meta)
   }
 
+  /** A version's files as the API shows them (Cloud: images as asset:// pointers). */
   async readFiles(id: string, manifest: VersionManifest): Promise<FileMap> {
-    return this.#contents.readFiles(id, manifest)
+    return this.#contents.readFiles(id, manifest, this.files.pointers)
+  }
+
+  /** A file as viewers get it: text with its asset pointers inlined again (folio-contents.ts). */
+  async served(id: string, ref: BlobRef): Promise<Buffer> {
+    return this.#contents.served(id, ref)
   }
 
   /** A file content of this folio's history, rebuilt when the history packed it. */
@@ -189,9 +198,11 @@ export class FolioRepository {
   async create(input: CreateFolioInput): Promise<FolioWithHead> {
     let id = newFolioId()
     while (await this.#storage.hasItem(keys.meta(id))) id = newFolioId()
+    const { files, assets } = await this.files.encodeNew(input.meta.workspaceId, input.files)
     return this.#locks.run(folioLock(id), async () => {
       const now = new Date().toISOString()
-      const stored = await this.#contents.storeFiles(id, input.files, {})
+      const stored = await this.#contents.storeBlobs(id, files, {})
+      stored.added += (await this.#contents.stage(id, assets)).added
       const head: VersionManifest = { versionId: versionId(1), commitMessage: input.commitMessage, createdAt: now, author: input.author, files: stored.refs }
       await this.#history.append(id, 1, head)
       await this.#storage.setItemRaw(keys.workspaceFolio(input.meta.workspaceId, id), Buffer.alloc(0))
@@ -259,8 +270,12 @@ export class FolioRepository {
       return this.#commits.submit(id, { kind: 'restore', patch, versionId: input.restoreVersionId, message: input.commitMessage, author: input.author })
     }
     if (input.files) {
-      const files = Object.entries(input.files).map(([path, content]) => incoming(path, encodeFileContent(content)))
-      return this.#commits.submit(id, { kind: 'files', patch, files, message: input.commitMessage ?? 'Update', author: input.author })
+      const request: FilesRequest = { kind: 'files', patch, files: [], message: input.commitMessage ?? 'Update', author: input.author }
+      request.ready = this.files.encodeFor(id, input.files).then((encoded) => {
+        request.files = (encoded?.files ?? []).map(({ path, ...content }) => incoming(path, content))
+        request.assets = encoded?.assets
+      })
+      return this.#commits.submit(id, request)
     }
     return this.#commits.submit(id, { kind: 'meta', patch })
   }

@@ -5,6 +5,7 @@
  *
  *   format.json                            data-dir format stamp
  *   workspaces:<ws>:folios:<id>            membership marker (lists a workspace's folios)
+ *   workspaces:<ws>:integrations.json      the workspace's chat webhooks (Cloud)
  *   folios:<id>:meta.json                  folio metadata (small; rewritten by metadata edits)
  *   folios:<id>:history:s<first>.json      history segment: consecutive version manifests from
  *                                          v<first> (path → blob reference) and the old contents
@@ -23,11 +24,22 @@
  *                                          blob stored as a delta against it. Empty files in the
  *                                          blob's shard: no folder per blob (each costs a disk block)
  *   trash:<id>.json                        a deletion in progress (finished on start-up)
+ *   shared:records:<sha256(key)>.json      a SharedState record with its TTL (shared-state-file.ts)
+ *   shared:counters:<sha256(key)>.json     a SharedState counter (monthly AI messages, …)
+ *   workspaces:<ws>:workspace.json         a Cloud workspace: {id, name, plan, createdAt}
+ *   workspaces:<ws>:key.json               its one key, as sha256 only: {hash, generation, rotatedAt}
+ *   workspaces:<ws>:members:<sha256(email)>.json   a member: {email, role, joinedAt}
+ *   workspaces:<ws>:contents:<hh>:<sha256>~<bytes>   a content the workspace holds (counted once)
+ *   accounts:<sha256(email)>.json          a person's workspaces: {email, workspaces: [{id, role}]}
+ *   plans.json                             the plans (Cloud), the operator edits it
+ *   folios:<id>:ai-chat.json               the AI conversation of a folio (ai-records.ts), deleted with it
+ *   workspaces:<ws>:ai.json                a Cloud workspace's AI provider settings, its key sealed
  */
 export const keys = {
   format: 'format.json',
   workspaceFolios: (ws: string) => `workspaces:${ws}:folios`,
   workspaceFolio: (ws: string, id: string) => `workspaces:${ws}:folios:${id}`,
+  workspaceIntegrations: (ws: string) => `workspaces:${ws}:integrations.json`,
   folio: (id: string) => `folios:${id}`,
   meta: (id: string) => `folios:${id}:meta.json`,
   version: (id: string, n: number) => `folios:${id}:versions:v${n}.json`,
@@ -49,4 +61,15 @@ export const keys = {
   trashDir: 'trash',
   trash: (id: string) => `trash:${id}.json`,
   legacyDatabase: 'database.json',
+  workspaceDir: (ws: string) => `workspaces:${ws}`,
+  workspace: (ws: string) => `workspaces:${ws}:workspace.json`,
+  workspaceKey: (ws: string) => `workspaces:${ws}:key.json`,
+  workspaceMembers: (ws: string) => `workspaces:${ws}:members`,
+  workspaceMember: (ws: string, emailHash: string) => `workspaces:${ws}:members:${emailHash}.json`,
+  workspaceContents: (ws: string) => `workspaces:${ws}:contents`,
+  workspaceContent: (ws: string, hash: string, bytes: number) => `workspaces:${ws}:contents:${hash.slice(0, 2)}:${hash}~${bytes}`,
+  account: (emailHash: string) => `accounts:${emailHash}.json`,
+  plans: 'plans.json',
+  aiChat: (id: string) => `folios:${id}:ai-chat.json`,
+  workspaceAi: (ws: string) => `workspaces:${ws}:ai.json`,
 } as const

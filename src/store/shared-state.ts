@@ -11,6 +11,11 @@ export interface SharedState {
    * hit and when the window ends (epoch ms). The caller compares the count with its limit.
    */
   hit(key: string, windowMs: number, now?: number): Promise<WindowCount>
+  /**
+   * The same, answered at once, for an implementation that holds its windows in this process's
+   * memory: the hot path (a cached GET) then costs no promise. Others leave it out.
+   */
+  hitSync?(key: string, windowMs: number, now?: number): WindowCount
   /** Adds `by` to a counter that lives until `expiresAt` (epoch ms), e.g. AI messages of a month. */
   add(key: string, by: number, expiresAt: number): Promise<number>
   /** A counter's value (0 when absent or expired). */
@@ -40,4 +45,19 @@ export interface Versioned<T> {
   value: T
   version: number
   expiresAt: number
+}
+
+/**
+ * Counts one hit in its fixed window, kept in `windows`: what each implementation that holds its
+ * windows in memory does. Windows are aligned to multiples of windowMs, so every instance would
+ * agree on them.
+ */
+export function hitWindow(windows: Map<string, WindowCount>, key: string, windowMs: number, now: number): WindowCount {
+  let window = windows.get(key)
+  if (!window || window.resetAt <= now) {
+    window = { count: 0, resetAt: (Math.floor(now / windowMs) + 1) * windowMs }
+    windows.set(key, window)
+  }
+  window.count++
+  return { count: window.count, resetAt: window.resetAt }
 }

@@ -38,3 +38,10 @@ export class CommentForbiddenError extends Error {}
 export class InvalidReplyError extends Error {}
 
 const formatMb = (bytes: number) => `${(bytes / 1024 / 1024).toLocaleString('en', { maximumFractionDigits: 1 })} MB`
+
+/** A file value points to an asset (asset://<sha256>) that no folio of the caller's workspace holds. */
+export class UnknownAssetError extends Error {
+  constructor(readonly path: string, readonly hash: string) {
+    super(`File ${JSON.stringify(path.slice(0, 80))} points to asset://${hash}, which no folio of this workspace holds; send the image itself (a base64 data URL)`)
+  }
+}

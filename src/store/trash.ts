@@ -11,6 +11,9 @@ export interface TrashEntry {
   hashes: string[]
 }
 
+/** Told, once a deletion is done, every content the folio held: its blobs and its packed history. */
+export type PurgedListener = (entry: TrashEntry, contents: string[]) => void
+
 /**
  * Deleting a folio in steps a crash cannot break: the intent is recorded (`trash:<id>.json`),
  * the caller removes the metadata (the commit point), then everything else goes. A deletion a
@@ -19,10 +22,12 @@ export interface TrashEntry {
 export class Trash {
   readonly #storage: Storage
   readonly #blobs: BlobStore
+  readonly #purged: PurgedListener | undefined
 
-  constructor(storage: Storage, blobs: BlobStore) {
+  constructor(storage: Storage, blobs: BlobStore, purged?: PurgedListener) {
     this.#storage = storage
     this.#blobs = blobs
+    this.#purged = purged
   }
 
   /** Records the intent to delete the folio with every blob it holds. Call with its locks held. */
@@ -36,9 +41,25 @@ export class Trash {
   /** Removes the membership marker, the folio's keys and its blob references; then the entry. */
   async purge(entry: TrashEntry): Promise<void> {
     await this.#storage.removeItem(keys.workspaceFolio(entry.workspaceId, entry.id))
+    // Read before the history goes (only when someone listens: Cloud's storage usage).
+    const packed = this.#purged ? await this.#packedContents(entry.id) : []
     await clearPrefix(this.#storage, keys.folio(entry.id))
     await mapLimit(entry.hashes, 8, (hash) => this.#blobs.release(hash, entry.id))
     await this.#storage.removeItem(keys.trash(entry.id))
+    this.#purged?.(entry, [...entry.hashes, ...packed])
+  }
+
+  /**
+   * The old contents the folio's history segments packed (no longer blobs of the folio, yet
+   * counted when they were written). A segment that cannot be read adds none: left counted.
+   */
+  async #packedContents(id: string): Promise<string[]> {
+    const hashes: string[] = []
+    for (const key of await this.#storage.getKeys(keys.historyDir(id))) {
+      const segment = await readJson<{ packed?: Record<string, unknown> }>(this.#storage, key).catch(() => undefined)
+      if (segment?.packed) hashes.push(...Object.keys(segment.packed))
+    }
+    return hashes
   }
 
   /** Finishes deletions that a crash interrupted. */

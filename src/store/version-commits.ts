@@ -13,11 +13,27 @@ import { VersionConflictError, VersionNotFoundError } from './store-errors.js'
 import { appendSummary, summaryOf, type VersionLog } from './version-log.js'
 
 /** A change to a folio that goes through its commit queue, in the order it arrived. */
+/**
+ * A new version of these files. `ready`, when set, fills files and assets before the request is
+ * staged (Cloud reads what pointers name first): the request keeps its place in the queue
+ * meanwhile, so changes still commit in arrival order. `assets` are contents the files point to
+ * (asset:// in text): held by the folio, in no manifest.
+ */
+export interface FilesRequest {
+  kind: 'files'
+  patch: Partial<FolioMeta>
+  files: IncomingFile[]
+  assets?: IncomingFile[]
+  ready?: Promise<void>
+  message: string
+  author: string
+}
+
 export type FolioChangeRequest =
   /** Metadata only: no version. */
   | { kind: 'meta'; patch: Partial<FolioMeta> }
   /** A new version holding exactly these files (and the metadata patch with it). */
-  | { kind: 'files'; patch: Partial<FolioMeta>; files: IncomingFile[]; message: string; author: string }
+  | FilesRequest
   /** A new version copying an old one's files. */
   | { kind: 'restore'; patch: Partial<FolioMeta>; versionId: string; message?: string; author: string }
   /** File changes on top of the latest version (a file null: deleted); no version if nothing changes. */
@@ -107,12 +123,14 @@ export class VersionCommits {
 
   /** Stores the blobs of a request's files that the latest version does not already hold. */
   async #stage(id: string, request: FolioChangeRequest): Promise<Staged> {
+    if (request.kind === 'files') await request.ready
     const files = request.kind === 'files' ? request.files : request.kind === 'patch' ? request.changes.flatMap((c) => (c.file ? [c.file] : [])) : []
     if (files.length === 0) return NOTHING_STAGED
     const meta = await this.#o.meta(id)
     if (!meta) return NOTHING_STAGED
     const latest = (await this.#o.history.manifest(id, meta.head))?.files ?? {}
-    return this.#o.contents.stage(id, files.filter((f) => !sameRef(latest[f.path], f.ref)))
+    const assets = request.kind === 'files' ? (request.assets ?? []) : []
+    return this.#o.contents.stage(id, [...files.filter((f) => !sameRef(latest[f.path], f.ref)), ...assets])
   }
 
   async #flush(id: string, jobs: Job[]): Promise<void> {
@@ -167,7 +185,7 @@ export class VersionCommits {
     }
     if (request.kind === 'files') {
       const files = Object.fromEntries(request.files.map((f) => [f.path, f.ref]))
-      this.#bringIn(batch, request.files)
+      this.#bringIn(batch, [...request.files, ...(request.assets ?? [])])
       return this.#addVersion(batch, request.patch, files, request.message, request.author, compactions(batch.head.files, request.files, created), false)
     }
     const latest = versionId(batch.meta.head)

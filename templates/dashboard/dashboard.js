@@ -7,6 +7,7 @@
 
 import { ago, h } from '/_folio/ui.js';
 import { forgetKey, listFolios, rememberKey, whenUnauthorized } from '/_folio/dash-api.js';
+import { isCloud, setUpEmailSignIn, signInWithKey } from '/_folio/dash-signin.js';
 import { card } from '/_folio/dash-card.js';
 import { counts, FILTERS } from '/_folio/dash-comments.js';
 import { emptyInbox, folioInbox, hasComments } from '/_folio/dash-inbox.js';
@@ -20,6 +21,7 @@ const $ = (id) => document.getElementById(id);
 const els = {
   layout: $('layout'), folios: $('folios'), inbox: $('inbox'), inboxTitle: $('inbox-title'), inboxList: $('inbox-list'), filters: $('filters'),
   error: $('error'), summary: $('summary'), jump: $('jump-inbox'), updated: $('updated'), gate: $('key-gate'), gateWhy: $('key-why'), keyInput: $('key-input'),
+  keyWhere: $('key-where'), emailGate: $('email-gate'),
 };
 /** The folio of /folios/{id}, or undefined on the dashboard. */
 const folioId = (() => {
@@ -66,17 +68,36 @@ whenUnauthorized(({ refused }) => {
     ? 'The server refused that key: it may have been rotated. Paste the current one.'
     : 'You are not on the machine that runs folio, so the server wants its API key before it shows your folios.';
   els.keyInput.focus();
+  isCloud().then((cloud) => {
+    if (!cloud || !els.emailGate.hidden) return;
+    // Cloud: a person signs in (a session cookie) with the key or an e-mailed code.
+    els.gateWhy.textContent = 'Sign in to see your workspace’s folios: paste its API key, or use your e-mail address.';
+    els.keyWhere.textContent = 'Your browser keeps you signed in (a cookie no script can read) until you sign out or the key is rotated.';
+    setUpEmailSignIn(els.emailGate, signedIn);
+  });
 });
 
-els.gate.addEventListener('submit', (event) => {
+function signedIn() {
+  els.keyInput.value = '';
+  els.gate.hidden = true;
+  els.emailGate.hidden = true;
+  els.layout.hidden = false;
+  load();
+}
+
+els.gate.addEventListener('submit', async (event) => {
   event.preventDefault();
   const key = els.keyInput.value.trim();
   if (!key) return;
-  rememberKey(key);
-  els.keyInput.value = '';
-  els.gate.hidden = true;
-  els.layout.hidden = false;
-  load();
+  if (await isCloud()) {
+    if (!(await signInWithKey(key))) {
+      els.gateWhy.textContent = 'The server refused that key: it may have been rotated. Paste the current one.';
+      return;
+    }
+  } else {
+    rememberKey(key);
+  }
+  signedIn();
 });
 
 /* ---------- rendering ---------- */

@@ -17,6 +17,7 @@ import { ROOT } from './lib/folio.js'
 import { killAllNow, stopAll } from './lib/processes.js'
 import { Report } from './lib/report.js'
 import { benchCli } from './sections/cli.js'
+import { benchCloudGet } from './sections/cloud-get.js'
 import { benchGetVsRaw } from './sections/get-vs-raw.js'
 import { benchList } from './sections/list-vs-raw.js'
 import { benchManyFolios } from './sections/many-folios.js'
@@ -34,6 +35,7 @@ const sections: Array<[string, (ctx: BenchContext) => Promise<void>]> = [
   ['9', benchList],
   ['8', benchCli],
   ['10', benchPutWriters],
+  ['11', benchCloudGet],
 ]
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim())

@@ -42,7 +42,7 @@ export async function startTestServer(
     host: options.host ?? '127.0.0.1',
     dataDir,
     mode: options.mode ?? 'oss',
-    config: { apiKey: undefined, ...options.config },
+    config: { apiKey: undefined, ai: {}, ...options.config },
     logger: createLogger({ level: options.logLevel ?? LogLevels.warn, reporters: [{ log: (line) => logs.push(formatLine(line, false)) }] }),
   })
   let stopped = false

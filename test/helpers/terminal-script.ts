@@ -51,7 +51,9 @@ export async function startScriptTerminal(argv: string[], options: TerminalOptio
     await new Promise<void>((resolve) => term.write('', resolve))
     const buffer = term.buffer.active
     const rows: string[] = []
-    for (let y = 0; y < term.rows; y++) rows.push(buffer.getLine(buffer.baseY + y)?.translateToString(true) ?? '')
+    // Cropped to the width: after a narrowing resize xterm keeps the cells beyond it (for a later
+    // widening), which no terminal shows.
+    for (let y = 0; y < term.rows; y++) rows.push(buffer.getLine(buffer.baseY + y)?.translateToString(true, 0, term.cols) ?? '')
     return normalizeScreen(rows)
   }
 

@@ -20,11 +20,17 @@ export interface CreateOptions {
   publish?: boolean
   private?: boolean
   accessKey?: string
+  prompt?: string
 }
 
 export default (givenTitle: string | undefined, options: CreateOptions, command: Command) =>
   withContext(command, async (ctx) => {
     if (options.html && options.dir) throw new UsageError('Give --html or --dir, not both.')
+    if (options.prompt !== undefined) {
+      if (options.html || options.dir) throw new UsageError('--prompt writes the folio itself: leave out --html and --dir.')
+      const { createFromPrompt } = await import('./create-prompt.js')
+      return createFromPrompt(ctx, givenTitle, options)
+    }
     const title = givenTitle ?? defaultTitle(options)
     if (options.accessKey && !options.private) throw new UsageError('--access-key goes with --private.')
     let files: Record<string, string> | undefined

@@ -1,4 +1,5 @@
 import type { Command } from 'commander'
+import { getWorkspace } from '../../api/workspace.js'
 import { withContext } from '../context.js'
 import { checkKey, type KeyVerdict, serverMode } from '../key-check.js'
 import { serverSourceName } from '../target.js'
@@ -12,12 +13,16 @@ const ACCESS: Record<KeyVerdict['state'], string> = {
 
 /**
  * folio whoami: the server in use and where it came from, the key and where it came from, what the
- * server makes of it, and the server's mode. A Cloud server does not tell its workspace yet: said.
+ * server makes of it, the server's mode and, in Cloud, the workspace the key belongs to.
  */
 export default (_options: unknown, command: Command) =>
   withContext(command, async (ctx) => {
     const { target } = ctx
     const [verdict, mode] = await Promise.all([checkKey(ctx.client, target.key), serverMode(ctx.client)])
+    const workspace =
+      mode === 'cloud' && verdict.state === 'accepted'
+        ? await ctx.client.call(getWorkspace).then(({ id, name, plan }) => ({ id, name, plan }))
+        : null
     const result = {
       server: target.server,
       serverSource: target.serverSource,
@@ -25,7 +30,7 @@ export default (_options: unknown, command: Command) =>
       key: verdict.state,
       ...(verdict.state === 'refused' ? { keyRefusedBecause: verdict.why } : {}),
       mode,
-      workspace: null,
+      workspace,
     }
     const keyLine =
       target.keySource === 'none'
@@ -37,7 +42,7 @@ export default (_options: unknown, command: Command) =>
         `Key:       ${keyLine}`,
         `Access:    ${verdict.state === 'refused' ? `refused: ${verdict.why}` : ACCESS[verdict.state]}`,
         `Mode:      ${mode === 'oss' ? 'OSS (self-hosted)' : 'Cloud'}`,
-        mode === 'cloud' ? 'Workspace: not told by this server (it has no endpoint for it yet)' : '',
+        mode === 'cloud' ? `Workspace: ${workspace ? `${workspace.name} (${workspace.id}), plan ${workspace.plan}` : 'known once a key is accepted'}` : '',
       ]
         .filter(Boolean)
         .join('\n'),

@@ -11,6 +11,7 @@ export function registerCreate(program: Command): void {
     .option('--dir <folder>', 'a folder: every file in it (.gitignore and .folioignore are honoured)')
     .addOption(new Option('--mode <mode>', 'what kind of folio').choices([...PROJECT_MODES]).default('deck'))
     .option('--description <text>', 'a line about it')
+    .option('--prompt <text>', 'have the server’s AI model write it (OSS: the model folio serve is configured with)')
     .option('--publish', 'publish at once (default: draft, visible only to you)')
     .option('--private', 'viewers need an access key')
     .option('--access-key <key>', 'the access key of a private folio (default: a new random one, printed)')
@@ -22,6 +23,7 @@ Examples:
   $ folio create "Docs" --dir ./site --mode document
   $ folio create --dir . --publish          titled after the folder
   $ folio create "Board pack" --dir ./pack --publish --private --access-key "blue whale"
+  $ folio create --prompt "a five-slide deck on otter conservation"
 A private folio is created as a draft, made private, and only then published: it is never public.
 Everything goes in one request (32 MB of JSON, 20 MB gzipped); a bigger folder is refused with the
 names of its biggest files: add large images afterwards with folio upload.`,

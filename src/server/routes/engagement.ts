@@ -67,6 +67,10 @@ export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
     if (!comment) throw fail(ERRORS.projectNotFound)
     // A pin made on a page open since before the latest version: bring it to that version.
     if (comment.anchor && n !== meta.head) engagement.reanchor(meta.id)
+    // Cloud: collaborators hear of it by e-mail, after the answer (never failing it).
+    void ctx.cloud?.notifyComment({ meta, comment, shareUrl: `${ctx.config.publicUrl ?? ctx.config.listenUrl ?? event.url.origin}/share/${meta.id}` })
+    // Cloud: the workspace's chat integrations hear of it in the background (never awaited).
+    ctx.notifier?.commentAdded(meta, comment)
     return { success: true, comment, authorToken: token }
   })
 

@@ -9,6 +9,7 @@ import { noneMatchHits } from '../conditional.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../errors.js'
 import { authorOf, cachedFolio, requireFolio } from '../folio-access.js'
+import { withinStorage } from '../storage-quota.js'
 import { JSON_CONTENT_TYPE, jsonText, mountRoute, requestTarget } from '../route.js'
 
 /** GET/POST /api/files, GET/PUT/DELETE /api/files/{id} */
@@ -36,7 +37,7 @@ export function registerFileRoutes(app: H3, ctx: ServerContext): void {
     let files = { ...body.defaultFiles }
     if (body.initialHtml !== undefined) files['index.html'] = body.initialHtml
     if (Object.keys(files).length === 0) files = { 'index.html': await ctx.templates.starter(projectMode, body.title) }
-    const { meta, head } = await folios.create({
+    const { meta, head } = await withinStorage(ctx, principal, Object.values(files), () => folios.create({
       meta: {
         workspaceId: principal?.workspaceId ?? LOCAL_WORKSPACE,
         title: body.title,
@@ -58,7 +59,7 @@ export function registerFileRoutes(app: H3, ctx: ServerContext): void {
       files,
       commitMessage: body.commitMessage ?? 'Initial version',
       author: authorOf(ctx, principal),
-    })
+    }))
     return { success: true, project: await views.withHead(meta, head) }
   })
 
@@ -93,14 +94,17 @@ export function registerFileRoutes(app: H3, ctx: ServerContext): void {
       throw fail(ERRORS.invalidBody, 'Send either files (a new version) or restoreVersionId (a restore), not both.')
     }
     const { title, description, isPrivate, accessKey, allowComments, presentationModeOnly, commentModeration, projectMode, designPreferences, status, collaborators, publicTunnelEnabled, referenceFiles } = body
-    const result = await folios.update(params.id, {
-      patch: { title, description, isPrivate, accessKey, allowComments, presentationModeOnly, commentModeration, projectMode, designPreferences, status, collaborators, publicTunnelEnabled, referenceFiles },
-      files,
-      restoreVersionId: body.restoreVersionId,
-      commitMessage: body.commitMessage ?? body.change_message,
-      author: authorOf(ctx, principal),
+    const result = await withinStorage(ctx, principal, Object.values(files ?? {}), async () => {
+      const updated = await folios.update(params.id, {
+        patch: { title, description, isPrivate, accessKey, allowComments, presentationModeOnly, commentModeration, projectMode, designPreferences, status, collaborators, publicTunnelEnabled, referenceFiles },
+        files,
+        restoreVersionId: body.restoreVersionId,
+        commitMessage: body.commitMessage ?? body.change_message,
+        author: authorOf(ctx, principal),
+      })
+      if (!updated) throw fail(ERRORS.projectNotFound)
+      return updated
     })
-    if (!result) throw fail(ERRORS.projectNotFound)
     // Only the owner reaches this endpoint: counts are set as sent.
     if (body.reactions) await engagement.react(params.id, { set: body.reactions, owner: true })
     return { success: true, project: await views.withHead(result.meta, result.head, query.files) }

@@ -49,7 +49,7 @@ export function registerSharingRoutes(app: H3, ctx: ServerContext): void {
     const generation = isFolioId(params.id) ? ctx.hot.generation(params.id) : 0
     const meta = isFolioId(params.id) ? await folios.get(params.id) : undefined
     if (!meta) throw fail(ERRORS.projectNotFound)
-    const grant = await grantOf(ctx, event, meta.id)
+    const grant = await grantOf(ctx, event, meta)
     const visible = await ctx.viewerAccess.canView(meta, grant)
     const json = JSON.stringify(await publicView(meta, visible))
     // What everybody sees of a published public folio is the same: keep it for the hot path.

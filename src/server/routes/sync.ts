@@ -8,6 +8,7 @@ import type { ServerContext } from '../context.js'
 import { fail } from '../errors.js'
 import { authorOf, requireFolio } from '../folio-access.js'
 import { mountRoute } from '../route.js'
+import { withinStorage } from '../storage-quota.js'
 
 type SyncContent = string | { base64: string } | null
 
@@ -39,19 +40,22 @@ export function registerSyncRoutes(app: H3, ctx: ServerContext): void {
     if (body.files) entries = Object.entries(body.files)
     else if (body.filename !== undefined && body.content !== undefined) entries = [[body.filename, body.content]]
     else throw fail(ERRORS.invalidBody, 'Send {files: {path: content | null}} or {filename, content}.')
-    let result
-    try {
-      result = await ctx.store.folios.applyPatch(params.id, {
-        changes: entries.map(([path, content]) => decode(path, content)),
-        message: body.message ?? body.change_message,
-        author: authorOf(ctx, principal),
-        baseVersionId: body.baseVersionId,
-      })
-    } catch (error) {
-      if (error instanceof VersionConflictError) throw fail(ERRORS.versionConflict, `${error.message}: fetch GET /api/files/${params.id}/sync and diff again.`)
-      throw error
-    }
-    if (!result) throw fail(ERRORS.projectNotFound)
+    const changes = entries.map(([path, content]) => decode(path, content))
+    const result = await withinStorage(ctx, principal, changes.map((c) => c.bytes), async () => {
+      try {
+        const patched = await ctx.store.folios.applyPatch(params.id, {
+          changes,
+          message: body.message ?? body.change_message,
+          author: authorOf(ctx, principal),
+          baseVersionId: body.baseVersionId,
+        })
+        if (!patched) throw fail(ERRORS.projectNotFound)
+        return patched
+      } catch (error) {
+        if (error instanceof VersionConflictError) throw fail(ERRORS.versionConflict, `${error.message}: fetch GET /api/files/${params.id}/sync and diff again.`)
+        throw error
+      }
+    })
     return { success: true, versionId: versionId(result.meta.head), changed: result.changed, files: result.counts }
   })
 }

@@ -10,6 +10,7 @@ import type { ServerContext } from '../context.js'
 import { fail } from '../errors.js'
 import { requireFolio } from '../folio-access.js'
 import { mountRoute } from '../route.js'
+import { withinStorage } from '../storage-quota.js'
 
 const FORMATS = 'PNG, JPEG, GIF, WebP, ICO, BMP or SVG'
 
@@ -62,7 +63,9 @@ export function registerUploadRoutes(app: H3, ctx: ServerContext): void {
     const bytes = await readBodyBytes(event, limit, () => fileTooLarge(limit))
     const mime = sniffImage(bytes)
     if (!mime) throw fail(ERRORS.unsupportedFileType, `${path} is not a ${FORMATS} image (judged by its bytes, not its name).`)
-    if (!(await ctx.store.folios.mergeIntoHead(params.id, [{ path, bytes, mime }]))) throw fail(ERRORS.notFound)
+    await withinStorage(ctx, principal, [bytes], async () => {
+      if (!(await ctx.store.folios.mergeIntoHead(params.id, [{ path, bytes, mime }]))) throw fail(ERRORS.notFound)
+    })
     return { success: true, path }
   })
 
@@ -82,7 +85,9 @@ export function registerUploadRoutes(app: H3, ctx: ServerContext): void {
     }
     if (images.length === 0) throw fail(ERRORS.noImageFiles, `No part is a ${FORMATS} image${skipped.length ? ` (skipped: ${skipped.slice(0, 5).join(', ')})` : ''}.`)
     // One write for the whole batch: every image lands, or none does.
-    if (!(await ctx.store.folios.mergeIntoHead(params.id, images))) throw fail(ERRORS.notFound)
+    await withinStorage(ctx, principal, images.map((image) => image.bytes), async () => {
+      if (!(await ctx.store.folios.mergeIntoHead(params.id, images))) throw fail(ERRORS.notFound)
+    })
     return { success: true, count: images.length, paths: images.map((i) => i.path), skipped }
   })
 }

@@ -9,10 +9,9 @@ import { injectBeforeBodyEnd, jsonForScript } from '../../domain/html-inject.js'
 import { isFolioId, versionId } from '../../domain/ids.js'
 import { mimeForPath } from '../../domain/image-sniff.js'
 import type { FolioMeta } from '../../domain/model.js'
-import { DENIED } from '../auth.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../errors.js'
-import { requireViewable } from '../folio-access.js'
+import { isOwner, requireViewable } from '../folio-access.js'
 import { mountRoute, requestTarget } from '../route.js'
 import { accessCookie, EXPIRED, frameAccess, type Grant, grantOf } from '../viewer-access.js'
 import { noneMatchHits } from '../conditional.js'
@@ -59,10 +58,10 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
   mountRoute(app, ctx, sharePage, async ({ event, params, query }) => {
     const meta = isFolioId(params.id) ? await folios.get(params.id) : undefined
     if (!meta) return renderShare(ctx, { id: params.id, title: 'Not found', view: 'missing' }, { status: 404, noindex: true })
-    let grant = await grantOf(ctx, event, meta.id)
+    let grant = await grantOf(ctx, event, meta)
     let preview = false
     // The owner may preview a draft or private folio (in OSS the local API is open).
-    if (query.preview !== undefined && ctx.auth.resolveEvent(event, 'required') !== DENIED) {
+    if (query.preview !== undefined && isOwner(ctx, event, meta)) {
       grant = { kind: 'owner' }
       preview = true
       event.res.headers.append('set-cookie', await accessCookie(ctx.viewerAccess, meta.id, grant, event.url.protocol === 'https:'))
@@ -98,7 +97,7 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
     const headers = { 'content-type': type, etag, ...FOLIO_FILE_HEADERS }
     if (noneMatchHits(event.req.headers.get('if-none-match'), etag)) return new FastResponse(null, { status: 304, headers })
     // Through the folio: a content replaced a moment ago may already sit in its packed history.
-    let body = await folios.content(meta.id, ref.h)
+    let body = await folios.served(meta.id, ref)
     if (isHtml) {
       const base = `/v/${meta.id}/${params.access}/`
       body = Buffer.from(injectBeforeBodyEnd(body.toString('utf8'), `<script src="/_folio/bridge.js" data-folio-base="${escapeHtml(base)}"></script>`))

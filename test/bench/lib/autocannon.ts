@@ -17,6 +17,8 @@ export interface Target {
   beforeRound?: (round: number) => Promise<void>
   /** The server's pid, to tell whether it or autocannon ran out of CPU. */
   pid?: number
+  /** Sent with every request (a credential). */
+  headers?: Record<string, string>
 }
 
 export interface LoadResult {
@@ -57,7 +59,7 @@ export async function load(target: Target, options: LoadOptions): Promise<LoadRe
 async function run(target: Target, options: LoadOptions): Promise<LoadResult> {
   const url = new URL(target.url)
   const method = target.method ?? 'GET'
-  const base = { method, path: url.pathname + url.search, headers: { 'content-type': 'application/json' } }
+  const base = { method, path: url.pathname + url.search, headers: { 'content-type': 'application/json', ...target.headers } }
   const result = await autocannon({
     url: url.origin,
     connections: options.connections,

@@ -32,13 +32,18 @@ function areaOf(rel: string): string {
 export async function diskUsage(root: string): Promise<DiskUsage> {
   const usage: DiskUsage = { ...empty(), byArea: {} }
   const walk = async (path: string) => {
-    const info = await lstat(path)
+    // A running server's temp files come and go while we walk (a write renaming its temp file).
+    const info = await lstat(path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined
+      throw error
+    })
+    if (!info) return
     const area = (usage.byArea[areaOf(relative(root, path) || '.')] ??= empty())
     for (const u of [usage, area]) u.allocated += info.blocks * 512
     if (info.isDirectory()) {
       usage.dirs++
       area.dirs++
-      for (const name of await readdir(path)) await walk(join(path, name))
+      for (const name of await readdir(path).catch(() => [])) await walk(join(path, name))
     } else if (info.isFile()) {
       for (const u of [usage, area]) {
         u.files++

@@ -8,8 +8,8 @@ import { type ServerChild, startJsonLineServer } from './processes.js'
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 
 /** The built CLI, as a user runs it (npm run bench builds dist/ first). */
-export function startFolio(name: string, dataDir: string, env: Record<string, string> = {}): Promise<ServerChild> {
-  return startJsonLineServer(name, process.execPath, [join(ROOT, 'bin/folio.mjs'), 'serve', '--port', '0', '--data', dataDir, '--json'], {
+export function startFolio(name: string, dataDir: string, env: Record<string, string> = {}, args: string[] = []): Promise<ServerChild> {
+  return startJsonLineServer(name, process.execPath, [join(ROOT, 'bin/folio.mjs'), 'serve', '--port', '0', '--data', dataDir, '--json', ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
   })

@@ -1,0 +1,47 @@
+import type { Command } from 'commander'
+import { databaseStatus, DatabaseUnavailableError, describeDatabase, migrateDatabase, type MigrationStatus } from '../../server/database-admin.js'
+import type { GlobalOptions } from '../context.js'
+import { CliError, UsageError } from '../errors.js'
+import { logger, printResult } from '../logger.js'
+
+export interface DbOptions {
+  database?: string
+}
+
+const listed = (steps: Array<{ id: number; name: string }>) => steps.map((s) => `  ${s.id}  ${s.name}`).join('\n')
+
+function describeStatus(where: string, status: MigrationStatus): string {
+  const lines = [`${where}: ${status.current ? 'current' : 'not current'}`]
+  if (status.applied.length) lines.push(`Applied:\n${listed(status.applied)}`)
+  if (status.pending.length) lines.push(`Pending (folio db migrate applies them):\n${listed(status.pending)}`)
+  if (status.unknown.length) lines.push(`Applied by a newer folio: migration ${status.unknown.join(', ')}. Upgrade folio.`)
+  if (status.changed.length) lines.push(`Changed since applied: migration ${status.changed.join(', ')}.`)
+  return lines.join('\n')
+}
+
+export default async (action: 'migrate' | 'status', options: DbOptions, command: Command) => {
+  const json = Boolean(command.optsWithGlobals<GlobalOptions>().json)
+  // || : an empty FOLIO_DATABASE_URL is unset, as for every folio variable.
+  const url = options.database || process.env.FOLIO_DATABASE_URL
+  if (!url) throw new UsageError('Which database? Give --database postgres://user:password@host:5432/database, or set FOLIO_DATABASE_URL.')
+  const where = describeDatabase(url)
+  try {
+    if (action === 'status') {
+      const status = await databaseStatus(url)
+      printResult(json ? JSON.stringify(status) : describeStatus(where, status))
+      return
+    }
+    if (!json) logger().info(`Migrating ${where}…`)
+    const { applied, status } = await migrateDatabase(url)
+    printResult(
+      json
+        ? JSON.stringify({ applied, current: status.current })
+        : applied.length
+          ? `Applied:\n${listed(applied)}\n${where} is current.`
+          : `Nothing to apply: ${where} is current.`,
+    )
+  } catch (error) {
+    if (error instanceof DatabaseUnavailableError) throw new CliError(`Cannot use the database: ${error.message}`)
+    throw new CliError((error as Error).message)
+  }
+}

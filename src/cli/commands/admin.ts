@@ -1,0 +1,59 @@
+import { type Command, Option } from 'commander'
+import { lazyAction } from '../lazy.js'
+
+const dataOption = () => new Option('-d, --data <dir>', 'the server’s data folder (default: $FOLIO_DATA or ./.folio)')
+
+/** folio admin: the operator's commands for a Cloud server's data dir, stopped or running. */
+export function registerAdmin(program: Command): void {
+  const admin = program
+    .command('admin')
+    .description('operate a Cloud server: workspaces, plans, members and usage (on its data folder)')
+    .addHelpText(
+      'after',
+      `
+Works on the data folder of a stopped server (it opens the store itself) or of a running one
+(it asks the server, through the loopback-only API whose token the server keeps in
+<data>/admin.json, readable by its owner only). Plans are in <data>/plans.json: edit it, a
+running server takes the change within seconds.
+
+Examples:
+  $ folio admin workspace create --name "Acme" --plan pro --owner ann@acme.test
+  $ folio admin workspace list
+  $ folio admin workspace plan <workspace-id> team
+  $ folio admin workspace members <workspace-id>
+  $ folio admin usage --json`,
+    )
+  const workspace = admin.command('workspace').description('create and list workspaces, change their plan, see their members')
+  workspace
+    .command('create')
+    .description('a new workspace and its first API key (shown once: only its hash is kept)')
+    .requiredOption('--name <name>', 'the workspace’s name')
+    .option('--plan <plan>', 'one of the plans in plans.json (default: the first, free)')
+    .option('--owner <email>', 'the Owner’s e-mail address (a member with the Owner role)')
+    .addOption(dataOption())
+    .action(lazyAction(() => import('../actions/admin.js').then((m) => ({ default: m.create }))))
+  workspace
+    .command('list')
+    .description('every workspace: id, name, plan, members, whether a key works')
+    .addOption(dataOption())
+    .action(lazyAction(() => import('../actions/admin.js').then((m) => ({ default: m.list }))))
+  workspace
+    .command('plan')
+    .description('move a workspace to another plan')
+    .argument('<id>', 'the workspace')
+    .argument('<plan>', 'one of the plans in plans.json')
+    .addOption(dataOption())
+    .action(lazyAction(() => import('../actions/admin.js').then((m) => ({ default: m.plan }))))
+  workspace
+    .command('members')
+    .description('a workspace’s members and their roles')
+    .argument('<id>', 'the workspace')
+    .addOption(dataOption())
+    .action(lazyAction(() => import('../actions/admin.js').then((m) => ({ default: m.members }))))
+  admin
+    .command('usage')
+    .description('storage and AI messages of each workspace against its plan')
+    .argument('[id]', 'one workspace (default: all)')
+    .addOption(dataOption())
+    .action(lazyAction(() => import('../actions/admin.js').then((m) => ({ default: m.usage }))))
+}

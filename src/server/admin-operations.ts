@@ -1,0 +1,97 @@
+import { DataDirBusyError, type FolioStore, openStore, type SharedState } from '../store/index.js'
+import { aiMessagesThisMonth } from './ai-quota.js'
+
+/** What the operator asked for cannot be done as asked (an unknown plan or workspace). */
+export class AdminError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'invalid' | 'not_found',
+  ) {
+    super(message)
+  }
+}
+
+/**
+ * The operator's operations on workspaces (folio admin), the same whether the CLI opened a
+ * stopped server's store itself or a running server carries them out for it (routes/admin.ts).
+ * The store's plans must be loaded.
+ */
+export interface AdminDeps {
+  store: FolioStore
+  /** The running server's shared state: the month's AI messages are known only there. */
+  shared?: SharedState
+}
+
+function requirePlan(deps: AdminDeps, plan: string): void {
+  if (!deps.store.plans.has(plan)) {
+    throw new AdminError(`No plan "${plan}": the plans are ${deps.store.plans.names().join(', ')} (edit ${deps.store.dataDir}/plans.json to change them).`, 'invalid')
+  }
+}
+
+function requireWorkspace(deps: AdminDeps, id: string) {
+  const ws = deps.store.workspaces.get(id)
+  if (!ws) throw new AdminError(`No workspace ${id} (folio admin workspace list shows them).`, 'not_found')
+  return ws
+}
+
+export async function createWorkspace(deps: AdminDeps, input: { name: string; plan?: string; ownerEmail?: string }) {
+  if (!input.name.trim()) throw new AdminError('A workspace needs a name.', 'invalid')
+  const plan = input.plan ?? deps.store.plans.names()[0]!
+  requirePlan(deps, plan)
+  return deps.store.workspaces.create({ name: input.name.trim(), plan, owner: { name: input.ownerEmail ?? 'owner', email: input.ownerEmail } })
+}
+
+export function listWorkspaces(deps: AdminDeps) {
+  return deps.store.workspaces.list().map((ws) => ({ ...ws, members: deps.store.workspaces.members(ws.id).length, hasKey: deps.store.workspaces.hasKey(ws.id) }))
+}
+
+export async function setPlan(deps: AdminDeps, id: string, plan: string) {
+  requireWorkspace(deps, id)
+  requirePlan(deps, plan)
+  return deps.store.workspaces.setPlan(id, plan)
+}
+
+export function members(deps: AdminDeps, id: string) {
+  requireWorkspace(deps, id)
+  return deps.store.workspaces.members(id)
+}
+
+/** Each workspace's use against its plan (one workspace, or all). AI messages: null when no server runs to know them. */
+export async function usage(deps: AdminDeps, id?: string) {
+  const list = id ? [requireWorkspace(deps, id)] : deps.store.workspaces.list()
+  return Promise.all(
+    list.map(async (ws) => {
+      const limits = deps.store.plans.of(ws.plan)
+      return {
+        id: ws.id,
+        name: ws.name,
+        plan: ws.plan,
+        storageBytes: await deps.store.usage.bytes(ws.id),
+        storageLimit: limits.storageBytes,
+        aiMessagesThisMonth: deps.shared ? await aiMessagesThisMonth({ shared: deps.shared }, ws.id) : null,
+        aiMessagesLimit: limits.aiMessagesPerMonth,
+      }
+    }),
+  )
+}
+
+/**
+ * The store of a data dir no server is using, opened for the operator (its plans loaded); or,
+ * when a server holds the dir, that server's pid: then the server must be asked instead.
+ */
+export async function openForAdmin(dataDir: string): Promise<{ deps: AdminDeps; close: () => Promise<void> } | { busyPid: number }> {
+  let store: FolioStore
+  try {
+    store = await openStore({ dataDir, log: () => {} })
+  } catch (error) {
+    if (error instanceof DataDirBusyError) return { busyPid: error.pid }
+    throw error
+  }
+  try {
+    await store.plans.load()
+  } catch (error) {
+    await store.close()
+    throw error
+  }
+  return { deps: { store }, close: () => store.close() }
+}

@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto'
+import { ERRORS } from '../api/errors.js'
+import type { Principal } from '../domain/principal.js'
+import { type AiProviderConfig, type RequestAiOptions, resolveCloudProvider, resolveOssProvider } from '../ai/provider-config.js'
+import { AiRecords, type WorkspaceAiRecord } from '../store/ai-records.js'
+import type { ServerContext } from './context.js'
+import { fail } from './errors.js'
+
+type AiModule = typeof import('../ai/index.js')
+
+/**
+ * What the AI routes share: the AI module (loaded on first use), the conversations and workspace
+ * settings (store/ai-records.ts), and the decision of which provider serves a request.
+ */
+export class AiService {
+  readonly records: AiRecords
+  readonly #ctx: ServerContext
+  #module: Promise<AiModule> | undefined
+  #secret: Promise<Buffer> | undefined
+
+  constructor(ctx: ServerContext) {
+    this.#ctx = ctx
+    this.records = new AiRecords(ctx.store.storage)
+  }
+
+  module(): Promise<AiModule> {
+    this.#module ??= import('../ai/index.js')
+    return this.#module
+  }
+
+  /**
+   * The secret workspace keys are sealed with: FOLIO_AI_SECRET (kept out of the data dir, so a
+   * copy of the data alone does not reveal the keys), else one made on first use and kept in
+   * settings/ (0600).
+   */
+  secret(): Promise<Buffer> {
+    this.#secret ??= (async () => {
+      const fromEnv = this.#ctx.config.ai.FOLIO_AI_SECRET
+      if (fromEnv) return Buffer.from(fromEnv, 'utf8')
+      const stored = await this.#ctx.store.settings.get<{ hex: string }>('ai-secret')
+      if (stored?.hex) return Buffer.from(stored.hex, 'hex')
+      const fresh = randomBytes(32)
+      await this.#ctx.store.settings.set('ai-secret', { hex: fresh.toString('hex') })
+      return fresh
+    })()
+    return this.#secret
+  }
+
+  async workspaceSettings(workspaceId: string): Promise<WorkspaceAiRecord | undefined> {
+    return this.records.workspaceSettings(workspaceId, await this.secret())
+  }
+
+  async setWorkspaceSettings(workspaceId: string, settings: WorkspaceAiRecord | undefined): Promise<void> {
+    await this.records.setWorkspaceSettings(workspaceId, settings, await this.secret())
+  }
+
+  /**
+   * The provider for a request. OSS: the request's key, model and Ollama host over the
+   * environment; none: 400 No AI model configured. Cloud: the workspace's settings, else the
+   * operator's; none: 500 AI is not configured for this workspace. (the request's key is
+   * ignored there).
+   */
+  async providerFor(principal: Principal | undefined, request: RequestAiOptions): Promise<AiProviderConfig> {
+    const env = this.#ctx.config.ai
+    if (this.#ctx.config.mode === 'oss') {
+      const config = resolveOssProvider(env, request)
+      if (!config) {
+        throw fail(
+          ERRORS.noAiModel,
+          'Set FOLIO_AI_PROVIDER (openai, anthropic or ollama) with OPENAI_API_KEY / OPENAI_BASE_URL, ANTHROPIC_API_KEY or OLLAMA_HOST where folio serve runs, or send apiKey and selectedModel with the request.',
+        )
+      }
+      return config
+    }
+    const settings = principal ? await this.workspaceSettings(principal.workspaceId) : undefined
+    if (settings && !settings.apiKey) {
+      throw fail(ERRORS.aiNotConfigured, 'The workspace’s AI key can no longer be read (the server’s FOLIO_AI_SECRET changed): an Owner or Admin sets it again with PUT /api/workspace/ai.')
+    }
+    const config = resolveCloudProvider(env, settings && { provider: settings.provider, model: settings.model, baseURL: settings.baseURL, apiKey: settings.apiKey })
+    if (!config) throw fail(ERRORS.aiNotConfigured, 'An Owner or Admin sets a provider with PUT /api/workspace/ai, or the operator configures one for the server.')
+    return config
+  }
+}

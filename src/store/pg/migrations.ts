@@ -1,0 +1,46 @@
+/**
+ * The PostgreSQL schema, as numbered steps applied in order (migrate.ts). Rules (ARCHITECTURE.md,
+ * "PostgreSQL"): a step is never edited or removed once released (its checksum is recorded, and
+ * a changed one stops the start); a change is a new step at the end; every step runs in one
+ * transaction with its record, so a failed step leaves nothing behind; nothing PostgreSQL 18
+ * only (uuidv7(), virtual generated columns) and no lz4 compression (production servers may be
+ * older, the test server has no lz4). Times are epoch milliseconds in bigint: what the code and
+ * the API use, with no time zone to convert.
+ */
+export interface Migration {
+  id: number
+  name: string
+  sql: string
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    id: 1,
+    name: 'shared state: rate-limit windows, counters, records',
+    sql: `
+      -- Keys compare bytewise (COLLATE "C"), so a prefix LIKE uses the primary key's index.
+      CREATE TABLE shared_windows (
+        key text COLLATE "C" PRIMARY KEY,
+        reset_at bigint NOT NULL,
+        count integer NOT NULL
+      );
+      CREATE TABLE shared_counters (
+        key text COLLATE "C" PRIMARY KEY,
+        value bigint NOT NULL,
+        expires_at bigint NOT NULL
+      );
+      -- json, not jsonb: a record comes back as it was written (jsonb reorders keys), and no query looks inside.
+      CREATE TABLE shared_records (
+        key text COLLATE "C" PRIMARY KEY,
+        value json NOT NULL,
+        version bigint NOT NULL,
+        expires_at bigint NOT NULL
+      );
+      -- Record versions come from one sequence: never repeated, not even after a delete.
+      CREATE SEQUENCE shared_record_versions;
+      CREATE INDEX shared_windows_reset ON shared_windows (reset_at);
+      CREATE INDEX shared_counters_expiry ON shared_counters (expires_at);
+      CREATE INDEX shared_records_expiry ON shared_records (expires_at);
+    `,
+  },
+]
