@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import type { Storage } from 'unstorage'
+import type { WriteOptions } from './durable-fs-driver.js'
 import { applyDelta, createDelta } from '../domain/delta.js'
 import { keys } from './keys.js'
 import { KeyedMutex } from './keyed-mutex.js'
@@ -74,16 +75,16 @@ export class BlobStore {
    * written alongside the blob (each is durable before put returns, and a reference left by a
    * crash without its blob only keeps nothing longer); `beforeRef` finishes before the
    * reference is recorded (the folio's own index of its blobs must never miss one that carries
-   * its reference).
+   * its reference). `write`: see WriteOptions (a version's blobs are made durable by its commit).
    */
-  async put(bytes: Buffer, owner: string, knownHash?: string, beforeRef?: () => Promise<void>): Promise<PutResult> {
+  async put(bytes: Buffer, owner: string, knownHash?: string, beforeRef?: () => Promise<void>, write?: WriteOptions): Promise<PutResult> {
     const hash = knownHash ?? hashBytes(bytes)
     return this.#locks.run(hash, async () => {
       let created = false
       let referred = false
       const writeBlob = async () => {
         if (await this.#storage.hasItem(keys.blob(hash))) return
-        await this.#storage.setItemRaw(keys.blob(hash), Buffer.concat([Buffer.of(FULL), bytes]))
+        await this.#storage.setItemRaw(keys.blob(hash), Buffer.concat([Buffer.of(FULL), bytes]), write)
         created = true
         this.#bear(hash)
       }
@@ -92,7 +93,7 @@ export class BlobStore {
         const refKey = keys.blobRef(hash, owner)
         if (await this.#storage.hasItem(refKey)) return
         referred = true
-        await this.#storage.setItemRaw(refKey, Buffer.alloc(0))
+        await this.#storage.setItemRaw(refKey, Buffer.alloc(0), write)
       }
       await Promise.all([writeBlob(), writeRef()])
       this.#cache.set(hash, bytes)

@@ -5,6 +5,7 @@ import { sniffImage } from '../domain/image-sniff.js'
 import { decodeFileContent, encodeFileContent } from '../domain/file-content.js'
 import { checkFilePath } from '../domain/file-paths.js'
 import type { BlobRef, FileMap, VersionManifest } from '../domain/model.js'
+import type { WriteOptions } from './durable-fs-driver.js'
 import { BlobMissingError, type BlobStore, hashBytes } from './blob-store.js'
 import type { HistorySegments } from './history-segments.js'
 import { keys } from './keys.js'
@@ -36,6 +37,9 @@ export interface Staged {
   /** Every hash stored for the folio (new or not). */
   hashes: Set<string>
 }
+
+/** Writes of a version on its way: its commit makes them durable (see WriteOptions). */
+const WITH_COMMIT: WriteOptions = { durableWithNext: true }
 
 export const NOTHING_STAGED: Readonly<Staged> = { created: new Set(), added: 0, hashes: new Set() }
 
@@ -150,12 +154,13 @@ export class FolioContents {
   /**
    * Stores the blobs of files on their way into a version, outside the folio lock (versions
    * group-committed together store theirs concurrently). Each lands with the folio's index entry
-   * and reference, as storeBlobs' do.
+   * and reference, as storeBlobs' do. None waits for the disk: the commit that names them does
+   * (its metadata write, after these in the journal, makes them durable with it).
    */
   async stage(id: string, files: IncomingFile[]): Promise<Staged> {
     const staged: Staged = { created: new Set(), added: 0, hashes: new Set() }
     await mapLimit(files, 8, async (file) => {
-      const put = await this.#blobs.put(file.bytes, id, file.ref.h, this.#indexer(id, file.ref.h))
+      const put = await this.#blobs.put(file.bytes, id, file.ref.h, this.#indexer(id, file.ref.h, WITH_COMMIT), WITH_COMMIT)
       staged.hashes.add(put.hash)
       if (put.created) staged.created.add(put.hash)
       if (put.newToOwner) staged.added += put.size
@@ -189,10 +194,10 @@ export class FolioContents {
   }
 
   /** Writes the folio's index entry of a blob (if missing): put() runs it before the reference. */
-  #indexer(id: string, hash: string): () => Promise<void> {
+  #indexer(id: string, hash: string, write?: WriteOptions): () => Promise<void> {
     const indexKey = keys.folioBlob(id, hash)
     return async () => {
-      if (!(await this.#storage.hasItem(indexKey))) await this.#storage.setItemRaw(indexKey, Buffer.alloc(0))
+      if (!(await this.#storage.hasItem(indexKey))) await this.#storage.setItemRaw(indexKey, Buffer.alloc(0), write)
     }
   }
 

@@ -6,11 +6,22 @@ import type { HistorySegments, PackedContent } from './history-segments.js'
 import type { KeyedMutex } from './keyed-mutex.js'
 import { keys } from './keys.js'
 import { folioLock } from './lock-keys.js'
+import { mapLimit } from './map-limit.js'
 
 /** Old contents up to this size are packed into the history whole (a blob file costs a disk block). */
 const PACK_WHOLE_BYTES = 2048
 /** Larger old contents are packed as a delta against their successor when the delta is this small. */
 const PACK_DELTA_BYTES = 16 * 1024
+
+/** How long a folio's housekeeping waits for more versions to tidy with the first (space only: nothing reads it sooner). */
+const HOUSEKEEPING_DELAY_MS = 250
+/** …or how many versions it waits for at most. */
+const HOUSEKEEPING_BATCH = 256
+
+interface Due {
+  versions: TidyVersion[]
+  timer: NodeJS.Timeout
+}
 
 /** A version whose housekeeping is due: what it replaced ([old hash, new hash]), and whether it restored. */
 export interface TidyVersion {
@@ -45,8 +56,10 @@ export class HistoryPacker {
   readonly #meta: (id: string) => Promise<FolioMeta | undefined>
   readonly #warn: (message: string) => void
   readonly #background = new Set<Promise<void>>()
-  /** Per folio with housekeeping running: the versions committed since it started. */
-  readonly #due = new Map<string, TidyVersion[]>()
+  /** Per folio: the versions committed whose housekeeping has not started, and its timer. */
+  readonly #due = new Map<string, Due>()
+  /** Per folio: the housekeeping run in progress (the next one starts after it). */
+  readonly #running = new Map<string, Promise<void>>()
 
   constructor(options: HistoryPackerOptions) {
     this.#storage = options.storage
@@ -58,26 +71,34 @@ export class HistoryPacker {
   }
 
   /**
-   * tidy() for the versions of one commit, in the background: the caller answers without waiting
-   * for it. A folio's housekeeping runs one at a time, in commit order; versions committed while
-   * it runs are taken together next (one pack write for all of them).
+   * tidy() for the versions of one commit, later: the caller answers without waiting for it. A
+   * folio's housekeeping waits HOUSEKEEPING_DELAY_MS (or HOUSEKEEPING_BATCH versions) so that
+   * the versions of many commits are tidied together: one pack write and one hold of the folio
+   * lock for all of them, not one per commit for writers to queue behind. It runs one at a time
+   * per folio, in commit order. Nothing waits for it but shutdown (idle runs what is due at once).
    */
   tidyLater(id: string, versions: TidyVersion[]): void {
     const due = this.#due.get(id)
     if (due) {
-      due.push(...versions)
+      due.versions.push(...versions)
+      if (due.versions.length >= HOUSEKEEPING_BATCH) this.#runDue(id)
       return
     }
-    this.#due.set(id, [...versions])
-    this.#inBackground(
-      (async () => {
-        for (let next = this.#due.get(id)!; next.length; next = this.#due.get(id)!) {
-          this.#due.set(id, [])
-          await this.tidy(id, next)
-        }
-        this.#due.delete(id)
-      })(),
-    )
+    const entry: Due = { versions: [...versions], timer: setTimeout(() => this.#runDue(id), HOUSEKEEPING_DELAY_MS).unref() }
+    this.#due.set(id, entry)
+    if (entry.versions.length >= HOUSEKEEPING_BATCH) this.#runDue(id)
+  }
+
+  /** Starts a folio's due housekeeping now, after the run in progress (if any). */
+  #runDue(id: string): void {
+    const due = this.#due.get(id)
+    if (!due) return
+    clearTimeout(due.timer)
+    this.#due.delete(id)
+    const previous = this.#running.get(id) ?? Promise.resolve()
+    const run = previous.then(() => this.tidy(id, due.versions))
+    this.#running.set(id, run)
+    this.#inBackground(run.finally(() => this.#running.get(id) === run && this.#running.delete(id)))
   }
 
   /** Blob-level deltas only, in the background, for what an upload replaced in the head. */
@@ -92,6 +113,7 @@ export class HistoryPacker {
   }
 
   async idle(): Promise<void> {
+    for (const id of [...this.#due.keys()]) this.#runDue(id)
     while (this.#background.size) await Promise.allSettled([...this.#background])
   }
 
@@ -188,10 +210,11 @@ export class HistoryPacker {
     if (Object.keys(keep).length === 0) return []
     if (!(await this.#history.pack(id, n, keep))) return Object.keys(keep)
     // The packed copy is durable: only now may the blob go (if no other folio holds it).
-    for (const hash of Object.keys(keep)) {
+    // Several at a time: each is a few calls through libuv's pool, and writers wait for the lock.
+    await mapLimit(Object.keys(keep), 8, async (hash) => {
       await this.#blobs.release(hash, id)
       await this.#storage.removeItem(keys.folioBlob(id, hash), { lazy: true })
-    }
+    })
     return []
   }
 }

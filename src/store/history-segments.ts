@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache'
 import type { Storage } from 'unstorage'
+import type { WriteOptions } from './durable-fs-driver.js'
 import { CorruptDocumentError, readJson, writeJson } from './json-io.js'
 import { keys } from './keys.js'
 import type { VersionManifest } from '../domain/model.js'
@@ -77,9 +78,10 @@ export class HistorySegments {
 
   /**
    * Writes versions first, first+1, … (a group commit's): into the open segment while it is
-   * under SEGMENT_BYTES, then into new ones. Usually one write for the whole batch.
+   * under SEGMENT_BYTES, then into new ones. Usually one write for the whole batch. `write`:
+   * see WriteOptions (a group commit's metadata write makes the segments durable with it).
    */
-  async appendAll(id: string, first: number, manifests: VersionManifest[]): Promise<void> {
+  async appendAll(id: string, first: number, manifests: VersionManifest[], write?: WriteOptions): Promise<void> {
     const history = this.#load(id)
     const starts = await history.starts
     const last = starts.at(-1)
@@ -104,7 +106,7 @@ export class HistorySegments {
       bytes += JSON.stringify(manifest).length + 1
     }
     if (open) segments.push(open)
-    for (const segment of segments) await this.#write(id, segment)
+    for (const segment of segments) await this.#write(id, segment, {}, write)
   }
 
   /** Rewrites version n in place (uploads merge into the latest version). */
@@ -211,9 +213,9 @@ export class HistorySegments {
     return segment
   }
 
-  async #write(id: string, segment: Segment, added: Record<string, PackedContent> = {}): Promise<void> {
+  async #write(id: string, segment: Segment, added: Record<string, PackedContent> = {}, write?: WriteOptions): Promise<void> {
     const bytes = Buffer.from(JSON.stringify(segment), 'utf8')
-    await this.#storage.setItemRaw(keys.historySegment(id, segment.first), bytes)
+    await this.#storage.setItemRaw(keys.historySegment(id, segment.first), bytes, write)
     // Through the cache's current entry (not the one this call started with: it may have been
     // evicted and reloaded meanwhile).
     const history = this.#load(id)

@@ -238,7 +238,8 @@ export class VersionCommits {
     if (batch.versions.length) {
       const held = await this.#o.contents.hold(id, [...batch.incoming.values()])
       if (held.added) batch.meta = { ...batch.meta, storageBytes: batch.meta.storageBytes + held.added }
-      await this.#o.history.appendAll(id, batch.before.head + 1, batch.versions)
+      // Not waited for: the metadata write below, after it in the journal, makes it durable.
+      await this.#o.history.appendAll(id, batch.before.head + 1, batch.versions, { durableWithNext: true })
       for (const chunk of batch.closed) await this.#o.log.close(id, chunk)
     }
     await writeJson(this.#o.storage, keys.meta(id), batch.meta)

@@ -29,6 +29,8 @@ export async function listFiles(dir: string): Promise<Array<{ path: string; size
   const out: Array<{ path: string; size: number }> = []
   const walk = async (d: string) => {
     for (const entry of await readdir(d, { withFileTypes: true }).catch(() => [])) {
+      // The driver's temp files and write journal are how data is written, not data.
+      if (d === dir && (entry.name === '.tmp' || entry.name === '.journal')) continue
       const p = join(d, entry.name)
       if (entry.isDirectory()) await walk(p)
       else out.push({ path: p.slice(dir.length + 1), size: (await stat(p)).size })

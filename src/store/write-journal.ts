@@ -1,0 +1,232 @@
+import { mkdir, readdir, readFile, unlink } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { crc32 } from 'node:zlib'
+import { BackgroundFsync } from './background-fsync.js'
+import { closeFile, openFile, syncData, syncPath, writeAllV } from './fd-io.js'
+import { mapLimit } from './map-limit.js'
+
+/** A change to the data dir as the journal keeps it: a key written (its bytes), removed, or a folder cleared. */
+export interface JournalRecord {
+  op: 'put' | 'del' | 'clear'
+  key: string
+  data: Uint8Array
+}
+
+/** Paths (files, folders) a change touched: what a checkpoint makes durable before it drops the record. */
+export type Touched = string[]
+
+const OPS = ['put', 'del', 'clear'] as const
+/** body length, crc32 of the body; then the body: op, key length, key, data. */
+const HEADER = 8
+/** A journal file is retired past this size, or this long after its first record. */
+const ROTATE_BYTES = 32 * 1024 * 1024
+const ROTATE_MS = 2000
+/** Retired journal files waiting for their checkpoint, at most: then writers wait for the disk. */
+const MAX_RETIRED = 3
+/** fsyncs in flight while replaying on start (nothing else runs then). */
+const REPLAY_FSYNCS = 8
+
+interface JournalFile {
+  seq: number
+  path: string
+  fd: number
+  size: number
+  /** What its records touched. */
+  touched: Set<string>
+  /** A failed append may have left a partial record: nothing more may follow it. */
+  broken: boolean
+}
+
+interface Waiting {
+  bytes: Buffer
+  touched: Touched
+  resolve(): void
+  reject(error: unknown): void
+}
+
+/**
+ * A write-ahead journal shared by every write of the data dir: what makes a write durable is one
+ * record in it, appended with the records of every other write in flight (one write and one
+ * fdatasync for all of them, as databases group-commit their logs), not an fsync of the file and
+ * one of its folder per write. The files themselves are written at once (a reader sees them) but
+ * made durable later, by a checkpoint in the background: a journal file is retired after 2 s or
+ * 32 MB, then everything its records touched is fsync'd and it is deleted. On start, journal
+ * files left by a crash are replayed in order (a torn last record was never acknowledged), made
+ * durable and deleted. Records enter the journal in the order their changes were made, so a
+ * replay ends where the acknowledged writes ended, whatever order the disk kept the files in.
+ */
+export class WriteJournal {
+  readonly #dir: string
+  #current: JournalFile
+  #waiting: Waiting[] = []
+  #flushing = false
+  #rotateDue = false
+  #timer: NodeJS.Timeout | undefined
+  /** Checkpoints run one at a time, in order: an older journal file is never left behind a newer one deleted. */
+  #checkpoints: Promise<void> = Promise.resolve()
+  /** A checkpoint failed: later journal files are kept too, so a restart replays all of them in order. */
+  #keepAll = false
+  /** Journal files retired and not yet checkpointed. */
+  #retired = 0
+  /** Checkpoints' fsyncs, off libuv's pool. */
+  readonly #fsync = new BackgroundFsync()
+  readonly #rotateMs: number
+
+  private constructor(dir: string, current: JournalFile, rotateMs: number) {
+    this.#dir = dir
+    this.#current = current
+    this.#rotateMs = rotateMs
+  }
+
+  /** Replays what a crash left (redo makes one record's change again), then starts a fresh journal file. */
+  static async open(dir: string, redo: (record: JournalRecord) => Promise<Touched>, options: { rotateMs?: number } = {}): Promise<WriteJournal> {
+    if (await mkdir(dir, { recursive: true, mode: 0o700 })) await syncPath(dirname(dir))
+    const found = (await readdir(dir))
+      .map((name) => /^j(\d+)\.log$/.exec(name)?.[1])
+      .filter((seq): seq is string => seq !== undefined)
+      .map(Number)
+      .sort((a, b) => a - b)
+    const touched = new Set<string>()
+    for (const seq of found) {
+      for (const record of readRecords(await readFile(join(dir, `j${seq}.log`)))) for (const path of await redo(record)) touched.add(path)
+    }
+    await mapLimit([...touched], REPLAY_FSYNCS, syncPath)
+    for (const seq of found) await unlink(join(dir, `j${seq}.log`))
+    return new WriteJournal(dir, await createFile(dir, (found.at(-1) ?? 0) + 1), options.rotateMs ?? ROTATE_MS)
+  }
+
+  /**
+   * Records a change that `apply` makes to the files, once it is made (a change that failed is
+   * not recorded: a restart must not make it), and resolves when the record is durable. With
+   * `wait` false, once it is queued: a later write that waits makes it durable too (records are
+   * appended in order), or it only reclaims space. `sync` false: the checkpoint need not fsync
+   * what it touched (a removal a crash may undo). A change that touched nothing (removing what
+   * was not there) needs no record.
+   */
+  async write(op: JournalRecord['op'], key: string, data: Uint8Array, apply: () => Promise<Touched>, options: { wait?: boolean; sync?: boolean } = {}): Promise<void> {
+    const touched = await apply()
+    if (touched.length === 0) return
+    const bytes = encode(op, key, data)
+    const durable = new Promise<void>((resolve, reject) => {
+      this.#waiting.push({ bytes, touched: options.sync === false ? [] : touched, resolve, reject })
+      if (!this.#flushing) void this.#flush()
+    })
+    if (options.wait !== false) await durable
+    else durable.catch(() => {})
+  }
+
+  /** While one append is on disk the next gathers: each append carries every record that waited. */
+  async #flush(): Promise<void> {
+    this.#flushing = true
+    try {
+      while (this.#waiting.length || this.#rotateDue) {
+        const file = this.#current
+        const rotate = file.broken || file.size >= ROTATE_BYTES || (this.#rotateDue && file.size > 0)
+        this.#rotateDue = false
+        const batch = this.#waiting.splice(0)
+        const current = rotate ? await this.#rotate().catch((error: unknown) => error as Error) : file
+        if (current instanceof Error) {
+          // No journal file to append to (the data dir is gone, or full): these writes fail.
+          for (const w of batch) w.reject(current)
+          continue
+        }
+        if (batch.length === 0) continue
+        try {
+          await writeAllV(current.fd, batch.map((w) => w.bytes))
+          await syncData(current.fd)
+        } catch (error) {
+          current.broken = true
+          for (const w of batch) w.reject(error)
+          continue
+        }
+        if (current.size === 0) this.#timer = setTimeout(() => this.#dueForRotation(), this.#rotateMs).unref()
+        for (const w of batch) {
+          current.size += w.bytes.length
+          for (const path of w.touched) current.touched.add(path)
+          w.resolve()
+        }
+      }
+    } finally {
+      this.#flushing = false
+    }
+  }
+
+  #dueForRotation(): void {
+    this.#rotateDue = true
+    if (!this.#flushing) void this.#flush()
+  }
+
+  /** Starts a new journal file and checkpoints the old one in the background. */
+  async #rotate(): Promise<JournalFile> {
+    const old = this.#current
+    clearTimeout(this.#timer)
+    // Writes faster than the disk can take the checkpoints' fsyncs wait here, rather than pile
+    // up journal files (disk, and the time a restart takes to replay them).
+    while (this.#retired >= MAX_RETIRED) await this.#checkpoints
+    this.#current = await createFile(this.#dir, old.seq + 1)
+    this.#checkpoint(old)
+    return this.#current
+  }
+
+  #checkpoint(file: JournalFile): void {
+    this.#retired++
+    this.#checkpoints = this.#checkpoints.then(async () => {
+      try {
+        await closeFile(file.fd)
+        await this.#fsync.sync([...file.touched])
+        if (this.#keepAll) return
+        await unlink(file.path)
+        await this.#fsync.sync([this.#dir])
+      } catch {
+        // Kept: a restart replays it, and every journal file after it (see #keepAll).
+        this.#keepAll = true
+      } finally {
+        this.#retired--
+      }
+    })
+  }
+
+  /** Shutdown: the last appends, then a checkpoint of everything; no journal file is left. */
+  async close(): Promise<void> {
+    while (this.#flushing) await new Promise((r) => setImmediate(r))
+    clearTimeout(this.#timer)
+    this.#checkpoint(this.#current)
+    await this.#checkpoints
+    await this.#fsync.close()
+  }
+}
+
+async function createFile(dir: string, seq: number): Promise<JournalFile> {
+  const path = join(dir, `j${seq}.log`)
+  const fd = await openFile(path, 'wx', 0o600)
+  // Its entry in the folder must be durable before a record in it is acknowledged.
+  await syncPath(dir)
+  return { seq, path, fd, size: 0, touched: new Set(), broken: false }
+}
+
+function encode(op: JournalRecord['op'], key: string, data: Uint8Array): Buffer {
+  const keyBytes = Buffer.from(key, 'utf8')
+  const body = Buffer.allocUnsafe(3 + keyBytes.length + data.length)
+  body[0] = OPS.indexOf(op)
+  body.writeUInt16LE(keyBytes.length, 1)
+  keyBytes.copy(body, 3)
+  body.set(data, 3 + keyBytes.length)
+  const header = Buffer.allocUnsafe(HEADER)
+  header.writeUInt32LE(body.length, 0)
+  header.writeUInt32LE(crc32(body), 4)
+  return Buffer.concat([header, body])
+}
+
+/** The records of a journal file, up to the first one that is incomplete or damaged (a torn append). */
+export function* readRecords(bytes: Buffer): Generator<JournalRecord> {
+  for (let at = 0; at + HEADER <= bytes.length; ) {
+    const length = bytes.readUInt32LE(at)
+    const body = bytes.subarray(at + HEADER, at + HEADER + length)
+    if (length < 3 || body.length < length || crc32(body) !== bytes.readUInt32LE(at + 4)) return
+    const op = OPS[body[0]!]
+    const keyLength = body.readUInt16LE(1)
+    if (!op || 3 + keyLength > length) return
+    yield { op, key: body.subarray(3, 3 + keyLength).toString('utf8'), data: body.subarray(3 + keyLength) }
+    at += HEADER + length
+  }
+}
