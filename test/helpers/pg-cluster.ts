@@ -122,7 +122,12 @@ export interface Cluster {
   stop(): Promise<void>
 }
 
-export async function startCluster(): Promise<Cluster> {
+export interface ClusterOptions {
+  /** Durability on, as in production (fsync, synchronous_commit): for measurements (test/bench/kv-drivers.ts), never for tests. */
+  durable?: boolean
+}
+
+export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   reapOrphans()
   await ensureLibraryLinks()
   // The cluster lives in the temp dir itself: as root, a subdirectory of a root-only dir is out of nobody's reach.
@@ -144,7 +149,10 @@ export async function startCluster(): Promise<Cluster> {
       persistent: true, // stop() removes the dir itself
       initdbFlags: ['--no-sync', '--no-instructions'],
       // Durability off (a test database dies with the run), loopback only, a socket dir of its own.
-      postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`, '-c', 'max_connections=300'],
+      postgresFlags: [
+        ...(options.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
+        ...['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`, '-c', 'max_connections=300'],
+      ],
       onLog: (message) => void logs.push(String(message)),
       onError: (error) => void logs.push(String(error)),
     })

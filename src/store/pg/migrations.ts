@@ -43,4 +43,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX shared_records_expiry ON shared_records (expires_at);
     `,
   },
+  {
+    id: 2,
+    name: 'the store: every key and value of its unstorage Storage',
+    sql: `
+      -- kv-driver.ts: unstorage keys (a:b:c) and their bytes. Keys compare bytewise (COLLATE "C"),
+      -- so the keys under a prefix are one range of the primary key's index.
+      CREATE TABLE folio_kv (
+        key text COLLATE "C" PRIMARY KEY,
+        value bytea NOT NULL
+      );
+    `,
+  },
 ]
