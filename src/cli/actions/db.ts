@@ -1,5 +1,7 @@
 import type { Command } from 'commander'
-import { databaseStatus, DatabaseUnavailableError, describeDatabase, migrateDatabase, type MigrationStatus } from '../../server/database-admin.js'
+import { type CopyProgress, databaseStatus, DatabaseUnavailableError, describeDatabase, exportToDataDir, importDataDir, migrateDatabase, type MigrationStatus } from '../../server/database-admin.js'
+import { CopyMismatchError, CopyRefusedError } from '../../store/storage-copy.js'
+import { DataDirBusyError } from '../../store/index.js'
 import type { GlobalOptions } from '../context.js'
 import { CliError, UsageError } from '../errors.js'
 import { logger, printResult } from '../logger.js'
@@ -19,13 +21,31 @@ function describeStatus(where: string, status: MigrationStatus): string {
   return lines.join('\n')
 }
 
-export default async (action: 'migrate' | 'status', options: DbOptions, command: Command) => {
+export default async (action: 'migrate' | 'status' | 'import' | 'export', dir: string | undefined, options: DbOptions, command: Command) => {
   const json = Boolean(command.optsWithGlobals<GlobalOptions>().json)
   // || : an empty FOLIO_DATABASE_URL is unset, as for every folio variable.
   const url = options.database || process.env.FOLIO_DATABASE_URL
   if (!url) throw new UsageError('Which database? Give --database postgres://user:password@host:5432/database, or set FOLIO_DATABASE_URL.')
   const where = describeDatabase(url)
+  if ((action === 'import' || action === 'export') && !dir) {
+    throw new UsageError(action === 'import' ? 'Which data dir? folio db import ./.folio' : 'Where to? folio db export ./folio-export (a new or empty folder)')
+  }
   try {
+    if (action === 'import' || action === 'export') {
+      const progress = (p: CopyProgress) => {
+        if (!json) logger().info(`${p.phase === 'copy' ? 'Copied' : 'Verified'} ${p.done.toLocaleString('en-US')} of ${p.total.toLocaleString('en-US')} items (${(p.bytes / 1024 / 1024).toFixed(1)} MB)`)
+      }
+      if (!json) logger().info(action === 'import' ? `Importing ${dir} into ${where}…` : `Exporting ${where} to ${dir}…`)
+      const report = action === 'import' ? await importDataDir(url, dir!, progress) : await exportToDataDir(url, dir!, progress)
+      printResult(
+        json
+          ? JSON.stringify(report)
+          : `${action === 'import' ? 'Imported' : 'Exported'} ${report.keys.toLocaleString('en-US')} items (${(report.bytes / 1024 / 1024).toFixed(1)} MB; ${report.copied.toLocaleString('en-US')} written this run), each read back and verified.\n${
+              action === 'import' ? `Serve it: folio serve --database <url>` : `Serve it: folio serve --data ${dir}`
+            }`,
+      )
+      return
+    }
     if (action === 'status') {
       const status = await databaseStatus(url)
       printResult(json ? JSON.stringify(status) : describeStatus(where, status))
@@ -42,6 +62,7 @@ export default async (action: 'migrate' | 'status', options: DbOptions, command:
     )
   } catch (error) {
     if (error instanceof DatabaseUnavailableError) throw new CliError(`Cannot use the database: ${error.message}`)
+    if (error instanceof DataDirBusyError || error instanceof CopyRefusedError || error instanceof CopyMismatchError) throw new CliError(error.message)
     throw new CliError((error as Error).message)
   }
 }
