@@ -6,6 +6,9 @@ import { join } from 'node:path'
  * the same files could lose updates. A lock file holds the owner's pid; a lock whose process
  * is gone (a crash, kill -9) is taken over.
  */
+/** The lock's file in the data dir: the pid of the process using it. */
+export const LOCK_FILE = 'folio.lock'
+
 export class DataDirBusyError extends Error {
   constructor(readonly dataDir: string, readonly pid: number) {
     super(`Another folio server (pid ${pid}) is using ${dataDir}. Stop it, or start this one with --data pointing elsewhere.`)
@@ -22,7 +25,7 @@ function alive(pid: number): boolean {
 }
 
 export async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
-  const path = join(dataDir, 'folio.lock')
+  const path = join(dataDir, LOCK_FILE)
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const handle = await open(path, 'wx', 0o600)

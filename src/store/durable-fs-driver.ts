@@ -2,6 +2,7 @@ import { closeSync, statSync, writeSync } from 'node:fs'
 import { mkdir, readFile, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises'
 import { dirname, join, resolve, sep } from 'node:path'
 import { defineDriver } from 'unstorage'
+import { LOCK_FILE } from './data-dir-lock.js'
 import { isCode, openFile } from './fd-io.js'
 import { type JournalRecord, type Touched, WriteJournal } from './write-journal.js'
 
@@ -150,6 +151,8 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions) => {
     }
     for (const entry of entries) {
       if (entry.name === TMP_DIR || entry.name === JOURNAL_DIR) continue
+      // The data dir's lock (data-dir-lock.ts) is the running process's, not data.
+      if (!prefix && entry.name === LOCK_FILE) continue
       const key = prefix ? `${prefix}:${entry.name}` : entry.name
       if (entry.isDirectory()) await walk(join(dir, entry.name), key, out)
       else if (entry.isFile()) out.push(key)
