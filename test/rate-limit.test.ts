@@ -3,6 +3,8 @@ import { createComment, recordAnalytics } from '../src/api/engagement.js'
 import { getFolio, listFolios } from '../src/api/files.js'
 import { getPublicFolio } from '../src/api/sharing.js'
 import { RateLimiter, REMOTE_CEILING_FACTOR } from '../src/server/rate-limit.js'
+import type { SharedState } from '../src/store/index.js'
+import { MemorySharedState } from '../src/store/shared-state-memory.js'
 import { testApi } from './helpers/api.js'
 import { startTestServer } from './helpers/server.js'
 import { closeClean, useServer } from './helpers/use-server.js'
@@ -78,12 +80,21 @@ describe('clients behind the tunnel', () => {
     }
 
     // A flooder inventing a new hop per request: each one is fresh, the shared ceiling is not.
-    const limiter = new RateLimiter({ comments: 2, reactions: 2, analytics: 2, public: 2, events: 2, auth: 2 })
-    const now = 1_000_000
-    const answers = Array.from({ length: 2 * REMOTE_CEILING_FACTOR + 5 }, (_, i) => limiter.hit('comments', `remote:10.0.${i >> 8}.${i & 255}`, now).allowed)
-    expect(answers.filter(Boolean)).toHaveLength(2 * REMOTE_CEILING_FACTOR)
-    expect(answers.at(-1)).toBe(false)
-    // Local clients are not counted against the tunnel's ceiling.
-    expect(limiter.hit('comments', '127.0.0.1', now).allowed).toBe(true)
+    // The same in memory (one instance) and in a SharedState with no in-memory windows (the
+    // PostgreSQL one of several instances: here a MemorySharedState seen only through hit()).
+    const limits = { comments: 2, reactions: 2, analytics: 2, public: 2, events: 2, auth: 2 }
+    const memory = new MemorySharedState()
+    const databaseLike = { hit: (key: string, windowMs: number, now?: number) => memory.hit(key, windowMs, now) } as SharedState
+    for (const limiter of [new RateLimiter(limits), new RateLimiter(limits, 60_000, databaseLike)]) {
+      const now = 1_000_000
+      const answers: boolean[] = []
+      for (let i = 0; i < 2 * REMOTE_CEILING_FACTOR + 5; i++) answers.push((await limiter.hit('comments', `remote:10.0.${i >> 8}.${i & 255}`, now)).allowed)
+      expect(answers.filter(Boolean)).toHaveLength(2 * REMOTE_CEILING_FACTOR)
+      expect(answers.at(-1)).toBe(false)
+      // Local clients are not counted against the tunnel's ceiling.
+      expect((await limiter.hit('comments', '127.0.0.1', now)).allowed).toBe(true)
+      expect((await limiter.hit('comments', '127.0.0.1', now)).allowed).toBe(true)
+      expect((await limiter.hit('comments', '127.0.0.1', now)).allowed).toBe(false)
+    }
   })
 })

@@ -66,8 +66,8 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
   const keys = options.keys ?? new ApiKeys(undefined, options.config.apiKey)
   const auth = createAuth(options.config, keys, options.store.workspaces)
   const log = options.log ?? logProblemsTo(createLogger())
-  const limiter = new RateLimiter(options.config.rateLimits)
   const shared = options.shared ?? options.store.shared
+  const limiter = new RateLimiter(options.config.rateLimits, undefined, shared)
   const planLimits = options.config.mode === 'cloud' ? new PlanLimits(shared, options.store.workspaces, options.store.plans) : undefined
   const trustProxy = options.config.trustProxy
   const clientOfRequest = (req: Parameters<typeof clientOf>[0]) => clientOf(req, trustProxy)

@@ -188,8 +188,10 @@ export class HotCache {
     let headers = notModified ? entry.notModifiedHeaders : entry.headers
     if (extraHeaders) headers = headers.concat(extraHeaders)
     if (entry.rateLimit) {
+      // Counted in the database (several instances): the router answers, and counts it once.
+      if (!this.#limiter.countsInMemory) return false
       const state = this.#limiter.hit(entry.rateLimit, this.#clientOf(req))
-      if (!state.allowed) return false // the router answers the 429
+      if (state instanceof Promise || !state.allowed) return false // the router answers the 429
       headers = headers.concat('x-ratelimit-limit', String(state.limit), 'x-ratelimit-remaining', String(state.remaining), 'x-ratelimit-reset', String(state.reset))
     }
     if (notModified) {

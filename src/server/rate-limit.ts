@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache'
 import type { RateLimitBucket } from '../api/contract.js'
+import type { SharedState } from '../store/index.js'
 import { ERRORS } from '../api/errors.js'
 import { type ApiError, fail } from './errors.js'
 import { REMOTE_CLIENT } from './remote.js'
@@ -32,31 +33,46 @@ export const REMOTE_CEILING_FACTOR = 50
 /** One client's limit, or for the tunnel's viewers (one client to us) REMOTE_CEILING_FACTOR times it. */
 export const limitFor = (client: string, perClient: number) => (client === REMOTE_CLIENT ? perClient * REMOTE_CEILING_FACTOR : perClient)
 
-/** Fixed one-minute windows per client and bucket, kept in memory (bounded). */
+/**
+ * Fixed one-minute windows per client and bucket. One instance keeps them in memory (bounded);
+ * several instances on one database count them in the SharedState they share (`shared`, one
+ * without hitSync: PostgreSQL), so a client that the load balancer spreads over them still gets
+ * one limit, not one per instance. Then hit() answers through a promise.
+ */
 export class RateLimiter {
   readonly #limits: RateLimits
   readonly #windowMs: number
   readonly #windows = new LRUCache<string, { start: number; count: number }>({ max: 200_000 })
+  readonly #shared: SharedState | undefined
 
-  constructor(limits: RateLimits, windowMs = 60_000) {
+  constructor(limits: RateLimits, windowMs = 60_000, shared?: SharedState) {
     this.#limits = limits
     this.#windowMs = windowMs
+    this.#shared = shared?.hitSync ? undefined : shared
   }
 
-  hit(bucket: RateLimitBucket, client: string, now = Date.now()): RateLimitState {
-    const window = this.#count(`${bucket}:${client}`, now)
+  /** Whether hit() answers at once (one instance), or through a promise (windows in the database). */
+  get countsInMemory(): boolean {
+    return this.#shared === undefined
+  }
+
+  hit(bucket: RateLimitBucket, client: string, now = Date.now()): RateLimitState | Promise<RateLimitState> {
     const limit = limitFor(client, this.#limits[bucket])
+    const remote = client.startsWith(`${REMOTE_CLIENT}:`)
+    if (this.#shared) return this.#hitShared(this.#shared, bucket, client, limit, remote, now)
+    const window = this.#count(`${bucket}:${client}`, now)
     let allowed = window.count <= limit
-    if (client.startsWith(`${REMOTE_CLIENT}:`)) {
-      const shared = this.#count(`${bucket}:${REMOTE_CLIENT}*`, now)
-      allowed &&= shared.count <= limit * REMOTE_CEILING_FACTOR
-    }
-    return {
-      allowed,
-      limit,
-      remaining: allowed ? Math.max(0, limit - window.count) : 0,
-      reset: Math.ceil((window.start + this.#windowMs) / 1000),
-    }
+    if (remote) allowed &&= this.#count(`${bucket}:${REMOTE_CLIENT}*`, now).count <= limit * REMOTE_CEILING_FACTOR
+    return stateOf(allowed, limit, window.count, window.start + this.#windowMs)
+  }
+
+  async #hitShared(shared: SharedState, bucket: RateLimitBucket, client: string, limit: number, remote: boolean, now: number): Promise<RateLimitState> {
+    const [window, together] = await Promise.all([
+      shared.hit(`ratelimit:${bucket}:${client}`, this.#windowMs, now),
+      remote ? shared.hit(`ratelimit:${bucket}:${REMOTE_CLIENT}*`, this.#windowMs, now) : undefined,
+    ])
+    const allowed = window.count <= limit && (!together || together.count <= limit * REMOTE_CEILING_FACTOR)
+    return stateOf(allowed, limit, window.count, window.resetAt)
   }
 
   #count(key: string, now: number): { start: number; count: number } {
@@ -68,6 +84,10 @@ export class RateLimiter {
     window.count++
     return window
   }
+}
+
+function stateOf(allowed: boolean, limit: number, count: number, resetAtMs: number): RateLimitState {
+  return { allowed, limit, remaining: allowed ? Math.max(0, limit - count) : 0, reset: Math.ceil(resetAtMs / 1000) }
 }
 
 export function rateLimitHeaders(state: RateLimitState): Record<string, string> {

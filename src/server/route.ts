@@ -35,10 +35,13 @@ export function validationError(where: 'body' | 'query', error: z.ZodError): Api
 }
 
 /** Counts the request against its client's bucket: 429 past the limit, the X-RateLimit-* headers always. */
-export function applyRateLimit(ctx: ServerContext, event: H3Event, bucket: RateLimitBucket): void {
-  const state = ctx.limiter.hit(bucket, clientAddress(ctx, event))
-  if (!state.allowed) throw tooManyRequests(state)
-  setRateLimitHeaders(event, state)
+export function applyRateLimit(ctx: ServerContext, event: H3Event, bucket: RateLimitBucket): void | Promise<void> {
+  const counted = ctx.limiter.hit(bucket, clientAddress(ctx, event))
+  const apply = (state: RateLimitState) => {
+    if (!state.allowed) throw tooManyRequests(state)
+    setRateLimitHeaders(event, state)
+  }
+  return counted instanceof Promise ? counted.then(apply) : apply(counted)
 }
 
 function setRateLimitHeaders(event: H3Event, state: RateLimitState): void {
@@ -76,7 +79,12 @@ export function mountRoute<C extends Contract>(app: H3, ctx: ServerContext, cont
   const route = (event: H3Event) => {
     if (contract.onlyIn && ctx.config.mode !== contract.onlyIn.mode) throw fail(contract.onlyIn.error)
     const principal = ctx.auth.authorize(event, contract.access)
-    if (contract.rateLimit) applyRateLimit(ctx, event, contract.rateLimit)
+    const limited = contract.rateLimit ? applyRateLimit(ctx, event, contract.rateLimit) : undefined
+    // Several instances count in the database: the rest waits for the count.
+    if (limited) return limited.then(() => admitted(event, principal))
+    return admitted(event, principal)
+  }
+  const admitted = (event: H3Event, principal: Principal | undefined) => {
     // Cloud: an authenticated request counts against its workspace's plan (public endpoints keep
     // their per-client limits above).
     if (ctx.planLimits && principal && contract.access !== 'public') {

@@ -71,7 +71,7 @@ export function registerOAuthConsentRoutes(app: H3, ctx: ServerContext): void {
 
   app.get(authorizeOAuth.path, async (event) => {
     // Each page keeps a pending request for 10 minutes: bounded per client.
-    applyRateLimit(ctx, event, 'auth')
+    await applyRateLimit(ctx, event, 'auth')
     const query = event.url.searchParams
     const client = await clients.get(query.get('client_id') ?? undefined)
     const redirectUri = query.get('redirect_uri')
@@ -111,7 +111,7 @@ export function registerOAuthConsentRoutes(app: H3, ctx: ServerContext): void {
   })
 
   app.post(approveOAuth.path, async (event) => {
-    applyRateLimit(ctx, event, 'auth')
+    await applyRateLimit(ctx, event, 'auth')
     let form: URLSearchParams
     try {
       form = await readForm(event)

@@ -44,7 +44,7 @@ export function registerOAuthRoutes(app: H3, ctx: ServerContext): void {
   const oauthPost = (path: string, handler: (event: H3Event) => Promise<Response>) =>
     app.post(path, async (event) => {
       try {
-        applyRateLimit(ctx, event, 'auth')
+        await applyRateLimit(ctx, event, 'auth')
         return await handler(event)
       } catch (error) {
         return asOAuthError(error)
