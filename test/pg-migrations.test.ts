@@ -28,7 +28,7 @@ describe('migrate', () => {
     const status = await migrationStatus(db.pool(1))
     expect(status).toMatchObject({ current: true, pending: [], unknown: [], changed: [] })
     expect(status.applied.map((m) => m.id)).toEqual(MIGRATIONS.map((m) => m.id))
-    expect(await tables(db)).toEqual(['folio_migrations', 'shared_counters', 'shared_records', 'shared_windows'])
+    expect(await tables(db)).toEqual(['folio_lock_generations', 'folio_migrations', 'shared_counters', 'shared_records', 'shared_windows'])
   })
 
   it('a failing step leaves nothing of itself, keeps the steps before it, and releases the lock', async () => {
@@ -67,11 +67,11 @@ describe('readiness and openDatabase', () => {
   })
 
   it('is not ready while a migration is pending; openDatabase applies it, then it is', async () => {
-    expect(await databaseReadiness(db.pool(1))).toEqual({ ready: false, reason: 'migration 1 not applied (folio db migrate)' })
+    expect(await databaseReadiness(db.pool(1))).toEqual({ ready: false, reason: 'migration 1, 2 not applied (folio db migrate)' })
     const logged: string[] = []
     const database = await openDatabase({ url: db.url, poolSize: 3, log: (m) => logged.push(m) })
     try {
-      expect(logged).toEqual(['database: applied migration 1'])
+      expect(logged).toEqual(['database: applied migration 1, 2'])
       expect(await database.readiness()).toEqual({ ready: true })
       expect((await database.shared.hit('rl:x', 60_000)).count).toBe(1)
       expect(database.pool.options.max).toBe(3)
@@ -85,7 +85,7 @@ describe('readiness and openDatabase', () => {
     const logged: string[] = []
     const instances = await Promise.all(Array.from({ length: 3 }, () => openDatabase({ url: fresh.url, poolSize: 2, log: (m) => logged.push(m) })))
     try {
-      expect(logged).toEqual(['database: applied migration 1'])
+      expect(logged).toEqual(['database: applied migration 1, 2'])
       expect(await Promise.all(instances.map((i) => i.readiness()))).toEqual([{ ready: true }, { ready: true }, { ready: true }])
       const counts = await Promise.all(instances.map((i) => i.shared.hit('rl:shared', 60_000)))
       expect(counts.map((c) => c.count).sort()).toEqual([1, 2, 3])
