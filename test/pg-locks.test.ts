@@ -119,12 +119,18 @@ describe('mutual exclusion across instances', () => {
       const step = (i: number): Promise<void> => (i === chosen.length ? Promise.all(chosen.map((k) => increment(pool, k))).then(() => {}) : locks.run(chosen[i]!, () => step(i + 1)))
       return step(0)
     }
+    const sessions = await Promise.all(instances.map((i) => i.locks.sessionPid()))
+    // While the work runs, every advisory lock in the database is held by one of the two sessions.
+    const holders = new Set<number>()
+    const sampling = setInterval(async () => {
+      const { rows } = await admin.query<{ pid: number }>("SELECT DISTINCT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")
+      for (const row of rows) holders.add(row.pid)
+    }, 5)
     const work = instances.flatMap((inst) => Array.from({ length: 50 }, (_, i) => nested(inst, [keys[i % 5]!, keys[(i + 1) % 5]!, keys[(i + 2) % 5]!].sort())))
-    await within(30_000, Promise.all(work), '100 nested holders')
+    await within(30_000, Promise.all(work), '100 nested holders').finally(() => clearInterval(sampling))
     // Each key is in 3 of every 5 choices: 60 of the 100 holders.
     expect(await Promise.all(keys.map(counter))).toEqual([60, 60, 60, 60, 60])
-    const { rows } = await admin.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'folio-locks'")
-    expect(Number(rows[0]!.n)).toBe(2)
+    expect([...holders].sort()).toEqual([...sessions].sort())
   })
 
   it('runAll takes keys in sorted order: opposite orders on two instances never deadlock', async () => {
@@ -214,7 +220,7 @@ describe('waiting and releasing', () => {
     const releasedAt = Date.now()
     held.release()
     await within(2_000, waiting, 'the woken waiter')
-    expect(tookAt - releasedAt).toBeLessThan(150)
+    expect(tookAt - releasedAt).toBeLessThan(250)
   })
 
   it('idle() waits for the release in the database; close() ends the lock connection and refuses new work', async () => {
