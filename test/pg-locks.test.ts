@@ -223,6 +223,31 @@ describe('waiting and releasing', () => {
     expect(tookAt - releasedAt).toBeLessThan(250)
   })
 
+  it('a release announces itself only when someone failed to take the lock meanwhile', async () => {
+    const [a, b] = [await instance(), await instance()]
+    const listener = await admin.connect()
+    const heard: string[] = []
+    listener.on('notification', (n) => heard.push(n.payload ?? ''))
+    try {
+      await listener.query('LISTEN folio_locks')
+      for (let i = 0; i < 20; i++) await a.locks.run('quiet', async () => {})
+      await a.locks.idle()
+      await pause(100)
+      expect(heard).toEqual([])
+      const held = await holding(a.locks, 'quiet')
+      const waiting = b.locks.run('quiet', async () => {})
+      await pause(100)
+      held.release()
+      await waiting
+      await b.locks.idle()
+      await pause(100)
+      expect(heard).toEqual([lockIdOf('quiet')])
+    } finally {
+      await listener.query('UNLISTEN *')
+      listener.release()
+    }
+  })
+
   it('idle() waits for the release in the database; close() ends the lock connection and refuses new work', async () => {
     const [a, b] = [await instance(), await instance()]
     const pid = await a.locks.sessionPid()
