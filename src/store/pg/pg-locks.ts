@@ -16,9 +16,12 @@ export const lockIdOf = (key: string): string => createHash('sha256').update(key
  * One try, one statement. Free: takes the lock and bumps the key's generation (the upsert works
  * on the newest row whatever the statement's snapshot); the bump is committed before the work
  * runs, so whoever takes the key next sees it. Taken: no row back, and the key is flagged as
- * waited for, so its release announces itself. (A CTE referenced twice runs once.)
+ * waited for, so its release announces itself. (A CTE that is referenced twice, or calls a
+ * volatile function, is computed once, in every PostgreSQL version.) The bump is at the acquire,
+ * not the release, because both alternatives race: a release's bump commits only after its
+ * unlock, and a read beside the try uses a snapshot taken before the lock was granted.
  */
-const ACQUIRE = `WITH attempt AS MATERIALIZED (SELECT pg_try_advisory_lock($1) AS locked),
+const ACQUIRE = `WITH attempt AS (SELECT pg_try_advisory_lock($1) AS locked),
   taken AS (
     INSERT INTO folio_lock_generations AS g (key, generation) SELECT $2, 1 FROM attempt WHERE locked
     ON CONFLICT (key) DO UPDATE SET generation = g.generation + 1, waiting = false
