@@ -31,7 +31,7 @@ describe('migrate', () => {
     const status = await migrationStatus(db.pool(1))
     expect(status).toMatchObject({ current: true, pending: [], unknown: [], changed: [] })
     expect(status.applied.map((m) => m.id)).toEqual(MIGRATIONS.map((m) => m.id))
-    expect(await tables(db)).toEqual(['folio_kv', 'folio_migrations', 'shared_counters', 'shared_records', 'shared_windows'])
+    expect(await tables(db)).toEqual(['folio_kv', 'folio_lock_generations', 'folio_migrations', 'shared_counters', 'shared_records', 'shared_windows'])
   })
 
   it('a failing step leaves nothing of itself, keeps the steps before it, and releases the lock', async () => {

@@ -55,4 +55,18 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    id: 3,
+    name: 'lock generations',
+    sql: `
+      -- generation: bumped each time an instance takes a key's lock (pg-locks.ts): an instance that
+      -- last saw another number knows someone else held the key since, and drops what it cached.
+      -- waiting: an instance failed to take it since, so the release announces itself (NOTIFY).
+      CREATE TABLE folio_lock_generations (
+        key text COLLATE "C" PRIMARY KEY,
+        generation bigint NOT NULL,
+        waiting boolean NOT NULL DEFAULT false
+      );
+    `,
+  },
 ]
