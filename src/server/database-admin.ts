@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises'
+import { describeDatabase } from './database-url.js'
 import { resolve } from 'node:path'
 import { createStorage } from 'unstorage'
 import { openStore } from '../store/index.js'
@@ -10,21 +11,12 @@ import { copyStorage, type CopyProgress, type CopyResult } from '../store/storag
 import { migrate, migrationStatus, type MigrationStatus } from '../store/pg/migrate.js'
 
 export type { MigrationStatus, CopyProgress }
+export { describeDatabase }
 
 /*
  * folio db migrate|status: the schema of a PostgreSQL database, without starting a server. The
  * URL's password never reaches a message: they name host, port and database only.
  */
-
-/** host:port/database of a postgres:// URL, for messages. */
-export function describeDatabase(url: string): string {
-  try {
-    const parsed = new URL(url)
-    return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`
-  } catch {
-    return 'the database (its URL cannot be parsed)'
-  }
-}
 
 /** A failure to reach or use the database, as a sentence a person can act on. */
 export class DatabaseUnavailableError extends Error {}

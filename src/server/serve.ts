@@ -25,6 +25,8 @@ export interface ServeOptions {
   fallbackPort?: boolean
   host: string
   dataDir: string
+  /** Keep the store in PostgreSQL (several instances may share it); dataDir then holds only this instance's own files. */
+  database?: { url: string; poolSize?: number }
   mode: Mode
   config?: ConfigOverrides
   /** Warnings and errors always; one line per request at debug level. Default: stderr at info. */
@@ -61,7 +63,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const log = logProblemsTo(logger)
   const storeLog = logger.withTag('store')
   const config = defaultConfig({ ...options.config, mode: options.mode })
-  const store = await openStore({ dataDir: options.dataDir, log: (m) => storeLog.info(m), warn: (m) => storeLog.warn(m), maxReanchored: config.limits.commentsPerFolio, assetPointers: config.mode === 'cloud', storageUsage: config.mode === 'cloud' })
+  const behaviour = { log: (m: string) => storeLog.info(m), warn: (m: string) => storeLog.warn(m), maxReanchored: config.limits.commentsPerFolio, assetPointers: config.mode === 'cloud', storageUsage: config.mode === 'cloud' }
+  const store = options.database
+    ? await (await import('../store/pg/open-pg-store.js')).openPgStore({ ...behaviour, ...options.database, localDir: options.dataDir })
+    : await openStore({ ...behaviour, dataDir: options.dataDir })
   // Listening on a name (serve --host folio.lan) makes that name one of the server's own.
   if (options.host && isIP(options.host) === 0) config.allowedHosts.push(options.host.toLowerCase())
   if (config.mode === 'cloud') {

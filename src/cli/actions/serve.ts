@@ -9,12 +9,16 @@ import { logger, printResult } from '../logger.js'
 import { openUrl } from '../../terminal/open-url.js'
 import { PACKAGE_NAME } from '../../version.js'
 import { DEFAULT_PORT, parsePort } from '../port.js'
+import { POOL_SIZE_HINT, poolSizeOf } from '../pool-size.js'
 import { serveBanner } from '../serve-banner.js'
+import { describeDatabase } from '../../server/database-url.js'
 
 interface ServeFlags {
   port?: number
   host: string
   data?: string
+  database?: string
+  poolSize?: number
   mode: 'oss' | 'cloud'
   tunnel?: boolean
   tunnelHost?: string
@@ -31,6 +35,9 @@ export default async (options: ServeFlags, command: Command) => {
   }
   const chosenPort = options.port ?? (process.env.PORT ? parsePort(process.env.PORT) : undefined)
   const dataDir = resolve(options.data ?? process.env.FOLIO_DATA ?? '.folio')
+  // || : an empty FOLIO_DATABASE_URL is unset, as for every folio variable.
+  const databaseUrl = options.database || process.env.FOLIO_DATABASE_URL || undefined
+  const poolSize = options.poolSize ?? (process.env.FOLIO_POOL_SIZE ? parsePoolSize(process.env.FOLIO_POOL_SIZE) : undefined)
   // Listening for signals before anything says "ready": until a listener exists, a SIGINT kills
   // node on the spot, and a script may send one as soon as it reads the ready line.
   const stopSignal = firstStopSignal()
@@ -41,6 +48,7 @@ export default async (options: ServeFlags, command: Command) => {
       fallbackPort: chosenPort === undefined,
       host: options.host,
       dataDir,
+      ...(databaseUrl ? { database: { url: databaseUrl, poolSize } } : {}),
       mode: options.mode,
       config: {
         ...(options.tunnelHost ? { tunnel: { host: options.tunnelHost, startTimeoutMs: 15_000 } } : {}),
@@ -67,7 +75,7 @@ export default async (options: ServeFlags, command: Command) => {
   }
   const { url, networkUrls } = server
   if (json) {
-    printResult(JSON.stringify({ url, publicUrl, dataDir, mode: options.mode, pid: process.pid, networkUrls }))
+    printResult(JSON.stringify({ url, publicUrl, dataDir, ...(databaseUrl ? { database: describeDatabase(databaseUrl) } : {}), mode: options.mode, pid: process.pid, networkUrls }))
   } else {
     // The CLI's commands talk to http://127.0.0.1:$PORT (or 3000) unless told otherwise.
     const onDefaultServer = server.port === Number(process.env.PORT || DEFAULT_PORT) && (options.host === '127.0.0.1' || isAnyHost(options.host))
@@ -75,12 +83,19 @@ export default async (options: ServeFlags, command: Command) => {
     const folio = process.env.npm_lifecycle_event === 'npx' ? `npx ${PACKAGE_NAME}` : 'folio'
     const nextStep = `${folio} create --dir . --publish${onDefaultServer ? '' : ` --server ${url}`}`
     const interactive = Boolean(process.stdout.isTTY)
-    printResult(serveBanner({ url, networkUrls, loopback, publicUrl, dataDir, mode: options.mode, nextStep }, { colors: wantsColors(process.stdout), qr: interactive }))
+    const data = databaseUrl ? `PostgreSQL ${describeDatabase(databaseUrl)}` : dataDir
+    printResult(serveBanner({ url, networkUrls, loopback, publicUrl, dataDir: data, mode: options.mode, nextStep }, { colors: wantsColors(process.stdout), qr: interactive }))
   }
   if (options.open && !(await openUrl(url))) log.warn(`no browser could be opened (set BROWSER to choose one); the dashboard is at ${url}`)
   note(`${await stopSignal.received}: finishing in-flight requests…`)
   await server.close().catch((error: unknown) => log.error(`error while stopping: ${(error as Error).message}`))
   note('Stopped.')
+}
+
+function parsePoolSize(value: string): number {
+  const n = poolSizeOf(value)
+  if (n === undefined) throw new CliError(`FOLIO_POOL_SIZE=${value}: give ${POOL_SIZE_HINT}`)
+  return n
 }
 
 /** The first SIGINT or SIGTERM, as a promise; a second one ends the process the usual way. */
