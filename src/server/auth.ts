@@ -175,6 +175,23 @@ export function createAuth(config: ServerConfig, keys: ApiKeys, workspaces?: Wor
       if (principal === DENIED) throw unauthorized(config.mode)
       return principal
     },
+    /**
+     * authorize(), except that in Cloud on several instances a workspace key unknown here is
+     * looked for in the storage first (another instance may have made or rotated it; the
+     * repository bounds how often it looks): then the answer is a promise. A known caller, and
+     * every refusal on one instance, stay synchronous.
+     */
+    authorizeOrRefresh(event: H3Event, access: Access): Principal | undefined | Promise<Principal | undefined> {
+      const principal = resolveEvent(event, access)
+      if (principal !== DENIED) return principal
+      const token = bearerToken(nodeRequest(event)?.headers.authorization ?? event.req.headers.get('authorization'))
+      if (config.mode !== 'cloud' || !workspaces?.refreshesOnMiss || !token) throw unauthorized(config.mode)
+      return workspaces.refreshOnMiss(token).then((known) => {
+        const again = known ? resolveEvent(event, access) : DENIED
+        if (again === DENIED) throw unauthorized(config.mode)
+        return again
+      })
+    },
   }
 }
 

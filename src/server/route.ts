@@ -75,7 +75,11 @@ export function mountRoute<C extends Contract>(app: H3, ctx: ServerContext, cont
   const defaultQuery = contract.query?.safeParse({})
   const route = (event: H3Event) => {
     if (contract.onlyIn && ctx.config.mode !== contract.onlyIn.mode) throw fail(contract.onlyIn.error)
-    const principal = ctx.auth.authorize(event, contract.access)
+    const principal = ctx.auth.authorizeOrRefresh(event, contract.access)
+    // A key another instance made: known once the storage was read again.
+    return principal instanceof Promise ? principal.then((found) => admitted(event, found)) : admitted(event, principal)
+  }
+  const admitted = (event: H3Event, principal: Principal | undefined) => {
     if (contract.rateLimit) applyRateLimit(ctx, event, contract.rateLimit)
     // Cloud: an authenticated request counts against its workspace's plan (public endpoints keep
     // their per-client limits above).

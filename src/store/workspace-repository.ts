@@ -135,6 +135,11 @@ export class WorkspaceRepository {
    * most one per refreshEveryMs, so a flood of wrong keys costs one walk a period) and says
    * whether the key is known now. One instance: false at once.
    */
+  /** Whether refreshOnMiss can find anything (several instances); one instance knows every key it has. */
+  get refreshesOnMiss(): boolean {
+    return this.#refreshEvery !== undefined
+  }
+
   async refreshOnMiss(token: string | undefined): Promise<boolean> {
     if (this.#refreshEvery === undefined || !token || !looksLikeApiKey(token)) return false
     await Promise.allSettled([...this.#reloading])
