@@ -20,6 +20,8 @@ export type ChangeMessage = { from: string; id: string } & (
   | { kind: 'workspace'; change: 'key' | 'records' }
   | { kind: 'integrations' }
   | { kind: 'setting' }
+  /** A SharedState record some instance mirrors in memory (credentials) changed or went: `id` is its key. */
+  | { kind: 'shared' }
 )
 
 /** The repositories whose changes travel, and whose caches drop on another instance's change. */
@@ -53,6 +55,7 @@ export class ChangeFeed {
   readonly #parts: ChangeFeedParts
   readonly #warn: (message: string) => void
   readonly #resets = new Set<() => void>()
+  readonly #sharedListeners = new Set<(key: string | undefined) => void>()
   readonly #stops: Array<() => void> = []
   /** While another instance's change is replayed here: the listeners it fires must not publish it again. */
   #hearing = false
@@ -79,6 +82,20 @@ export class ChangeFeed {
     return () => this.#resets.delete(listener)
   }
 
+  /**
+   * A SharedState record that instances mirror in memory (server/credential-index.ts) was
+   * written or removed here: the others drop their copy (and read it again when asked for it).
+   */
+  sharedChanged(key: string): void {
+    this.#publish({ kind: 'shared', id: key })
+  }
+
+  /** Called with the key of a mirrored SharedState record another instance changed; with none after a gap (drop every copy). */
+  onSharedChange(listener: (key: string | undefined) => void): () => void {
+    this.#sharedListeners.add(listener)
+    return () => this.#sharedListeners.delete(listener)
+  }
+
   /** Stops publishing and hearing (the store is closing). */
   close(): void {
     for (const stop of this.#stops.splice(0)) stop()
@@ -99,7 +116,8 @@ export class ChangeFeed {
     } catch {
       return this.#warn(`Ignored a change message that is not JSON: ${text.slice(0, 80)}`)
     }
-    if (message.from === this.instance) return
+    // Its own come back too; one without an id (another version's?) would drop everything.
+    if (message?.from === this.instance || typeof message?.id !== 'string') return
     const { folios, engagement, workspaces, integrations, settings } = this.#parts
     this.#hearing = true
     try {
@@ -107,6 +125,7 @@ export class ChangeFeed {
       else if (message.kind === 'engagement') engagement.heard(message.id, message.change)
       else if (message.kind === 'integrations') integrations.forget(message.id)
       else if (message.kind === 'setting') settings.forget(message.id)
+      else if (message.kind === 'shared') for (const listener of this.#sharedListeners) listener(message.id)
       else if (message.kind === 'workspace') {
         workspaces.heard(message.id, message.change).catch((error: unknown) => this.#warn(`Could not read workspace ${message.id} again after another instance changed it: ${describe(error)}`))
       }
@@ -124,6 +143,7 @@ export class ChangeFeed {
     this.#hearing = true
     try {
       views.forgetAll()
+      for (const listener of this.#sharedListeners) listener(undefined)
       for (const listener of this.#resets) listener()
     } finally {
       this.#hearing = false
