@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto'
 import { ERRORS } from '../api/errors.js'
 import type { Principal } from '../domain/principal.js'
 import { type AiProviderConfig, type RequestAiOptions, resolveCloudProvider, resolveOssProvider } from '../ai/provider-config.js'
-import { AiRecords, type WorkspaceAiRecord } from '../store/ai-records.js'
+import type { AiRecords, WorkspaceAiRecord } from '../store/ai-records.js'
+import { newSecret } from '../store/settings-repository.js'
 import type { ServerContext } from './context.js'
 import { fail } from './errors.js'
 
@@ -20,7 +20,7 @@ export class AiService {
 
   constructor(ctx: ServerContext) {
     this.#ctx = ctx
-    this.records = new AiRecords(ctx.store.storage)
+    this.records = ctx.store.ai
   }
 
   module(): Promise<AiModule> {
@@ -37,11 +37,9 @@ export class AiService {
     this.#secret ??= (async () => {
       const fromEnv = this.#ctx.config.ai.FOLIO_AI_SECRET
       if (fromEnv) return Buffer.from(fromEnv, 'utf8')
-      const stored = await this.#ctx.store.settings.get<{ hex: string }>('ai-secret')
-      if (stored?.hex) return Buffer.from(stored.hex, 'hex')
-      const fresh = randomBytes(32)
-      await this.#ctx.store.settings.set('ai-secret', { hex: fresh.toString('hex') })
-      return fresh
+      // Under the setting's lock: instances starting together seal with one secret.
+      const stored = await this.#ctx.store.settings.ensure<{ hex: string }>('ai-secret', newSecret, (s) => Boolean(s.hex))
+      return Buffer.from(stored.hex, 'hex')
     })()
     return this.#secret
   }

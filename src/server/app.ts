@@ -91,7 +91,7 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
     mailer: options.mailer ?? createMailer({ smtpUrl: options.config.smtpUrl, from: options.config.mailFrom, info: (line) => log(line) }),
     notifier: options.config.mode === 'cloud' ? commentNotifier(options.store, options.config, log) : undefined,
     log,
-    oauth: createOAuth({ auth, shared, config: options.config, keys, workspaces: options.store.workspaces }),
+    oauth: createOAuth({ auth, shared, config: options.config, keys, workspaces: options.store.workspaces, changes: options.store.changes }),
   }
   if (options.config.mode === 'cloud') ctx.cloud = createCloudAccounts(ctx)
   return ctx

@@ -76,6 +76,12 @@ function fromForeignPage(headers: CredentialHeaders): boolean {
 export type CredentialResolver = (token: string | undefined, headers: CredentialHeaders) => Principal | undefined
 
 /**
+ * Several instances: reads a credential the resolver of the same kind does not know from the
+ * shared state (another instance may have made it); true when it is known now.
+ */
+export type CredentialRefresher = (token: string | undefined, headers: CredentialHeaders) => Promise<boolean>
+
+/**
  * The one place that decides who may call what. Routes declare an Access level in their
  * contract; API keys, OAuth tokens and Cloud workspaces plug in here. It reads four headers and
  * the socket (credentialsOf), so the h3 pipeline and the hot cache in front of it decide alike.
@@ -86,6 +92,7 @@ export function createAuth(config: ServerConfig, keys: ApiKeys, workspaces?: Wor
   const viaOpen: Principal = Object.freeze({ workspaceId: LOCAL_WORKSPACE, name: config.localAuthor, role: 'owner', via: 'open' })
 
   const resolvers: CredentialResolver[] = []
+  const refreshers: CredentialRefresher[] = []
 
   /**
    * A keep-alive connection sends the same Authorization header request after request: the
@@ -163,8 +170,9 @@ export function createAuth(config: ServerConfig, keys: ApiKeys, workspaces?: Wor
      * tokens (both modes; in OSS only a Bearer token is offered to resolvers). Asked in the order
      * added, after the workspace key.
      */
-    addResolver(resolver: CredentialResolver): void {
+    addResolver(resolver: CredentialResolver, refresher?: CredentialRefresher): void {
       resolvers.push(resolver)
+      if (refresher) refreshers.push(refresher)
     },
     credentialsOf,
     resolveRequest,
@@ -174,6 +182,25 @@ export function createAuth(config: ServerConfig, keys: ApiKeys, workspaces?: Wor
       const principal = resolveEvent(event, access)
       if (principal === DENIED) throw unauthorized(config.mode)
       return principal
+    },
+    /**
+     * authorize(), except that in Cloud on several instances a credential unknown here is
+     * looked for first (another instance may have made it): a workspace key in the storage (the
+     * repository bounds how often it walks), the others in SharedState (a keyed read); then the
+     * answer is a promise. A known caller, and every refusal on one instance, stay synchronous.
+     */
+    authorizeOrRefresh(event: H3Event, access: Access): Principal | undefined | Promise<Principal | undefined> {
+      const principal = resolveEvent(event, access)
+      if (principal !== DENIED) return principal
+      if (config.mode !== 'cloud' || !workspaces?.refreshesOnMiss) throw unauthorized(config.mode)
+      const headers = credentialsOf(nodeRequest(event))
+      const token = bearerToken(headers.authorization)
+      const looks = [workspaces.refreshOnMiss(token), ...refreshers.map((refresh) => refresh(token, headers))]
+      return Promise.all(looks).then((known) => {
+        const again = known.some(Boolean) ? resolveEvent(event, access) : DENIED
+        if (again === DENIED) throw unauthorized(config.mode)
+        return again
+      })
     },
   }
 }

@@ -31,8 +31,8 @@ export interface CloudAccountDeps {
 
 export function createCloudAccounts(ctx: CloudAccountDeps): CloudAccounts {
   const { shared, store, mailer, log, config } = ctx
-  const credentials = new CloudCredentials(shared, store.workspaces)
-  ctx.auth.addResolver(credentials.resolve)
+  const credentials = new CloudCredentials(shared, store.workspaces, store.changes)
+  ctx.auth.addResolver(credentials.resolve, credentials.refresh)
   const agents = new AgentRegistration({ shared, workspaces: store.workspaces, credentials, mailer, issuers: loadTrustedIssuers(config.agentIssuers), log })
   const signIn = new SignIn({ shared, workspaces: store.workspaces, credentials, mailer, log })
   return {

@@ -1,7 +1,7 @@
 import type { Principal, Role } from '../domain/principal.js'
 import type { SharedState, WorkspaceRepository } from '../store/index.js'
 import type { CredentialHeaders } from './auth.js'
-import { CredentialIndex, tokenHash } from './credential-index.js'
+import { type CredentialChanges, CredentialIndex, tokenHash } from './credential-index.js'
 import { readCookie } from './viewer-access.js'
 
 /** An agent's key before its registration is claimed (own prefix: it is not a workspace key). */
@@ -53,11 +53,12 @@ export class CloudCredentials {
   readonly sessions: CredentialIndex<SignInSession>
   readonly #workspaces: WorkspaceRepository
 
-  constructor(shared: SharedState, workspaces: WorkspaceRepository) {
+  /** `changes`: several instances (store/change-feed.ts); a credential another made is read on a miss. */
+  constructor(shared: SharedState, workspaces: WorkspaceRepository, changes?: CredentialChanges) {
     this.#workspaces = workspaces
-    this.preClaims = new CredentialIndex(shared, 'agent:pre-claim:')
-    this.agentTokens = new CredentialIndex(shared, 'agent:token:')
-    this.sessions = new CredentialIndex(shared, 'signin:session:')
+    this.preClaims = new CredentialIndex(shared, 'agent:pre-claim:', changes)
+    this.agentTokens = new CredentialIndex(shared, 'agent:token:', changes)
+    this.sessions = new CredentialIndex(shared, 'signin:session:', changes)
   }
 
   async load(): Promise<this> {
@@ -71,6 +72,17 @@ export class CloudCredentials {
     if (token?.startsWith(AGENT_TOKEN_PREFIX)) return this.#agentToken(token)
     if (token === undefined && headers.cookie) return this.sessionPrincipal(this.sessionOf(headers))
     return undefined
+  }
+
+  /**
+   * auth.ts's refresher (several instances): reads the request's credential from SharedState when
+   * it is not in memory (another instance made it); true when it is known now.
+   */
+  readonly refresh = async (token: string | undefined, headers: CredentialHeaders): Promise<boolean> => {
+    if (token?.startsWith(PRE_CLAIM_PREFIX)) return (await this.preClaims.lookup(tokenHash(token))) !== undefined
+    if (token?.startsWith(AGENT_TOKEN_PREFIX)) return (await this.agentTokens.lookup(tokenHash(token))) !== undefined
+    const session = token === undefined ? readCookie(headers.cookie ?? null, SESSION_COOKIE) : undefined
+    return session ? (await this.sessions.lookup(tokenHash(session))) !== undefined : false
   }
 
   /**

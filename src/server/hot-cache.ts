@@ -67,6 +67,8 @@ export class HotCache {
   readonly #byScope = new Map<string, Set<string>>()
   /** Bumped on every change of a scope: an answer built across awaits is kept only if unchanged. */
   readonly #generations = new Map<string, number>()
+  /** Bumped by clear(): every scope's generation moves with it. */
+  #cleared = 0
   /** URLs whose answer depends on the caller's workspace, with the access they need. */
   readonly #perWorkspace = new LRUCache<string, Access>({ max: 1024 })
   readonly #auth: Auth
@@ -82,11 +84,14 @@ export class HotCache {
     store.folios.onChange((id) => this.invalidate(id))
     store.engagement.onChange((id) => this.invalidate(id))
     store.views.lists.onChange((workspaceId) => this.invalidate(listScope(workspaceId)))
+    // Several instances: changes made elsewhere may have been missed (store/change-feed.ts).
+    store.changes?.onReset(() => this.clear())
   }
 
   /** Read before building an answer; hand it to put() so a change in between discards the answer. */
   generation(folioId: string): number {
-    return this.#generations.get(folioId) ?? 0
+    // Both only grow: the sum changes whenever either does.
+    return this.#cleared + (this.#generations.get(folioId) ?? 0)
   }
 
   /** The same for a workspace's list: read before the list is built, hand it to putList(). */
@@ -133,11 +138,18 @@ export class HotCache {
 
   /** Drops everything kept for a folio (or, with listScope, a workspace's list). */
   invalidate(scope: string): void {
-    this.#generations.set(scope, this.generation(scope) + 1)
+    this.#generations.set(scope, (this.#generations.get(scope) ?? 0) + 1)
     const keys = this.#byScope.get(scope)
     if (!keys) return
     this.#byScope.delete(scope)
     for (const key of keys) this.#entries.delete(key)
+  }
+
+  /** Drops everything kept; an answer built before is not kept either. */
+  clear(): void {
+    this.#cleared++
+    this.#entries.clear()
+    this.#byScope.clear()
   }
 
   #unlink(scope: string, key: string): void {

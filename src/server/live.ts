@@ -46,8 +46,22 @@ export class LiveUpdates {
     })
     store.engagement.onChange((id, kind) => {
       if (kind === 'comments') send(id, async () => [await this.#comments(id)])
-      if (kind === 'reactions') send(id, async () => [{ event: 'reactions', data: { reactions: await store.engagement.reactions(id) } }])
+      if (kind === 'reactions') send(id, async () => [await this.#reactions(id)])
     })
+    // Several instances: changes made elsewhere may have been missed (store/change-feed.ts), so
+    // every open page gets the folio's whole state again.
+    store.changes?.onReset(() => {
+      for (const id of this.#subscribers.keys()) {
+        send(id, async () => {
+          const meta = await this.#meta(id)
+          return meta.event === 'deleted' ? [meta] : [meta, await this.#version(id), await this.#comments(id), await this.#reactions(id)]
+        })
+      }
+    })
+  }
+
+  async #reactions(id: string): Promise<LiveEvent> {
+    return { event: 'reactions', data: { reactions: await this.#store.engagement.reactions(id) } }
   }
 
   subscribe(folioId: string, subscriber: Subscriber): () => void {

@@ -3,7 +3,7 @@ import { ERRORS } from '../api/errors.js'
 import type { Principal, Role } from '../domain/principal.js'
 import type { SharedState } from '../store/index.js'
 import { secretsEqual } from './auth-secrets.js'
-import { CredentialIndex, NO_EXPIRY, newToken, tokenHash } from './credential-index.js'
+import { type CredentialChanges, CredentialIndex, NO_EXPIRY, newToken, tokenHash } from './credential-index.js'
 import { fail } from './errors.js'
 
 /** Own prefixes: auth.ts's resolver tells them from workspace keys without a lookup. */
@@ -75,6 +75,8 @@ export interface OAuthGrantsDeps {
   memberRole?: (workspaceId: string, email: string) => Role | undefined
   codeSeconds: number
   accessTokenSeconds: number
+  /** Several instances (store/change-feed.ts): grants and tokens another made are read on a miss. */
+  changes?: CredentialChanges
 }
 
 const invalidGrant = (why: string) => fail(ERRORS.oauthInvalidGrant, why)
@@ -92,8 +94,8 @@ export class OAuthGrants {
 
   constructor(deps: OAuthGrantsDeps) {
     this.#deps = deps
-    this.grants = new CredentialIndex(deps.shared, 'oauth:grant:')
-    this.#access = new CredentialIndex(deps.shared, 'oauth:access:')
+    this.grants = new CredentialIndex(deps.shared, 'oauth:grant:', deps.changes)
+    this.#access = new CredentialIndex(deps.shared, 'oauth:access:', deps.changes)
   }
 
   async load(): Promise<this> {
@@ -155,6 +157,7 @@ export class OAuthGrants {
       await this.revoke(found.value.grantId)
       throw invalidGrant('This refresh token was replaced already: the grant is revoked (approve the client again).')
     }
+    await this.grants.lookup(found.value.grantId)
     const grant = this.live(found.value.grantId)
     if (!grant) throw invalidGrant('The authorization was revoked (or the workspace key changed): approve the client again.')
     const marked = await this.#deps.shared.set(key, { ...found.value, rotated: true }, found.expiresAt, found.version)
@@ -185,15 +188,15 @@ export class OAuthGrants {
   async revokeToken(clientId: string, token: string): Promise<void> {
     const hash = tokenHash(token)
     let grantId: string | undefined
-    if (token.startsWith(ACCESS_TOKEN_PREFIX)) grantId = this.#access.find(hash)?.grantId
+    if (token.startsWith(ACCESS_TOKEN_PREFIX)) grantId = (await this.#access.lookup(hash))?.grantId
     else if (token.startsWith(REFRESH_TOKEN_PREFIX)) grantId = (await this.#deps.shared.get<RefreshRecord>(`oauth:refresh:${hash}`))?.value.grantId
-    const grant = grantId ? this.grants.find(grantId) : undefined
+    const grant = grantId ? await this.grants.lookup(grantId) : undefined
     if (grant && grant.clientId === clientId) await this.revoke(grant.id)
   }
 
   /** Ends a grant: its access tokens stop at once, its refresh token is gone. */
   async revoke(grantId: string): Promise<void> {
-    const grant = this.grants.find(grantId)
+    const grant = await this.grants.lookup(grantId)
     await this.grants.remove(grantId)
     for (const entry of this.#access.entries()) if (entry.value.grantId === grantId) await this.#access.remove(entry.hash)
     if (grant?.refreshHash) await this.#deps.shared.delete(`oauth:refresh:${grant.refreshHash}`)
@@ -219,6 +222,13 @@ export class OAuthGrants {
   roleOf(grant: Grant): Role | undefined {
     if (!grant.email || !this.#deps.memberRole) return grant.role
     return this.#deps.memberRole(grant.workspaceId, grant.email)
+  }
+
+  /** auth.ts's refresher (several instances): an access token and its grant read from SharedState when not in memory. */
+  readonly refreshAccess = async (token: string | undefined): Promise<boolean> => {
+    if (!token?.startsWith(ACCESS_TOKEN_PREFIX)) return false
+    const access = await this.#access.lookup(tokenHash(token))
+    return access !== undefined && (await this.grants.lookup(access.grantId)) !== undefined
   }
 
   /**

@@ -3,6 +3,7 @@ import type { ApiKeys } from './api-keys.js'
 import type { Auth } from './auth.js'
 import type { ServerConfig } from './config.js'
 import { OAuthClients } from './oauth-clients.js'
+import type { CredentialChanges } from './credential-index.js'
 import { OAuthGrants } from './oauth-grants.js'
 
 /** OAuth 2.0 (both modes): registered clients, and the grants with their codes and tokens. */
@@ -19,6 +20,8 @@ export interface OAuthDeps {
   config: ServerConfig
   keys: ApiKeys
   workspaces: WorkspaceRepository
+  /** Several instances: grants and tokens made elsewhere are read on a miss (server/credential-index.ts). */
+  changes?: CredentialChanges
 }
 
 /**
@@ -27,7 +30,7 @@ export interface OAuthDeps {
  * ends every third-party token of the workspace, as it ends sign-in sessions. The owner who
  * rotates because the key leaked cannot be sure which grants the thief made, so none survive.
  */
-export function createOAuth({ auth, shared, config, keys, workspaces }: OAuthDeps): OAuth {
+export function createOAuth({ auth, shared, config, keys, workspaces, changes }: OAuthDeps): OAuth {
   const cloud = config.mode === 'cloud'
   const grants = new OAuthGrants({
     shared,
@@ -35,8 +38,9 @@ export function createOAuth({ auth, shared, config, keys, workspaces }: OAuthDep
     memberRole: cloud ? (id, email) => workspaces.member(id, email)?.role : undefined,
     codeSeconds: config.oauthCodeSeconds,
     accessTokenSeconds: config.oauthAccessTokenSeconds,
+    changes,
   })
-  auth.addResolver(grants.resolve)
+  auth.addResolver(grants.resolve, grants.refreshAccess)
   return {
     clients: new OAuthClients(shared),
     grants,

@@ -78,11 +78,14 @@ export function mountRoute<C extends Contract>(app: H3, ctx: ServerContext, cont
   const defaultQuery = contract.query?.safeParse({})
   const route = (event: H3Event) => {
     if (contract.onlyIn && ctx.config.mode !== contract.onlyIn.mode) throw fail(contract.onlyIn.error)
-    const principal = ctx.auth.authorize(event, contract.access)
-    const limited = contract.rateLimit ? applyRateLimit(ctx, event, contract.rateLimit) : undefined
+    const principal = ctx.auth.authorizeOrRefresh(event, contract.access)
+    // A key another instance made: known once the storage was read again.
+    return principal instanceof Promise ? principal.then((found) => limited(event, found)) : limited(event, principal)
+  }
+  const limited = (event: H3Event, principal: Principal | undefined) => {
+    const counted = contract.rateLimit ? applyRateLimit(ctx, event, contract.rateLimit) : undefined
     // Several instances count in the database: the rest waits for the count.
-    if (limited) return limited.then(() => admitted(event, principal))
-    return admitted(event, principal)
+    return counted ? counted.then(() => admitted(event, principal)) : admitted(event, principal)
   }
   const admitted = (event: H3Event, principal: Principal | undefined) => {
     // Cloud: an authenticated request counts against its workspace's plan (public endpoints keep

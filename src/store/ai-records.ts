@@ -3,6 +3,8 @@ import type { Storage } from 'unstorage'
 import { readJson, writeJson } from './json-io.js'
 import { keys } from './keys.js'
 import { KeyedMutex } from './keyed-mutex.js'
+import { aiChatLock } from './lock-keys.js'
+import type { Locks } from './locks.js'
 
 /** One message of a folio's AI conversation, as kept. */
 export interface StoredChatTurn {
@@ -21,8 +23,6 @@ export interface StoredChat {
 /** A conversation keeps its newest turns only: older ones cost tokens on every request. */
 export const MAX_CHAT_TURNS = 40
 
-const chatLock = (id: string) => `ai-chat:${id}`
-
 /**
  * The AI conversation of each folio (folios:<id>:ai-chat.json: deleted with the folio, since
  * deletion clears its folder) and each Cloud workspace's AI provider settings, whose key is
@@ -30,10 +30,12 @@ const chatLock = (id: string) => `ai-chat:${id}`
  */
 export class AiRecords {
   readonly #storage: Storage
-  readonly #locks = new KeyedMutex()
+  readonly #locks: Locks
 
-  constructor(storage: Storage) {
+  /** Nothing is cached: every read is the storage's, so another instance's write is never stale here. */
+  constructor(storage: Storage, locks: Locks = new KeyedMutex()) {
     this.#storage = storage
+    this.#locks = locks
   }
 
   async chat(folioId: string): Promise<StoredChat> {
@@ -42,7 +44,7 @@ export class AiRecords {
 
   /** Changes a conversation under its lock (two turns at once keep both). */
   updateChat(folioId: string, change: (chat: StoredChat) => StoredChat): Promise<StoredChat> {
-    return this.#locks.run(chatLock(folioId), async () => {
+    return this.#locks.run(aiChatLock(folioId), async () => {
       const next = change(await this.chat(folioId))
       next.turns = next.turns.slice(-MAX_CHAT_TURNS)
       await writeJson(this.#storage, keys.aiChat(folioId), next)
@@ -51,7 +53,7 @@ export class AiRecords {
   }
 
   clearChat(folioId: string): Promise<void> {
-    return this.#locks.run(chatLock(folioId), () => this.#storage.removeItem(keys.aiChat(folioId)))
+    return this.#locks.run(aiChatLock(folioId), () => this.#storage.removeItem(keys.aiChat(folioId)))
   }
 
   async workspaceSettings(workspaceId: string, secret: Buffer): Promise<WorkspaceAiRecord | undefined> {

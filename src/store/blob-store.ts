@@ -5,6 +5,8 @@ import type { WriteOptions } from './durable-fs-driver.js'
 import { applyDelta, createDelta } from '../domain/delta.js'
 import { keys } from './keys.js'
 import { KeyedMutex } from './keyed-mutex.js'
+import { blobLock, lockedThing } from './lock-keys.js'
+import type { Locks } from './locks.js'
 
 /**
  * Content-addressed file contents, shared by every version and folio that holds the same bytes.
@@ -51,7 +53,8 @@ export function hashBytes(bytes: Uint8Array): string {
 
 export class BlobStore {
   readonly #storage: Storage
-  readonly #locks = new KeyedMutex()
+  readonly #locks: Locks
+  /** Contents by hash: bytes never change under their hash, so no other instance can make this stale. */
   readonly #cache: LRUCache<string, Buffer>
   /**
    * The blobs this process created, oldest first, with their rank and whether they are still
@@ -61,8 +64,21 @@ export class BlobStore {
   readonly #born = new Map<string, { rank: number; whole: boolean }>()
   #births = 0
 
-  constructor(storage: Storage, options: { cacheBytes?: number } = {}) {
+  /**
+   * `locks` is the store's (shared with the other instances on one database); alone, a blob
+   * store serialises its own work.
+   */
+  constructor(storage: Storage, options: { cacheBytes?: number; locks?: Locks } = {}) {
     this.#storage = storage
+    this.#locks = options.locks ?? new KeyedMutex()
+    // Another instance held this blob's lock since we did: it may have rewritten the blob as a
+    // delta (compact) or whole again (materialize), so "stored whole" is no longer known here.
+    // The rank stays: it only orders blobs this instance created.
+    this.#locks.onStale((key) => {
+      const thing = lockedThing(key)
+      const born = thing.kind === 'blob' ? this.#born.get(thing.id) : undefined
+      if (born) born.whole = false
+    })
     this.#cache = new LRUCache<string, Buffer>({
       maxSize: options.cacheBytes ?? 64 * 1024 * 1024,
       sizeCalculation: (b) => Math.max(1, b.length),
@@ -79,7 +95,7 @@ export class BlobStore {
    */
   async put(bytes: Buffer, owner: string, knownHash?: string, beforeRef?: () => Promise<void>, write?: WriteOptions): Promise<PutResult> {
     const hash = knownHash ?? hashBytes(bytes)
-    return this.#locks.run(hash, async () => {
+    return this.#locks.run(blobLock(hash), async () => {
       let created = false
       let referred = false
       const writeBlob = async () => {
@@ -110,14 +126,14 @@ export class BlobStore {
   /** Whether `owner` refers to the blob now (its marker is there, so the blob is too). */
   async holds(hash: string, owner: string): Promise<boolean> {
     // Under the blob's lock: a put in progress has written all of its keys or none.
-    return this.#locks.run(hash, () => this.#storage.hasItem(keys.blobRef(hash, owner)))
+    return this.#locks.run(blobLock(hash), () => this.#storage.hasItem(keys.blobRef(hash, owner)))
   }
 
   /** Every owner that refers to the blob now: folio ids, and `~<hash>` for deltas against it. */
   async owners(hash: string): Promise<string[]> {
     const prefix = keys.blobRefPrefix(hash)
     // Under the blob's lock, as holds(): a put in progress has written its reference or not.
-    const found = await this.#locks.run(hash, () => this.#storage.getKeys(keys.blobRefShard(hash)))
+    const found = await this.#locks.run(blobLock(hash), () => this.#storage.getKeys(keys.blobRefShard(hash)))
     return found.filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length))
   }
 
@@ -126,7 +142,7 @@ export class BlobStore {
    * when there is no such blob. A restore uses it before it can name an old content again.
    */
   async addRefIfPresent(hash: string, owner: string, beforeRef?: () => Promise<void>): Promise<boolean> {
-    return this.#locks.run(hash, async () => {
+    return this.#locks.run(blobLock(hash), async () => {
       if (!(await this.#storage.hasItem(keys.blob(hash)))) return false
       await beforeRef?.()
       const refKey = keys.blobRef(hash, owner)
@@ -191,26 +207,28 @@ export class BlobStore {
   /**
    * Rewrites `oldHash` as a delta against `newHash` when that saves space. Called after a
    * version replaced the old content by the new one. Only a blob this process created after the
-   * old one can be a base (else two versions stored at once could make each other's bases).
+   * old one can be a base (else two versions stored at once could make each other's bases), and
+   * only one stored whole: instances rank only the blobs they created, so two of them could
+   * each take the other's blob for the newer one; a delta only ever made against a whole blob,
+   * with both locks held, can never close a loop.
    */
   async compact(oldHash: string, newHash: string): Promise<void> {
     if (oldHash === newHash) return
-    await this.#locks.run(oldHash, async () => {
-      // Under the old blob's lock, which its deletion and re-creation take too.
+    // Both locks, taken in sorted order: two compactions of the same pair, either way round, cannot deadlock.
+    await this.#locks.runAll([blobLock(oldHash), blobLock(newHash)], async () => {
       const newBorn = this.#born.get(newHash)
       const oldBorn = this.#born.get(oldHash)
       if (newBorn === undefined || (oldBorn !== undefined && oldBorn.rank > newBorn.rank)) return
       const raw = (await this.#storage.getItemRaw(keys.blob(oldHash))) as Buffer | null
       if (!raw || raw[0] !== FULL || raw.length - 1 < MIN_DELTA_SOURCE) return
+      const baseRaw = (await this.#storage.getItemRaw(keys.blob(newHash))) as Buffer | null
+      if (!baseRaw || baseRaw.length === 0) throw new BlobMissingError(newHash)
+      if (baseRaw[0] !== FULL) return
       const oldContent = raw.subarray(1)
-      const base = await this.get(newHash)
-      const delta = createDelta(base, oldContent)
+      const delta = createDelta(baseRaw.subarray(1), oldContent)
       if (delta.length > oldContent.length / 2) return
       // The dependency marker first: once the delta is on disk, the base must not vanish.
-      await this.#locks.run(newHash, async () => {
-        if (!(await this.#storage.hasItem(keys.blob(newHash)))) throw new BlobMissingError(newHash)
-        await this.#storage.setItemRaw(keys.blobRef(newHash, `~${oldHash}`), Buffer.alloc(0))
-      })
+      await this.#storage.setItemRaw(keys.blobRef(newHash, `~${oldHash}`), Buffer.alloc(0))
       await this.#storage.setItemRaw(keys.blob(oldHash), Buffer.concat([Buffer.of(DELTA), Buffer.from(newHash, 'hex'), delta]))
       if (oldBorn) oldBorn.whole = false
     })
@@ -222,7 +240,7 @@ export class BlobStore {
    */
   async materialize(hash: string): Promise<void> {
     let released: string | undefined
-    await this.#locks.run(hash, async () => {
+    await this.#locks.run(blobLock(hash), async () => {
       const raw = (await this.#storage.getItemRaw(keys.blob(hash))) as Buffer | null
       if (!raw || raw[0] !== DELTA) return
       if ((await this.#chainLength(raw)) <= MAX_CHAIN_FOR_HEAD) return
@@ -253,7 +271,7 @@ export class BlobStore {
     while (next) {
       const { hash: h, owner: o } = next
       next = undefined
-      await this.#locks.run(h, async () => {
+      await this.#locks.run(blobLock(h), async () => {
         // Lazy: a removal a crash undoes only keeps a blob longer (see durable-fs-driver.ts).
         await this.#storage.removeItem(keys.blobRef(h, o), { lazy: true })
         const prefix = keys.blobRefPrefix(h)

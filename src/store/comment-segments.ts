@@ -71,6 +71,8 @@ export class CommentSegments {
     sizeCalculation: (summary) => 64 + summary.starts.length * 48,
   })
   readonly #generations = new Map<string, number>()
+  /** Bumped when everything is dropped: a read started before must not cache what it read. */
+  #epoch = 0
 
   constructor(storage: Storage) {
     this.#storage = storage
@@ -112,11 +114,20 @@ export class CommentSegments {
     return { comments: total(summary.counts), bytes: total(summary.bytes) }
   }
 
-  /** Drops what is cached of a deleted folio. */
-  forget(id: string): void {
+  /** Drops what is cached of a folio (deleted, or written by another instance); of all, without an id. */
+  forget(id?: string): void {
+    if (id === undefined) {
+      this.#epoch++
+      this.#summaries.clear()
+      this.#segments.clear()
+      return
+    }
     this.#bump(id)
+    // The summary names the folio's segments: no walk over the whole cache (other instances' comments call this often).
+    const starts = this.#summaries.peek(id)?.starts
     this.#summaries.delete(id)
-    for (const key of [...this.#segments.keys()]) if (key.startsWith(`${id}:`)) this.#segments.delete(key)
+    if (starts) for (const first of starts) this.#segments.delete(`${id}:${first}`)
+    else for (const key of [...this.#segments.keys()]) if (key.startsWith(`${id}:`)) this.#segments.delete(key)
   }
 
   /** Starts a batch of changes. The caller holds the folio's comment lock until commit() settles. */
@@ -223,12 +234,12 @@ export class CommentSegments {
     await batch.commit()
   }
 
-  #generation(id: string): number {
-    return this.#generations.get(id) ?? 0
+  #generation(id: string): string {
+    return `${this.#epoch}:${this.#generations.get(id) ?? 0}`
   }
 
   #bump(id: string): void {
-    this.#generations.set(id, this.#generation(id) + 1)
+    this.#generations.set(id, (this.#generations.get(id) ?? 0) + 1)
   }
 
   async #summary(id: string): Promise<Summary> {

@@ -8,8 +8,9 @@ import { type AnchorMove, CommentAnchors } from './comment-anchors.js'
 import { type CommentBatch, type CommentLimits, CommentSegments } from './comment-segments.js'
 import type { FolioRepository } from './folio-repository.js'
 import { GroupCommit, type Pending } from './group-commit.js'
-import type { KeyedMutex } from './keyed-mutex.js'
+import type { Locks } from './locks.js'
 import { keys } from './keys.js'
+import { engagementLock, lockedThing } from './lock-keys.js'
 import { readJson, writeJson } from './json-io.js'
 import { CommentForbiddenError, CommentNotFoundError, InvalidReplyError } from './store-errors.js'
 import { type Analytics, type Comment, type CommentModeration, EMPTY_ANALYTICS } from '../domain/model.js'
@@ -48,10 +49,12 @@ export class EngagementRepository {
   readonly #comments: CommentSegments
   /** Reactions and analytics documents: a few hundred bytes each, weighed as they are. */
   readonly #documents = new LRUCache<string, object>({ maxSize: 8 * 1024 * 1024, sizeCalculation: (doc) => 64 + JSON.stringify(doc).length })
+  /** Bumped by every write and drop of a document: a read that spans one does not cache what it read. */
+  #documentsChanged = 0
   readonly #listeners = new Set<(id: string, kind: EngagementKind) => void>()
   readonly #anchors: CommentAnchors
 
-  constructor(storage: Storage, locks: KeyedMutex, folios: FolioRepository, options: { warn?: (message: string) => void; maxReanchored?: number } = {}) {
+  constructor(storage: Storage, locks: Locks, folios: FolioRepository, options: { warn?: (message: string) => void; maxReanchored?: number } = {}) {
     this.#storage = storage
     this.#folios = folios
     this.#commit = new GroupCommit(locks)
@@ -66,9 +69,30 @@ export class EngagementRepository {
     folios.onNewVersion((id) => this.#anchors.schedule(id))
     folios.onChange((id, change) => {
       if (change !== 'deleted') return
-      for (const kind of ['reactions', 'analytics'] as const) this.#documents.delete(`${id}#${kind}`)
-      this.#comments.forget(id)
+      for (const kind of ['reactions', 'analytics'] as const) this.forget(id, kind)
+      this.forget(id, 'comments')
     })
+    // Another instance wrote this folio's comments, reactions or analytics since this one held the lock.
+    locks.onStale((key) => {
+      const thing = lockedThing(key)
+      if (thing.kind === 'engagement') this.forget(thing.id, thing.part)
+    })
+  }
+
+  /** Drops what is cached of a folio's comments, reactions or analytics; of everything, without an id. */
+  forget(id?: string, kind?: EngagementKind): void {
+    if (id === undefined) {
+      this.#documents.clear()
+      this.#comments.forget()
+    } else if (kind === 'comments') this.#comments.forget(id)
+    else if (kind) this.#documents.delete(engagementLock(id, kind))
+    this.#documentsChanged++
+  }
+
+  /** Another instance changed them (change-feed.ts): caches drop, listeners hear it as a local change. */
+  heard(id: string, kind: EngagementKind): void {
+    this.forget(id, kind)
+    this.#notify(id, kind)
   }
 
   onChange(listener: (id: string, kind: EngagementKind) => void): () => void {
@@ -212,7 +236,7 @@ export class EngagementRepository {
    */
   #changeComments<R>(id: string, apply: (batch: CommentBatch) => Promise<R>): Promise<R | undefined> {
     return new Promise<R | undefined>((resolve, reject) => {
-      this.#commit.add<CommentJob<R>>(`${id}#comments`, { apply, resolve, reject }, (batch) => this.#flushComments(id, batch))
+      this.#commit.add<CommentJob<R>>(engagementLock(id, 'comments'), { apply, resolve, reject }, (batch) => this.#flushComments(id, batch))
     })
   }
 
@@ -239,11 +263,12 @@ export class EngagementRepository {
   /* ---------- reactions and analytics ---------- */
 
   async #read<T extends object>(id: string, kind: DocumentKind): Promise<T> {
-    const cacheKey = `${id}#${kind}`
+    const cacheKey = engagementLock(id, kind)
     const cached = this.#documents.get(cacheKey) as T | undefined
     if (cached) return cached
+    const changed = this.#documentsChanged
     const value = (await readJson<T>(this.#storage, keys[kind](id))) ?? (EMPTY[kind]() as T)
-    this.#documents.set(cacheKey, value)
+    if (changed === this.#documentsChanged) this.#documents.set(cacheKey, value)
     return value
   }
 
@@ -254,7 +279,7 @@ export class EngagementRepository {
    */
   #update<T extends object>(id: string, kind: DocumentKind, change: (doc: T) => T): Promise<T | undefined> {
     return new Promise<T | undefined>((resolve, reject) => {
-      this.#commit.add<DocumentJob<T>>(`${id}#${kind}`, { change, resolve, reject }, (batch) => this.#flushDocument(id, kind, batch))
+      this.#commit.add<DocumentJob<T>>(engagementLock(id, kind), { change, resolve, reject }, (batch) => this.#flushDocument(id, kind, batch))
     })
   }
 
@@ -275,7 +300,8 @@ export class EngagementRepository {
       }
     }
     await writeJson(this.#storage, keys[kind](id), doc)
-    this.#documents.set(`${id}#${kind}`, doc)
+    this.#documents.set(engagementLock(id, kind), doc)
+    this.#documentsChanged++
     for (const settle of outcomes) settle()
     this.#notify(id, kind)
   }

@@ -1,22 +1,23 @@
 import { LRUCache } from 'lru-cache'
 import type { Storage } from 'unstorage'
-import { checkFilePath } from '../domain/file-paths.js'
 import { newFolioId, versionId, versionNumber } from '../domain/ids.js'
 import type { BlobRef, FileMap, FolioMeta, MetaPatch, VersionManifest, VersionSummary } from '../domain/model.js'
-import { type BlobStore, hashBytes } from './blob-store.js'
+import type { BlobStore } from './blob-store.js'
 import { AssetResolver, type FileEncoding, PLAIN_FILES } from './asset-resolver.js'
-import { FolioContents, type IncomingFile } from './folio-contents.js'
+import { FolioContents } from './folio-contents.js'
+import { definedOnly, incoming, incomingPath } from './incoming-files.js'
+import { addVersionLog, type ImportedMeta, type ImportedVersion, importFolio, type ImportParts } from './folio-imports.js'
 import { HistoryPacker } from './history-packer.js'
 import { HistorySegments } from './history-segments.js'
 import { CorruptDocumentError, readJson, writeJson } from './json-io.js'
-import type { KeyedMutex } from './keyed-mutex.js'
+import type { Locks } from './locks.js'
 import { keys } from './keys.js'
-import { folioLock, folioLocks } from './lock-keys.js'
+import { folioLock, folioLocks, lockedThing } from './lock-keys.js'
 import { mapLimit } from './map-limit.js'
-import { InvalidFilePathError, VersionConflictError } from './store-errors.js'
+import { VersionConflictError } from './store-errors.js'
 import { type PurgedListener, Trash } from './trash.js'
 import { type FilesRequest, VersionCommits } from './version-commits.js'
-import { buildLog, summaryOf, VersionLog } from './version-log.js'
+import { summaryOf, VersionLog } from './version-log.js'
 
 export interface PatchInput {
   /** bytes null deletes the file; mime marks binary content. */
@@ -66,22 +67,25 @@ export type FolioChange = 'meta' | 'versions' | 'deleted'
  */
 export class FolioRepository {
   readonly #storage: Storage
-  readonly #locks: KeyedMutex
+  readonly #locks: Locks
   readonly #warn: (message: string) => void
   /** Weighed by size: metadata carries the version log's tail and the design preferences. */
   readonly #metas = new LRUCache<string, FolioMeta>({ max: 50_000, maxSize: 64 * 1024 * 1024, sizeCalculation: (m) => JSON.stringify(m).length })
+  /** Bumped by every write and drop of metadata (#keep): a read that spans one does not cache what it read. */
+  #metasChanged = 0
   readonly #history: HistorySegments
   readonly #log: VersionLog
   readonly #contents: FolioContents
   readonly #packer: HistoryPacker
   readonly #trash: Trash
   readonly #commits: VersionCommits
+  readonly #imports: ImportParts
   readonly #listeners = new Set<(id: string, change: FolioChange) => void>()
   readonly #versionListeners = new Set<(id: string) => void>()
   /** Cloud: images are shown as, accepted as and served by asset:// pointers (asset-resolver.ts). */
   readonly files: FileEncoding
 
-  constructor(storage: Storage, blobs: BlobStore, locks: KeyedMutex, options: { warn?: (message: string) => void; assetPointers?: boolean; purged?: PurgedListener } = {}) {
+  constructor(storage: Storage, blobs: BlobStore, locks: Locks, options: { warn?: (message: string) => void; assetPointers?: boolean; purged?: PurgedListener } = {}) {
     this.#storage = storage
     this.#locks = locks
     this.#warn = options.warn ?? ((m) => console.warn(m))
@@ -91,6 +95,7 @@ export class FolioRepository {
     this.#packer = new HistoryPacker({ storage, blobs, history: this.#history, locks, meta: (id) => this.get(id), warn: this.#warn })
     this.#trash = new Trash(storage, blobs, options.purged)
     this.files = options.assetPointers ? new AssetResolver(this.#contents, this) : PLAIN_FILES
+    this.#imports = { storage, locks, history: this.#history, log: this.#log, contents: this.#contents, packer: this.#packer, versions: (meta) => this.history(meta), forget: (id) => this.#keep(id, undefined) }
     this.#commits = new VersionCommits({
       storage,
       locks,
@@ -99,13 +104,38 @@ export class FolioRepository {
       contents: this.#contents,
       packer: this.#packer,
       meta: (id) => this.get(id),
-      committed: (meta) => this.#metas.set(meta.id, meta),
+      committed: (meta) => this.#keep(meta.id, meta),
       changed: (id, what) => {
         if (what.meta || !what.versions) this.#emit(id, 'meta')
         if (what.versions) this.#emit(id, 'versions')
         if (what.versions) for (const listener of this.#versionListeners) listener(id)
       },
     })
+    // Another instance wrote under this folio's lock since this one held it: its cached metadata
+    // and history may be old. A delete holds the engagement locks too: their holders re-read the metadata.
+    locks.onStale((key) => {
+      const thing = lockedThing(key)
+      if (thing.kind === 'folio') this.forget(thing.id)
+      else if (thing.kind === 'engagement') this.#keep(thing.id, undefined)
+    })
+  }
+
+  /** Drops what is cached of a folio another instance changed; of every folio when messages were missed. */
+  forget(id?: string): void {
+    if (id === undefined) this.#metas.clear()
+    this.#keep(id, undefined)
+    this.#history.forget(id)
+  }
+
+  #keep(id: string | undefined, meta: FolioMeta | undefined): void {
+    this.#metasChanged++
+    if (id !== undefined) this.#metas.set(id, meta)
+  }
+
+  /** Another instance changed the folio (change-feed.ts): caches drop, listeners hear it as a local change (not onNewVersion's: re-anchoring runs where the version was made). */
+  heard(id: string, change: FolioChange): void {
+    this.forget(id)
+    this.#emit(id, change)
   }
 
   onChange(listener: (id: string, change: FolioChange) => void): () => void {
@@ -129,11 +159,13 @@ export class FolioRepository {
   async get(id: string): Promise<FolioMeta | undefined> {
     const cached = this.#metas.get(id)
     if (cached) return cached
+    const changed = this.#metasChanged
     const meta = await readJson<FolioMeta>(this.#storage, keys.meta(id))
     // On a case-insensitive disk (macOS, Windows) ABC finds abc's files; only the exact id is
     // that folio, or two spellings would hold two locks over the same files.
     if (!meta || meta.id !== id) return undefined
-    this.#metas.set(id, meta)
+    // Unless a write or a drop came in meanwhile: what was read may be older than what it left.
+    if (changed === this.#metasChanged) this.#metas.set(id, meta)
     return meta
   }
 
@@ -209,55 +241,20 @@ export class FolioRepository {
       const meta: FolioMeta = { ...input.meta, id, createdAt: now, updatedAt: now, head: 1, storageBytes: stored.added, log: [summaryOf(head)], logStart: 1 }
       // The metadata key is the commit point: until it exists the folio does not.
       await writeJson(this.#storage, keys.meta(id), meta)
-      this.#metas.set(id, meta)
+      this.#keep(id, meta)
       this.#emit(id, 'versions')
       return { meta, head }
     })
   }
 
-  /**
-   * Writes a folio whose id, timestamps and history come from elsewhere (a migration). Safe to
-   * repeat: a folio whose metadata exists was imported completely and is left alone.
-   */
-  async importFolio(meta: Omit<FolioMeta, 'head' | 'storageBytes' | 'log' | 'logStart'>, versions: Array<Omit<VersionManifest, 'versionId' | 'files'> & { files: FileMap }>): Promise<boolean> {
-    return this.#locks.run(folioLock(meta.id), async () => {
-      if (await this.#storage.hasItem(keys.meta(meta.id))) return false
-      let previous: Record<string, BlobRef> = {}
-      let storageBytes = 0
-      const summaries: VersionSummary[] = []
-      for (const [i, version] of versions.entries()) {
-        const stored = await this.#contents.storeFiles(meta.id, version.files, previous)
-        const manifest: VersionManifest = { ...version, versionId: versionId(i + 1), files: stored.refs }
-        await this.#history.append(meta.id, i + 1, manifest)
-        await this.#packer.tidy(meta.id, [{ n: i + 1, head: manifest, compactions: stored.compactions, restored: false }], true)
-        storageBytes += stored.added
-        previous = stored.refs
-        summaries.push(summaryOf(manifest))
-      }
-      const { log, logStart, closed } = buildLog(summaries)
-      for (const chunk of closed) await this.#log.close(meta.id, chunk)
-      await this.#storage.setItemRaw(keys.workspaceFolio(meta.workspaceId, meta.id), Buffer.alloc(0))
-      await writeJson(this.#storage, keys.meta(meta.id), { ...meta, head: versions.length, storageBytes, log, logStart } satisfies FolioMeta)
-      return true
-    })
+  /** Writes a folio whose id, timestamps and history come from elsewhere (migrations: folio-imports.ts). */
+  importFolio(meta: ImportedMeta, versions: ImportedVersion[]): Promise<boolean> {
+    return importFolio(this.#imports, meta, versions)
   }
 
-  /**
-   * Gives a folio written before version logs (format < 3) its log, from its history. Safe to
-   * repeat: a folio that has a log is left alone.
-   */
-  async addVersionLog(id: string): Promise<boolean> {
-    return this.#locks.run(folioLock(id), async () => {
-      const meta = await readJson<FolioMeta>(this.#storage, keys.meta(id))
-      if (!meta || Array.isArray(meta.log)) return false
-      const history = await this.history({ ...meta, log: [], logStart: 1 })
-      const { log, logStart, closed } = buildLog(history.map(summaryOf))
-      for (const chunk of closed) await this.#log.close(id, chunk)
-      const next: FolioMeta = { ...meta, log, logStart }
-      await writeJson(this.#storage, keys.meta(id), next)
-      this.#metas.delete(id)
-      return true
-    })
+  /** Gives a folio written before version logs (format < 3) its log (folio-imports.ts). */
+  addVersionLog(id: string): Promise<boolean> {
+    return addVersionLog(this.#imports, id)
   }
 
   /**
@@ -316,7 +313,7 @@ export class FolioRepository {
       await this.#history.replace(id, meta.head, head)
       const next: FolioMeta = { ...meta, updatedAt: new Date().toISOString(), storageBytes: meta.storageBytes + stored.added }
       await writeJson(this.#storage, keys.meta(id), next)
-      this.#metas.set(id, next)
+      this.#keep(id, next)
       // What an upload replaces in place may be referenced by no version at all: packing it would
       // grow the head's segment with every upload. It stays a blob (a blob-level delta if smaller).
       this.#packer.compactLater(head, stored.compactions)
@@ -350,7 +347,7 @@ export class FolioRepository {
       const trash = await this.#trash.record(id, owner)
       // The metadata key is the commit point: once it is gone, so is the folio.
       await this.#storage.removeItem(keys.meta(id))
-      this.#metas.delete(id)
+      this.#keep(id, undefined)
       this.#history.forget(id)
       this.#emit(id, 'deleted')
       return trash
@@ -375,22 +372,4 @@ export class FolioRepository {
   async recover(): Promise<number> {
     return this.#trash.recover()
   }
-}
-
-/** A file of a new version, its path checked and its bytes hashed. */
-function incoming(path: string, content: { bytes: Buffer; mime?: string }): IncomingFile {
-  const { bytes, mime } = content
-  return { path: incomingPath(path), bytes, ref: mime ? { h: hashBytes(bytes), s: bytes.length, m: mime } : { h: hashBytes(bytes), s: bytes.length } }
-}
-
-function incomingPath(path: string): string {
-  const checked = checkFilePath(path)
-  if (!checked.ok) throw new InvalidFilePathError(path, checked.reason)
-  return checked.path
-}
-
-function definedOnly<T extends object>(patch: T): Partial<T> {
-  const out: Partial<T> = {}
-  for (const [k, v] of Object.entries(patch)) if (v !== undefined) (out as Record<string, unknown>)[k] = v
-  return out
 }

@@ -31,6 +31,8 @@ export class FolioViews {
   readonly #items = new LRUCache<string, string>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (s) => Math.max(1, s.length), maxEntrySize: 4 * 1024 * 1024 })
   /** Bumped on every change, so a response built during a write is never cached as current. */
   readonly #generation = new Map<string, number>()
+  /** Bumped by forgetAll: what was built before is not kept. */
+  #epoch = 0
   /** Each workspace's finished list (GET /api/files, workspace-lists.ts), dropped when any of its folios changes. */
   readonly lists: WorkspaceLists
 
@@ -46,11 +48,26 @@ export class FolioViews {
     engagement.onChange((id) => this.#invalidate(id, 'engagement'))
   }
 
+  #generationOf(id: string): string {
+    return `${this.#epoch}:${this.#generation.get(id) ?? 0}`
+  }
+
   #invalidate(id: string, change: 'folio' | 'engagement' | 'gone'): void {
     this.#generation.set(id, (this.#generation.get(id) ?? 0) + 1)
     for (const mode of ['all', 'latest', 'none']) this.#json.delete(`${id}:${mode}`)
     this.#items.delete(id)
     this.lists.changed(id, change)
+  }
+
+  /**
+   * Drops every folio's JSON and every list (messages from other instances may have been
+   * missed: change-feed.ts); the lists' listeners hear of each workspace.
+   */
+  forgetAll(): void {
+    this.#epoch++
+    this.#json.clear()
+    this.#items.clear()
+    this.lists.reset()
   }
 
   /** The folio's JSON if it is cached; never touches storage. */
@@ -63,7 +80,7 @@ export class FolioViews {
     const cacheKey = `${id}:${mode}`
     const cached = this.#json.get(cacheKey)
     if (cached) return cached
-    const generation = this.#generation.get(id) ?? 0
+    const generation = this.#generationOf(id)
     const meta = await this.#folios.get(id)
     if (!meta) return undefined
     const history = await this.#folios.history(meta)
@@ -74,7 +91,7 @@ export class FolioViews {
     if (estimate > STREAM_ABOVE_BYTES) return toStream(chunks)
     let json = ''
     for await (const chunk of chunks) json += chunk
-    if ((this.#generation.get(id) ?? 0) === generation) this.#json.set(cacheKey, json)
+    if (this.#generationOf(id) === generation) this.#json.set(cacheKey, json)
     return json
   }
 
@@ -116,7 +133,7 @@ export class FolioViews {
   async #listItemJson(meta: FolioMeta): Promise<string> {
     const cached = this.#items.get(meta.id)
     if (cached !== undefined) return cached
-    const generation = this.#generation.get(meta.id) ?? 0
+    const generation = this.#generationOf(meta.id)
     const [versions, comments, reactions, analytics] = await Promise.all([
       this.#folios.versionSummaries(meta),
       this.#engagement.comments(meta.id),
@@ -124,7 +141,7 @@ export class FolioViews {
       this.#engagement.analytics(meta.id),
     ])
     const json = JSON.stringify({ ...metaFields(meta), versions, comments, reactions, analytics, ...storageFields(meta) })
-    if ((this.#generation.get(meta.id) ?? 0) === generation) this.#items.set(meta.id, json)
+    if (this.#generationOf(meta.id) === generation) this.#items.set(meta.id, json)
     return json
   }
 }

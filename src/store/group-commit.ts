@@ -1,4 +1,4 @@
-import type { KeyedMutex } from './keyed-mutex.js'
+import type { Locks } from './locks.js'
 
 /** A queued request: its flush settles it; a flush that throws rejects the whole batch. */
 export interface Pending {
@@ -17,11 +17,11 @@ interface Queue {
  * and none is lost.
  */
 export class GroupCommit {
-  readonly #locks: KeyedMutex
+  readonly #locks: Locks
   readonly #queues = new Map<string, Queue>()
   readonly #draining = new Set<Promise<void>>()
 
-  constructor(locks: KeyedMutex) {
+  constructor(locks: Locks) {
     this.#locks = locks
   }
 

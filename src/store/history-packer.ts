@@ -3,7 +3,7 @@ import { createDelta } from '../domain/delta.js'
 import type { FolioMeta, VersionManifest } from '../domain/model.js'
 import { BlobMissingError, type BlobStore } from './blob-store.js'
 import type { HistorySegments, PackedContent } from './history-segments.js'
-import type { KeyedMutex } from './keyed-mutex.js'
+import type { Locks } from './locks.js'
 import { keys } from './keys.js'
 import { folioLock } from './lock-keys.js'
 import { mapLimit } from './map-limit.js'
@@ -35,7 +35,7 @@ export interface HistoryPackerOptions {
   storage: Storage
   blobs: BlobStore
   history: HistorySegments
-  locks: KeyedMutex
+  locks: Locks
   /** The folio's metadata as the repository reads it (cached); undefined once it is deleted. */
   meta: (id: string) => Promise<FolioMeta | undefined>
   warn: (message: string) => void
@@ -52,7 +52,7 @@ export class HistoryPacker {
   readonly #storage: Storage
   readonly #blobs: BlobStore
   readonly #history: HistorySegments
-  readonly #locks: KeyedMutex
+  readonly #locks: Locks
   readonly #meta: (id: string) => Promise<FolioMeta | undefined>
   readonly #warn: (message: string) => void
   readonly #background = new Set<Promise<void>>()

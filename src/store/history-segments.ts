@@ -157,9 +157,10 @@ export class HistorySegments {
     return (await history.packed).get(hash)
   }
 
-  /** Drops what is cached of a deleted folio. */
-  forget(id: string): void {
-    this.#cache.delete(id)
+  /** Drops what is cached of a folio (deleted, or written by another instance); of all, without an id. */
+  forget(id?: string): void {
+    if (id === undefined) this.#cache.clear()
+    else this.#cache.delete(id)
   }
 
   #load(id: string): LoadedHistory {

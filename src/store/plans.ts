@@ -51,10 +51,14 @@ export class Plans {
   readonly #warn: (message: string) => void
   #table: PlanTable = DEFAULT_PLANS
   #watching = false
+  #poll: NodeJS.Timeout | undefined
+  /** The plans live in a database (several instances): read again on a timer, there is no file to watch. */
+  readonly #inDatabase: boolean
 
-  constructor(storage: Storage, dataDir: string, warn: (message: string) => void) {
+  constructor(storage: Storage, dataDir: string, warn: (message: string) => void, options: { inDatabase?: boolean } = {}) {
     this.#storage = storage
-    this.#path = join(dataDir, keys.plans)
+    this.#inDatabase = options.inDatabase ?? false
+    this.#path = this.#inDatabase ? `the database's ${keys.plans}` : join(dataDir, keys.plans)
     this.#warn = warn
   }
 
@@ -73,11 +77,13 @@ export class Plans {
   watch(intervalMs = 2_000): void {
     if (this.#watching) return
     this.#watching = true
-    watchFile(this.#path, { interval: intervalMs, persistent: false }, () => void this.#reload())
+    if (this.#inDatabase) this.#poll = setInterval(() => void this.#reload(), intervalMs).unref()
+    else watchFile(this.#path, { interval: intervalMs, persistent: false }, () => void this.#reload())
   }
 
   stop(): void {
-    if (this.#watching) unwatchFile(this.#path)
+    if (this.#watching && !this.#inDatabase) unwatchFile(this.#path)
+    clearInterval(this.#poll)
     this.#watching = false
   }
 

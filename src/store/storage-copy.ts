@@ -35,6 +35,17 @@ export interface CopyResult {
 
 export class CopyRefusedError extends Error {}
 
+/** A store that a copy (folio db import|export) was filling and did not finish: no server starts on it. */
+export class UnfinishedCopyError extends Error {
+  constructor(what: 'data dir' | 'database') {
+    super(
+      what === 'database'
+        ? 'An import into this database has not finished: run the same folio db import again to finish it, then start the server.'
+        : 'An export into this data dir has not finished: run the same folio db export again to finish it, then start the server.',
+    )
+  }
+}
+
 export class CopyMismatchError extends Error {}
 
 interface CopyOptions {

@@ -6,7 +6,7 @@ import { GroupCommit, type Pending } from './group-commit.js'
 import type { HistoryPacker, TidyVersion } from './history-packer.js'
 import type { HistorySegments } from './history-segments.js'
 import { writeJson } from './json-io.js'
-import type { KeyedMutex } from './keyed-mutex.js'
+import type { Locks } from './locks.js'
 import { keys } from './keys.js'
 import { folioLock } from './lock-keys.js'
 import { VersionConflictError, VersionNotFoundError } from './store-errors.js'
@@ -73,7 +73,7 @@ interface Batch {
 
 export interface VersionCommitsOptions {
   storage: Storage
-  locks: KeyedMutex
+  locks: Locks
   history: HistorySegments
   log: VersionLog
   contents: FolioContents

@@ -129,6 +129,16 @@ export class WorkspaceLists {
     }
   }
 
+  /** Drops every kept list (messages from other instances may have been missed); each workspace's listeners hear of it. */
+  reset(): void {
+    this.#finished.clear()
+    this.#orders.clear()
+    for (const id of this.#generations.keys()) {
+      this.#generations.set(id, this.generation(id) + 1)
+      for (const listener of this.#listeners) listener(id)
+    }
+  }
+
   async #build(workspaceId: string, metas: FolioMeta[]): Promise<FinishedList | ReadableStream<Uint8Array>> {
     for (const meta of metas) this.#workspaceOf.set(meta.id, workspaceId)
     const pages = this.#pages(metas)

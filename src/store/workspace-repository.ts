@@ -2,36 +2,20 @@ import { randomUUID } from 'node:crypto'
 import type { Storage } from 'unstorage'
 import type { Principal, Role } from '../domain/principal.js'
 import { readJson, writeJson } from './json-io.js'
-import type { KeyedMutex } from './keyed-mutex.js'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Locks } from './locks.js'
 import { keys } from './keys.js'
+import { mapLimit } from './map-limit.js'
+import { accountLock, lockedThing, workspaceLock } from './lock-keys.js'
 import { emailHash, hashKey, looksLikeApiKey, newApiKey, normaliseEmail } from './workspace-keys.js'
+import { findWorkspaces, type Member, readWorkspace, type StoredKey, type Workspace, type WorkspaceRecords } from './workspace-records.js'
 
-/** A Cloud workspace (spec: Organization {id, name, plan}). */
-export interface Workspace {
-  id: string
-  name: string
-  plan: string
-  createdAt: string
-}
-
-export interface Member {
-  email: string
-  role: Role
-  joinedAt: string
-}
+export type { Member, Workspace }
 
 /** A person's workspaces, found by e-mail address (sign-in, claims, invitations). */
 export interface Account {
   email: string
   workspaces: Array<{ id: string; role: Role }>
-}
-
-interface StoredKey {
-  /** sha256 of the key; null once revoked. */
-  hash: string | null
-  /** +1 on every rotation and revocation: sign-in sessions made under an older one end. */
-  generation: number
-  rotatedAt: string
 }
 
 export class UnknownWorkspaceError extends Error {
@@ -43,6 +27,13 @@ export class UnknownWorkspaceError extends Error {
 export const DEFAULT_PLAN = 'free'
 
 /**
+ * What changed a workspace: here, its key (rotation, revocation, a new workspace) or its other
+ * records (name, plan, members); `heard`: what the storage says now, read after another
+ * instance's change (change-feed.ts publishes only the first two).
+ */
+export type WorkspaceChange = 'key' | 'records' | 'heard'
+
+/**
  * Workspaces, their members and their one key (Cloud). The key is stored only as its sha256;
  * everything a request needs to know who it is (hash → workspace, the workspace's plan) is held
  * in memory, loaded on start and changed with every write, so authentication never waits for
@@ -51,7 +42,7 @@ export const DEFAULT_PLAN = 'free'
  */
 export class WorkspaceRepository {
   readonly #storage: Storage
-  readonly #locks: KeyedMutex
+  readonly #locks: Locks
   readonly #workspaces = new Map<string, Workspace>()
   readonly #keys = new Map<string, StoredKey>()
   /** sha256 of a live key → the principal it stands for (frozen, shared by every request). */
@@ -60,36 +51,134 @@ export class WorkspaceRepository {
   readonly #indexed = new Map<string, string>()
   /** workspace → e-mail hash → member. */
   readonly #members = new Map<string, Map<string, Member>>()
-  readonly #changes = new Set<(workspaceId: string) => void>()
+  readonly #changes = new Set<(workspaceId: string, change: WorkspaceChange) => void>()
+  /** Workspaces another instance wrote under their lock since this one held it: read again first. */
+  readonly #stale = new Set<string>()
+  /** Bumped by every write and reload of a workspace: a read that spans one is not applied. */
+  readonly #written = new Map<string, number>()
+  /** A walk of every workspace, when a key or workspace unknown here was asked for (several instances only). */
+  readonly #refreshEvery: number | undefined
+  #nextRefresh: Promise<void> | undefined
+  readonly #reloading = new Set<Promise<void>>()
+  #lastRefresh = 0
+  #walking: Promise<void> = Promise.resolve()
 
-  constructor(storage: Storage, locks: KeyedMutex) {
+  /**
+   * `refreshEveryMs`: several instances share the storage (change-feed.ts), so a key or workspace
+   * unknown here may have been made by another one: a miss walks the storage again, at most once
+   * per this many milliseconds. One instance (the default) knows everything it holds.
+   */
+  constructor(storage: Storage, locks: Locks, options: { refreshEveryMs?: number } = {}) {
     this.#storage = storage
     this.#locks = locks
+    this.#refreshEvery = options.refreshEveryMs
+    locks.onStale((key) => {
+      const thing = lockedThing(key)
+      if (thing.kind === 'workspace') this.#stale.add(thing.id)
+    })
   }
 
   /** Reads every workspace, key and member into memory (on start). */
   async load(): Promise<this> {
-    const found = await this.#storage.getKeys('workspaces')
-    for (const key of found) {
-      const parts = key.split(':')
-      const id = parts[1]!
-      if (parts.length === 3 && parts[2] === 'workspace.json') {
-        const ws = await readJson<Workspace>(this.#storage, key)
-        if (ws) this.#workspaces.set(id, ws)
-      } else if (parts.length === 3 && parts[2] === 'key.json') {
-        const stored = await readJson<StoredKey>(this.#storage, key)
-        if (stored) this.#keys.set(id, stored)
-      } else if (parts.length === 4 && parts[2] === 'members') {
-        const member = await readJson<Member>(this.#storage, key)
-        if (member) this.#membersOf(id).set(emailHash(member.email), member)
-      }
-    }
-    for (const id of this.#workspaces.keys()) this.#index(id)
+    await this.#walk()
     return this
   }
 
-  /** Called after any change of a workspace (its key, plan, members): caches keyed by it drop. */
-  onChange(listener: (workspaceId: string) => void): () => void {
+  /** Reads every workspace again: each one no write overtook meanwhile takes what the storage says. */
+  async #walk(): Promise<void> {
+    const started = new Map(this.#written)
+    await mapLimit([...(await findWorkspaces(this.#storage))], 16, async ([id, found]) => {
+      const records = await readWorkspace(this.#storage, id, found)
+      if ((this.#written.get(id) ?? 0) === (started.get(id) ?? 0)) this.#apply(id, records)
+    })
+  }
+
+  #apply(id: string, records: WorkspaceRecords): void {
+    this.#written.set(id, (this.#written.get(id) ?? 0) + 1)
+    if (records.workspace) this.#workspaces.set(id, records.workspace)
+    else this.#workspaces.delete(id)
+    if (records.key) this.#keys.set(id, records.key)
+    else this.#keys.delete(id)
+    this.#members.set(id, records.members)
+    this.#index(id, 'heard')
+  }
+
+  /**
+   * Another instance changed the workspace (change-feed.ts): it is read again and the listeners
+   * hear of it. After a key change the old key stops working here at once: a rotated or revoked
+   * key must not outlive the message.
+   */
+  heard(id: string, change: 'key' | 'records'): Promise<void> {
+    if (change === 'key') {
+      this.#unindex(id)
+      this.#emit(id, 'heard')
+    }
+    // No lock: a local write meanwhile leaves what it wrote in memory, and this read is dropped.
+    const before = this.#written.get(id) ?? 0
+    const reload = readWorkspace(this.#storage, id).then((records) => {
+      if ((this.#written.get(id) ?? 0) === before) this.#apply(id, records)
+    })
+    // A key missed meanwhile waits for this read before it walks the storage (refreshOnMiss).
+    this.#reloading.add(reload)
+    void reload.finally(() => this.#reloading.delete(reload)).catch(() => {})
+    return reload
+  }
+
+  /** Messages from other instances may have been missed: every workspace is read again. */
+  forgetAll(): Promise<void> {
+    return this.#refresh()
+  }
+
+  /**
+   * Several instances: a workspace key not known here may belong to a workspace another
+   * instance made, or to a key it rotated. Walks the storage again (misses share one walk, at
+   * most one per refreshEveryMs, so a flood of wrong keys costs one walk a period) and says
+   * whether the key is known now. One instance: false at once.
+   */
+  /** Whether refreshOnMiss can find anything (several instances); one instance knows every key it has. */
+  get refreshesOnMiss(): boolean {
+    return this.#refreshEvery !== undefined
+  }
+
+  async refreshOnMiss(token: string | undefined): Promise<boolean> {
+    if (this.#refreshEvery === undefined || !token || !looksLikeApiKey(token)) return false
+    await Promise.allSettled([...this.#reloading])
+    if (this.principalOfKey(token)) return true
+    this.#nextRefresh ??= (async () => {
+      await sleep(Math.max(0, this.#lastRefresh + this.#refreshEvery! - Date.now()), undefined, { ref: false })
+      // Misses from now on wait for the next walk: this one may have started before their workspace existed.
+      this.#nextRefresh = undefined
+      await this.#refresh()
+    })()
+    await this.#nextRefresh
+    return this.principalOfKey(token) !== undefined
+  }
+
+  #refresh(): Promise<void> {
+    this.#walking = this.#walking.then(() => {
+      this.#lastRefresh = Date.now()
+      return this.#walk()
+    })
+    return this.#walking
+  }
+
+  /** With the workspace's lock held: what the storage holds now. */
+  async #reload(id: string): Promise<void> {
+    this.#stale.delete(id)
+    this.#apply(id, await readWorkspace(this.#storage, id))
+  }
+
+  /** Runs `fn` under the workspace's lock, on what the storage holds if another instance wrote it since. */
+  #locked<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    return this.#locks.run(workspaceLock(id), async () => {
+      if (this.#stale.has(id)) await this.#reload(id)
+      this.#written.set(id, (this.#written.get(id) ?? 0) + 1)
+      return fn()
+    })
+  }
+
+  /** Called after any change of a workspace (its key, plan, members), here or heard of: caches keyed by it drop. */
+  onChange(listener: (workspaceId: string, change: WorkspaceChange) => void): () => void {
     this.#changes.add(listener)
     return () => this.#changes.delete(listener)
   }
@@ -101,7 +190,7 @@ export class WorkspaceRepository {
   async create(input: { name: string; plan?: string; owner: { email?: string; name: string } }): Promise<{ workspace: Workspace; apiKey: string }> {
     const workspace: Workspace = { id: randomUUID(), name: input.name, plan: input.plan ?? DEFAULT_PLAN, createdAt: new Date().toISOString() }
     const apiKey = newApiKey()
-    await this.#locks.run(lockOf(workspace.id), async () => {
+    await this.#locked(workspace.id, async () => {
       await writeJson(this.#storage, keys.workspace(workspace.id), workspace)
       this.#workspaces.set(workspace.id, workspace)
       await this.#saveKey(workspace.id, hashKey(apiKey))
@@ -119,21 +208,21 @@ export class WorkspaceRepository {
   }
 
   async setPlan(id: string, plan: string): Promise<Workspace> {
-    return this.#locks.run(lockOf(id), async () => {
+    return this.#locked(id, async () => {
       const next = { ...this.#require(id), plan }
       await writeJson(this.#storage, keys.workspace(id), next)
       this.#workspaces.set(id, next)
-      this.#index(id)
+      this.#index(id, 'records')
       return next
     })
   }
 
   async rename(id: string, name: string): Promise<Workspace> {
-    return this.#locks.run(lockOf(id), async () => {
+    return this.#locked(id, async () => {
       const next = { ...this.#require(id), name }
       await writeJson(this.#storage, keys.workspace(id), next)
       this.#workspaces.set(id, next)
-      this.#index(id)
+      this.#index(id, 'records')
       return next
     })
   }
@@ -150,14 +239,14 @@ export class WorkspaceRepository {
   /** Adds a member, or changes the role of one already there. */
   async addMember(id: string, input: { email: string; role: Role }): Promise<Member> {
     const email = normaliseEmail(input.email)
-    return this.#locks.run(lockOf(id), async () => {
+    return this.#locked(id, async () => {
       this.#require(id)
       const existing = this.member(id, email)
       const member: Member = { email, role: input.role, joinedAt: existing?.joinedAt ?? new Date().toISOString() }
       await writeJson(this.#storage, keys.workspaceMember(id, emailHash(email)), member)
       this.#membersOf(id).set(emailHash(email), member)
       await this.#updateAccount(email, (list) => [...list.filter((w) => w.id !== id), { id, role: input.role }])
-      this.#emit(id)
+      this.#emit(id, 'records')
       return member
     })
   }
@@ -171,13 +260,13 @@ export class WorkspaceRepository {
   /** Removes a member; false when the address was not one. */
   async removeMember(id: string, email: string): Promise<boolean> {
     const address = normaliseEmail(email)
-    return this.#locks.run(lockOf(id), async () => {
+    return this.#locked(id, async () => {
       const hash = emailHash(address)
       if (!this.#members.get(id)?.has(hash)) return false
       await this.#storage.removeItem(keys.workspaceMember(id, hash))
       this.#members.get(id)!.delete(hash)
       await this.#updateAccount(address, (list) => list.filter((w) => w.id !== id))
-      this.#emit(id)
+      this.#emit(id, 'records')
       return true
     })
   }
@@ -189,7 +278,7 @@ export class WorkspaceRepository {
   /** A new key for the workspace; the previous one stops working at once. */
   async rotateKey(id: string): Promise<string> {
     const apiKey = newApiKey()
-    await this.#locks.run(lockOf(id), async () => {
+    await this.#locked(id, async () => {
       this.#require(id)
       await this.#saveKey(id, hashKey(apiKey))
     })
@@ -198,7 +287,7 @@ export class WorkspaceRepository {
 
   /** No key works for the workspace until the next rotation. */
   async revokeKey(id: string): Promise<void> {
-    await this.#locks.run(lockOf(id), async () => {
+    await this.#locked(id, async () => {
       this.#require(id)
       await this.#saveKey(id, null)
     })
@@ -225,14 +314,18 @@ export class WorkspaceRepository {
     const stored: StoredKey = { hash, generation: (previous?.generation ?? 0) + 1, rotatedAt: new Date().toISOString() }
     await writeJson(this.#storage, keys.workspaceKey(id), stored)
     this.#keys.set(id, stored)
-    this.#index(id)
+    this.#index(id, 'key')
   }
 
-  /** Rebuilds what memory says about a workspace's key, then tells the listeners. */
-  #index(id: string): void {
+  #unindex(id: string): void {
     const old = this.#indexed.get(id)
     if (old) this.#byHash.delete(old)
     this.#indexed.delete(id)
+  }
+
+  /** Rebuilds what memory says about a workspace's key, then tells the listeners. */
+  #index(id: string, change: WorkspaceChange): void {
+    this.#unindex(id)
     const ws = this.#workspaces.get(id)
     const hash = this.#keys.get(id)?.hash
     // The key is the workspace's own credential: whoever holds it acts with the Owner's rights
@@ -241,16 +334,16 @@ export class WorkspaceRepository {
       this.#byHash.set(hash, Object.freeze({ workspaceId: id, name: ws.name, role: 'owner', via: 'api-key' }))
       this.#indexed.set(id, hash)
     }
-    this.#emit(id)
+    this.#emit(id, change)
   }
 
-  #emit(id: string): void {
-    for (const listener of this.#changes) listener(id)
+  #emit(id: string, change: WorkspaceChange): void {
+    for (const listener of this.#changes) listener(id, change)
   }
 
   async #updateAccount(email: string, change: (list: Account['workspaces']) => Account['workspaces']): Promise<void> {
     const key = keys.account(emailHash(email))
-    await this.#locks.run(`account:${emailHash(email)}`, async () => {
+    await this.#locks.run(accountLock(emailHash(email)), async () => {
       const account = (await readJson<Account>(this.#storage, key)) ?? { email, workspaces: [] }
       const workspaces = change(account.workspaces)
       if (workspaces.length) await writeJson(this.#storage, key, { email, workspaces } satisfies Account)
@@ -270,5 +363,3 @@ export class WorkspaceRepository {
     return ws
   }
 }
-
-const lockOf = (id: string) => `workspace:${id}`

@@ -1,7 +1,8 @@
 import type { Storage } from 'unstorage'
 import type { BlobStore } from './blob-store.js'
-import type { KeyedMutex } from './keyed-mutex.js'
+import type { Locks } from './locks.js'
 import { keys } from './keys.js'
+import { lockedThing, usageLock } from './lock-keys.js'
 
 interface Usage {
   bytes: number
@@ -32,7 +33,7 @@ export interface Reservation {
  */
 export class WorkspaceUsage {
   readonly #storage: Storage
-  readonly #locks: KeyedMutex
+  readonly #locks: Locks
   readonly #loaded = new Map<string, Promise<Usage>>()
   /** Bytes of writes let in and not finished yet, per workspace: two at once cannot both pass the quota. */
   readonly #pending = new Map<string, number>()
@@ -43,11 +44,16 @@ export class WorkspaceUsage {
   readonly #blobs: BlobStore
   readonly #warn: (message: string) => void
 
-  constructor(storage: Storage, locks: KeyedMutex, blobs: BlobStore, warn: (message: string) => void = (m) => console.warn(m)) {
+  constructor(storage: Storage, locks: Locks, blobs: BlobStore, warn: (message: string) => void = (m) => console.warn(m)) {
     this.#storage = storage
     this.#locks = locks
     this.#blobs = blobs
     this.#warn = warn
+    // Another instance counted or uncounted contents of the workspace: its markers are read again.
+    locks.onStale((key) => {
+      const thing = lockedThing(key)
+      if (thing.kind === 'usage') this.#loaded.delete(thing.id)
+    })
   }
 
   /** Bytes the workspace's distinct contents take. */
@@ -73,7 +79,7 @@ export class WorkspaceUsage {
    * counted and every write let in before it; release() what it returns once the write is done.
    */
   async reserve(workspaceId: string, contents: Array<{ hash: string; bytes: number }>, limit: number): Promise<({ admitted: true } & Reservation) | { admitted: false; used: number; added: number }> {
-    return this.#locks.run(`usage:${workspaceId}`, async () => {
+    return this.#locks.run(usageLock(workspaceId), async () => {
       const added = await this.wouldAdd(workspaceId, contents)
       const used = (await this.#usage(workspaceId)).bytes + (this.#pending.get(workspaceId) ?? 0)
       if (added > 0 && used + added > limit) return { admitted: false, used, added }
@@ -103,7 +109,7 @@ export class WorkspaceUsage {
 
   /** Counts a content for the workspace, once. Returns the bytes it added (0 when already counted). */
   async countContent(workspaceId: string, hash: string, bytes: number): Promise<number> {
-    return this.#locks.run(`usage:${workspaceId}`, async () => {
+    return this.#locks.run(usageLock(workspaceId), async () => {
       const usage = await this.#usage(workspaceId)
       if (usage.contents.has(hash)) return 0
       await this.#storage.setItem(keys.workspaceContent(workspaceId, hash, bytes), '')
@@ -129,7 +135,7 @@ export class WorkspaceUsage {
   async #forget(workspaceId: string, folioId: string, hashes: string[]): Promise<void> {
     for (const hash of hashes) {
       // One content at a time under the workspace's lock: a write's reserve waits for one check, not the folio.
-      await this.#locks.run(`usage:${workspaceId}`, async () => {
+      await this.#locks.run(usageLock(workspaceId), async () => {
         const usage = await this.#usage(workspaceId)
         const bytes = usage.contents.get(hash)
         if (bytes === undefined || this.#writing.get(workspaceId)?.has(hash)) return

@@ -5,7 +5,7 @@ import type { FolioStore, OpenStoreOptions } from '../index.js'
 import { readJson, writeJson } from '../json-io.js'
 import { keys } from '../keys.js'
 import { CURRENT_FORMAT, FormatTooNewError } from '../migrations.js'
-import { IMPORT_MARKER } from '../storage-copy.js'
+import { IMPORT_MARKER, UnfinishedCopyError } from '../storage-copy.js'
 import { openDatabase } from './database.js'
 import { pgKvDriver } from './kv-driver.js'
 import { PgLocks } from './pg-locks.js'
@@ -17,13 +17,6 @@ export interface OpenPgStoreOptions extends Omit<OpenStoreOptions, 'dataDir'> {
   poolSize?: number
   /** This instance's own folder: its admin token, never the store's data. */
   localDir: string
-}
-
-/** A database still being filled by folio db import (or emptied by a copy that stopped half-way). */
-export class UnfinishedCopyError extends Error {
-  constructor() {
-    super('An import into this database has not finished: run the same folio db import again to finish it, then start the server.')
-  }
 }
 
 /** A database holding data in a format from before this folio: folio db import upgrades data dirs as it reads them. */
@@ -46,9 +39,9 @@ export async function openPgStore(options: OpenPgStoreOptions): Promise<FolioSto
   let locks: PgLocks | undefined
   try {
     const storage = createStorage({ driver: pgKvDriver({ pool: database.pool }) })
-    if (await storage.hasItem(IMPORT_MARKER)) throw new UnfinishedCopyError()
+    if (await storage.hasItem(IMPORT_MARKER)) throw new UnfinishedCopyError('database')
     locks = await PgLocks.start(options.url, { warn })
-    const store = assembleStore({ ...options, storage, locks, shared: database.shared, pubSub: database.pubSub, dataDir: resolve(options.localDir), warn })
+    const store = assembleStore({ ...options, storage, locks, shared: database.shared, pubSub: database.pubSub, dataDir: resolve(options.localDir), inDatabase: true, warn })
     await stampFormat(store.storage, locks)
     await store.workspaces.load()
     // Another instance may be finishing the same deletion: each step holds the folio's lock.
