@@ -37,7 +37,7 @@ beforeAll(async () => {
     await Promise.all(
       ids.map(async (id, i) => {
         for (let v = 1; v <= 3; v++) await api.send(updateFolio, { params: { id }, query: { files: 'none' }, body: { files: { 'index.html': page(i, v), [`notes-${v}.md`]: `# v${v}` }, commitMessage: `edit ${v}` } })
-        await api.send(createComment, { params: { id }, body: { content: `comment on ${i}`, author: 'Ada', versionId: 'v4' } })
+        await api.send(createComment, { params: { id }, body: { text: `comment on ${i}`, versionId: 'v4', filename: 'index.html' } })
         for (let b = 0; b < i % 4; b++) await api.send(recordAnalytics, { params: { id }, body: { isInitial: true, device: 'desktop', sessionSeconds: 5 } })
       }),
     )

@@ -104,9 +104,9 @@ describe('three instances on one database behind a round-robin proxy', () => {
     const stream = await openEvents(b, id)
     try {
       const sent = Date.now()
-      const reply = await a.send(createComment, { params: { id }, body: { content: 'Seen across instances?', author: 'Ada', versionId: 'v1' } })
-      expect(reply.status).toBe(201)
-      await stream.next('comments', (data) => data.comments.some((c: { content: string }) => c.content === 'Seen across instances?'))
+      const reply = await a.send(createComment, { params: { id }, body: { text: 'Seen across instances?', author: 'Ada', versionId: 'v1', filename: 'index.html' } })
+      expect(reply.status).toBe(200)
+      await stream.next('comments', (data) => data.comments.some((c: { text: string }) => c.text === 'Seen across instances?'))
       expect(Date.now() - sent).toBeLessThan(500)
     } finally {
       await stream.cancel()
