@@ -1,9 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createLogger, formatLine, type LogLevel, LogLevels } from '../../src/log/logger.js'
 import type { ConfigOverrides } from '../../src/server/config.js'
 import { type RunningServer, startServer } from '../../src/server/serve.js'
+import { freshDatabase, type TestDatabase } from './pg.js'
 
 export interface TestServer {
   url: string
@@ -24,6 +25,43 @@ export async function makeDataDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'folio-test-'))
 }
 
+/**
+ * FOLIO_TEST_STORE=pg (the `postgres` project of vitest.config.ts): every test server keeps its
+ * store in a PostgreSQL database of its own instead of the data dir, so the same tests hold the
+ * HTTP behaviour to the same answers on both stores. A server restarted on the same data dir
+ * gets the same database back.
+ */
+const onPostgres = process.env.FOLIO_TEST_STORE === 'pg'
+const databases = new Map<string, { database: Promise<TestDatabase>; servers: number }>()
+
+function databaseFor(dataDir: string): Promise<TestDatabase> {
+  let entry = databases.get(dataDir)
+  if (!entry) databases.set(dataDir, (entry = { database: freshDatabase(), servers: 0 }))
+  entry.servers++
+  return entry.database
+}
+
+/**
+ * Tests of Cloud plans write <data>/plans.json before the server starts, as an operator of one
+ * server does; the operator of several instances has that table in the database (folio db
+ * import brings a data dir's): the same table, put where this store reads it.
+ */
+async function plansIntoDatabase(dataDir: string, database: TestDatabase): Promise<void> {
+  const plans = await readFile(join(dataDir, 'plans.json')).catch(() => undefined)
+  if (!plans) return
+  const pool = database.pool(1)
+  await pool.query('INSERT INTO folio_kv (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value', ['plans.json', plans])
+  await pool.end()
+}
+
+/** Dropped with the last server started on its data dir (a test may restart one on it, and close both). */
+async function releaseDatabase(dataDir: string): Promise<void> {
+  const entry = databases.get(dataDir)
+  if (!entry || --entry.servers > 0) return
+  databases.delete(dataDir)
+  await (await entry.database).drop()
+}
+
 /** The real server (same createApp as `folio serve`) on a random port with a temp data dir. */
 export async function startTestServer(
   options: {
@@ -37,10 +75,13 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await makeDataDir())
   const logs: string[] = []
+  const database = onPostgres ? await databaseFor(dataDir) : undefined
+  if (database) await plansIntoDatabase(dataDir, database)
   const server = await startServer({
     port: 0,
     host: options.host ?? '127.0.0.1',
     dataDir,
+    ...(database ? { database: { url: database.url, poolSize: 4 } } : {}),
     mode: options.mode ?? 'oss',
     config: { apiKey: undefined, ai: {}, ...options.config },
     logger: createLogger({ level: options.logLevel ?? LogLevels.warn, reporters: [{ log: (line) => logs.push(formatLine(line, false)) }] }),
@@ -60,6 +101,7 @@ export async function startTestServer(
     async close() {
       await stop()
       await rm(dataDir, { recursive: true, force: true })
+      if (database) await releaseDatabase(dataDir)
     },
   }
 }
