@@ -21,6 +21,7 @@ import { benchCloudGet } from './sections/cloud-get.js'
 import { benchGetVsRaw } from './sections/get-vs-raw.js'
 import { benchList } from './sections/list-vs-raw.js'
 import { benchManyFolios } from './sections/many-folios.js'
+import { benchPostgres } from './sections/postgres.js'
 import { benchPutHistory } from './sections/put-history.js'
 import { benchPutWriters } from './sections/put-writers.js'
 import { benchVersionDisk } from './sections/version-disk.js'
@@ -36,6 +37,7 @@ const sections: Array<[string, (ctx: BenchContext) => Promise<void>]> = [
   ['8', benchCli],
   ['10', benchPutWriters],
   ['11', benchCloudGet],
+  ['12', benchPostgres],
 ]
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim())

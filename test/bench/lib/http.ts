@@ -6,11 +6,11 @@ async function expectStatus(response: Response, status: number, what: string): P
   return text
 }
 
-export async function createFolio(baseUrl: string, title: string, html: string): Promise<string> {
+export async function createFolio(baseUrl: string, title: string, html: string, extra: { status?: 'published' } = {}): Promise<string> {
   const response = await fetch(`${baseUrl}/api/files`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ title, initialHtml: html }),
+    body: JSON.stringify({ title, initialHtml: html, ...extra }),
   })
   const created = JSON.parse(await expectStatus(response, 201, 'POST /api/files')) as { success: boolean; project: { id: string } }
   return created.project.id

@@ -3,6 +3,7 @@ import { compareAlternating, cpuNote, fmt, problemsOf, type Target } from '../li
 import { countingPutBody, EditableDoc } from '../lib/content.js'
 import type { BenchContext } from '../lib/context.js'
 import { startFolio } from '../lib/folio.js'
+import type { ServerChild } from '../lib/processes.js'
 import { createFolio, getText, putFiles } from '../lib/http.js'
 import { verdict } from '../lib/report.js'
 
@@ -17,11 +18,16 @@ const CONNECTIONS = 10
  * save does.
  */
 export async function benchPutHistory(ctx: BenchContext): Promise<void> {
-  const { report } = ctx
-  report.heading(`2. PUT of a ~100 KB version: folio with 1 version vs ${fmt(HISTORY)} versions`)
+  ctx.report.heading(`2. PUT of a ~100 KB version: folio with 1 version vs ${fmt(HISTORY)} versions`)
   const dir = await ctx.tmpDir('put-history')
   const server = await startFolio('folio', join(dir, 'data'))
+  ctx.report.sections.putHistory = await comparePutHistory(ctx, server, SECTION)
+  await server.stop()
+}
 
+/** PUT at 1 version vs at HISTORY versions on one running server (section 2; section 12 on PostgreSQL). */
+export async function comparePutHistory(ctx: BenchContext, server: ServerChild, section: string): Promise<object> {
+  const { report } = ctx
   // The long history: each version edits one more line of the page, as successive saves do.
   const doc = new EditableDoc(100 * 1024, 2)
   const freshLines = [...doc.lines]
@@ -76,10 +82,10 @@ export async function benchPutHistory(ctx: BenchContext): Promise<void> {
   const longOk = [...comparison.warmups[long.name]!, ...comparison.rounds[long.name]!].reduce((s, r) => s + r.ok, 0)
   const added = (await versionCount(server.url, longId)) - HISTORY
   const versionsMatch = added >= longOk && added <= longOk + CONNECTIONS * (ctx.rounds + 1)
-  if (!versionsMatch) report.problem(`section 2: ${fmt(longOk)} PUTs answered 2xx but the folio gained ${fmt(added)} versions`)
+  if (!versionsMatch) report.problem(`section ${section}: ${fmt(longOk)} PUTs answered 2xx but the folio gained ${fmt(added)} versions`)
 
   const check = report.check({
-    section: SECTION,
+    section,
     name: `PUT at ${fmt(HISTORY)} versions vs at 1`,
     value: longRps / freshRps,
     unit: '×',
@@ -105,11 +111,11 @@ export async function benchPutHistory(ctx: BenchContext): Promise<void> {
   report.log(`  median CPU, one core = 100%: ${cpuNote(comparison)}`)
   report.log(`  long-history folio: ${fmt(longOk)} PUTs answered 2xx, ${fmt(added)} versions added (${versionsMatch ? 'consistent' : 'MISMATCH'})`)
   for (const [name, p] of Object.entries(problems)) {
-    if (p.non2xx || p.errors || p.timeouts) report.problem(`section 2, ${name}: non-2xx ${p.non2xx}, errors ${p.errors}, timeouts ${p.timeouts} (${JSON.stringify(p.statusCodes)})`)
+    if (p.non2xx || p.errors || p.timeouts) report.problem(`section ${section}, ${name}: non-2xx ${p.non2xx}, errors ${p.errors}, timeouts ${p.timeouts} (${JSON.stringify(p.statusCodes)})`)
   }
-  if (server.stderr().trim()) report.problem(`section 2, folio stderr: ${server.stderr().trim().slice(-500)}`)
+  if (server.stderr().trim()) report.problem(`section ${section}, folio stderr: ${server.stderr().trim().slice(-500)}`)
 
-  report.sections.putHistory = {
+  return {
     historyBuildSeconds: buildS,
     medians: comparison.median,
     rounds: comparison.rounds,
@@ -117,7 +123,6 @@ export async function benchPutHistory(ctx: BenchContext): Promise<void> {
     longHistory: { okResponses: longOk, versionsAdded: added, consistent: versionsMatch },
     freshFolios: freshFolios.length,
   }
-  await server.stop()
 }
 
 async function versionCount(baseUrl: string, id: string): Promise<number> {
