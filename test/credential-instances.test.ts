@@ -58,6 +58,16 @@ it('reads every credential again after a gap: one removed meanwhile is gone', as
   expect(b!.find('h3')).toEqual({ who: 'cy' })
 })
 
+it('lists every instance’s credentials on each (a workspace’s sessions, a grant’s tokens to revoke)', async () => {
+  running = await startInstances(2)
+  const [a, b] = running.instances.map(({ store }) => new CredentialIndex<{ who: string }>(running!.shared, 'signin:session:', store.changes))
+  await a!.put('h1', { who: 'ann' }, Date.now() + 60_000)
+  await b!.put('h2', { who: 'bo' }, Date.now() + 60_000)
+  for (const index of [a!, b!]) expect((await index.all()).map((e) => e.value.who).sort()).toEqual(['ann', 'bo'])
+  await a!.remove('h2')
+  expect((await b!.all()).map((e) => e.value.who)).toEqual(['ann'])
+})
+
 it('never reads SharedState on a miss when it is the only instance', async () => {
   running = await startInstances(1)
   const alone = new CredentialIndex<{ who: string }>(running.shared, 'agent:token:')

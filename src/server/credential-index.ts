@@ -97,7 +97,17 @@ export class CredentialIndex<T> {
     return removed
   }
 
-  /** Every live credential this instance holds, with its hash (listing a workspace's sessions: see ARCHITECTURE.md, several instances). */
+  /**
+   * Every live credential, with its hash (listing a workspace's sessions, revoking a grant's
+   * tokens): memory holds them all on one instance; several list SharedState, since others made
+   * some, and keep what they read.
+   */
+  async all(now = Date.now()): Promise<Array<{ hash: string; value: T; expiresAt: number }>> {
+    if (this.#changes) await this.load()
+    return this.entries(now)
+  }
+
+  /** Every live credential this instance holds in memory, with its hash. */
   entries(now = Date.now()): Array<{ hash: string; value: T; expiresAt: number }> {
     const out: Array<{ hash: string; value: T; expiresAt: number }> = []
     for (const [hash, entry] of this.#byHash) if (entry.expiresAt > now) out.push({ hash, ...entry })

@@ -198,7 +198,8 @@ export class OAuthGrants {
   async revoke(grantId: string): Promise<void> {
     const grant = await this.grants.lookup(grantId)
     await this.grants.remove(grantId)
-    for (const entry of this.#access.entries()) if (entry.value.grantId === grantId) await this.#access.remove(entry.hash)
+    // Every instance's tokens of the grant, not only those issued here.
+    for (const entry of await this.#access.all()) if (entry.value.grantId === grantId) await this.#access.remove(entry.hash)
     if (grant?.refreshHash) await this.#deps.shared.delete(`oauth:refresh:${grant.refreshHash}`)
   }
 
@@ -210,9 +211,8 @@ export class OAuthGrants {
   }
 
   /** The workspace's live grants, newest first (the owner's list). */
-  list(workspaceId: string): Grant[] {
-    return this.grants
-      .entries()
+  async list(workspaceId: string): Promise<Grant[]> {
+    return (await this.grants.all())
       .map((e) => e.value)
       .filter((g) => g.workspaceId === workspaceId && this.live(g.id) && this.roleOf(g))
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt))

@@ -115,10 +115,9 @@ export class SignIn {
   }
 
   /** The workspace's live sessions (those of the current key generation), newest first. */
-  list(workspaceId: string) {
+  async list(workspaceId: string) {
     const generation = this.#deps.workspaces.keyGeneration(workspaceId)
-    return this.#deps.credentials.sessions
-      .entries()
+    return (await this.#deps.credentials.sessions.all())
       .filter((e) => e.value.workspaceId === workspaceId && e.value.generation === generation)
       .sort((a, b) => b.value.createdAt.localeCompare(a.value.createdAt))
       .map((e) => ({ hash: e.hash, session: e.value, shown: this.describe(e.value, e.expiresAt) }))

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Storage } from 'unstorage'
 import type { Principal, Role } from '../domain/principal.js'
 import { readJson, writeJson } from './json-io.js'
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { Locks } from './locks.js'
 import { keys } from './keys.js'
 import { mapLimit } from './map-limit.js'
@@ -129,17 +129,17 @@ export class WorkspaceRepository {
     return this.#refresh()
   }
 
+  /** Whether refreshOnMiss can find anything (several instances); one instance knows every key it has. */
+  get refreshesOnMiss(): boolean {
+    return this.#refreshEvery !== undefined
+  }
+
   /**
    * Several instances: a workspace key not known here may belong to a workspace another
    * instance made, or to a key it rotated. Walks the storage again (misses share one walk, at
    * most one per refreshEveryMs, so a flood of wrong keys costs one walk a period) and says
    * whether the key is known now. One instance: false at once.
    */
-  /** Whether refreshOnMiss can find anything (several instances); one instance knows every key it has. */
-  get refreshesOnMiss(): boolean {
-    return this.#refreshEvery !== undefined
-  }
-
   async refreshOnMiss(token: string | undefined): Promise<boolean> {
     if (this.#refreshEvery === undefined || !token || !looksLikeApiKey(token)) return false
     await Promise.allSettled([...this.#reloading])

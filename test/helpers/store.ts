@@ -33,7 +33,14 @@ export async function listFiles(dir: string): Promise<Array<{ path: string; size
       if (d === dir && (entry.name === '.tmp' || entry.name === '.journal')) continue
       const p = join(d, entry.name)
       if (entry.isDirectory()) await walk(p)
-      else out.push({ path: p.slice(dir.length + 1), size: (await stat(p)).size })
+      else {
+        // Background housekeeping may remove a file between the listing and the stat: it is not there.
+        const found = await stat(p).catch((error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOENT') return undefined
+          throw error
+        })
+        if (found) out.push({ path: p.slice(dir.length + 1), size: found.size })
+      }
     }
   }
   await walk(dir)

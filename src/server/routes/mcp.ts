@@ -5,10 +5,9 @@ import { ERRORS } from '../../api/errors.js'
 import { mcp, PROTECTED_RESOURCE_METADATA_PATH } from '../../api/mcp.js'
 import { toolsFor } from '../../api/mcp-tools.js'
 import { packageVersion } from '../../version.js'
-import { DENIED } from '../auth.js'
 import { readBodyBytes } from '../body.js'
 import type { ServerContext } from '../context.js'
-import { fail } from '../errors.js'
+import { ApiError, fail } from '../errors.js'
 import { createMcpServer } from '../mcp-server.js'
 import { OAUTH_SCOPE, publicOrigin } from '../oauth-metadata.js'
 import { subRequest } from '../sub-request.js'
@@ -33,7 +32,12 @@ export function mcpUnauthorized(ctx: ServerContext, event: H3Event) {
 export function registerMcpRoute(app: H3, ctx: ServerContext): void {
   const limit = ctx.config.limits.jsonBodyBytes
   app.post(mcp.path, async (event) => {
-    if (ctx.auth.resolveEvent(event, mcp.access) === DENIED) throw mcpUnauthorized(ctx, event)
+    // Several instances: a credential another instance made is looked for before the refusal.
+    try {
+      await ctx.auth.authorizeOrRefresh(event, mcp.access)
+    } catch (error) {
+      throw error instanceof ApiError && error.status === 401 ? mcpUnauthorized(ctx, event) : error
+    }
     const body = await readBodyBytes(event, limit, () => fail(ERRORS.payloadTooLarge, `An MCP message may hold at most ${limit} bytes.`))
     const headers = new Headers(event.req.headers)
     // The transport wants both types accepted (a client could take either); curl and plain

@@ -82,12 +82,12 @@ export function registerOAuthRoutes(app: H3, ctx: ServerContext): void {
     return new Response(null, { status: 200, headers: { 'cache-control': 'no-store' } })
   })
 
-  mountRoute(app, ctx, listOAuthGrants, ({ event, principal }) => {
+  mountRoute(app, ctx, listOAuthGrants, async ({ event, principal }) => {
     // An OAuth token sees its own grant (to revoke itself); the Owner and Admins see them all.
     const viaToken = principal?.via === 'oauth'
     if (!viaToken && !managesWorkspace(principal)) throw fail(ERRORS.forbidden, 'Only the Owner or an Admin sees what the workspace authorized.')
     event.res.headers.set('cache-control', 'no-store')
-    const shown = grants.list(principal!.workspaceId).filter((g) => !viaToken || g.id === principal!.credentialId)
+    const shown = (await grants.list(principal!.workspaceId)).filter((g) => !viaToken || g.id === principal!.credentialId)
     return {
       grants: shown.map((g) => ({
         id: g.id,
@@ -103,7 +103,7 @@ export function registerOAuthRoutes(app: H3, ctx: ServerContext): void {
   })
 
   mountRoute(app, ctx, revokeOAuthGrant, async ({ params, principal }) => {
-    const grant = grants.list(principal!.workspaceId).find((g) => g.id === params.grantId)
+    const grant = (await grants.list(principal!.workspaceId)).find((g) => g.id === params.grantId)
     if (!grant) throw fail(ERRORS.grantNotFound)
     const own = principal!.via === 'oauth' && principal!.credentialId === grant.id
     if (!own && !managesWorkspace(principal)) throw fail(ERRORS.forbidden, 'Only the Owner or an Admin revokes what the workspace authorized.')

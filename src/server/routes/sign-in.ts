@@ -43,15 +43,15 @@ export function registerSignInRoutes(app: H3, ctx: ServerContext): void {
     return { success: true }
   })
 
-  mountRoute(app, ctx, listSessions, ({ event, principal }) => {
+  mountRoute(app, ctx, listSessions, async ({ event, principal }) => {
     if (!managesWorkspace(principal)) throw fail(ERRORS.forbidden, 'Only the Owner or an Admin sees the workspace’s sessions.')
     event.res.headers.set('cache-control', 'no-store')
-    const sessions = cloud().signIn.list(principal!.workspaceId)
+    const sessions = await cloud().signIn.list(principal!.workspaceId)
     return { sessions: sessions.map((s) => ({ ...s.shown, current: principal!.via === 'session' && principal!.credentialId === s.session.id })) }
   })
 
   mountRoute(app, ctx, revokeSession, async ({ params, principal }) => {
-    const found = cloud().signIn.list(principal!.workspaceId).find((s) => s.session.id === params.sessionId)
+    const found = (await cloud().signIn.list(principal!.workspaceId)).find((s) => s.session.id === params.sessionId)
     if (!found) throw fail(ERRORS.sessionNotFound)
     const own = principal!.via === 'session' && principal!.credentialId === found.session.id
     if (!own && !managesWorkspace(principal)) throw fail(ERRORS.forbidden, 'Only the Owner or an Admin ends other people’s sessions.')
