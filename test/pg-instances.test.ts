@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createComment, recordAnalytics } from '../src/api/engagement.js'
 import { getFolio, updateFolio } from '../src/api/files.js'
+import { getKey, rotateKey } from '../src/api/keys.js'
 import { testApi } from './helpers/api.js'
 import { killHard, spawnServer, type ServerProcess } from './helpers/cli-process.js'
 import { openEvents } from './helpers/events.js'
@@ -110,6 +111,20 @@ describe('three instances on one database behind a round-robin proxy', () => {
       expect(Date.now() - sent).toBeLessThan(500)
     } finally {
       await stream.cancel()
+    }
+  })
+
+  it('gives every instance the key rotated through one of them, and no other', async () => {
+    const [a, b, c] = instances.map((i) => testApi(i.url))
+    const rotated = await a!.send(rotateKey)
+    expect(rotated.status).toBe(200)
+    const key = rotated.body.apiKey as string
+    // The others hear of it through the database within moments: their answer is the new key.
+    for (const other of [b!, c!]) {
+      const deadline = Date.now() + 2_000
+      let seen: string | undefined
+      while (Date.now() < deadline && (seen = (await other.send(getKey)).body.apiKey) !== key) await new Promise((r) => setTimeout(r, 20))
+      expect(seen).toBe(key)
     }
   })
 

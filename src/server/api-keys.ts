@@ -25,6 +25,17 @@ export class ApiKeys {
   constructor(settings: SettingsRepository | undefined, environmentKey: string | undefined) {
     this.#settings = settings
     this.#environmentKey = environmentKey || undefined
+    // Several instances: a key rotated or revoked through another one stops working here too.
+    settings?.onForget((name) => {
+      if (name === undefined || name === 'api-key') void this.#reread().catch(() => {})
+    })
+  }
+
+  async #reread(): Promise<void> {
+    const stored = await this.#settings?.get<StoredKey>('api-key')
+    if (!stored) return
+    this.#stored = stored.key
+    this.#generation = stored.generation ?? 0
   }
 
   /**

@@ -19,6 +19,7 @@ export class SettingsRepository {
   readonly #locks: Locks
   readonly #cache = new Map<string, object | undefined>()
   readonly #listeners = new Set<(name: string) => void>()
+  readonly #forgetListeners = new Set<(name: string | undefined) => void>()
   #secret: Promise<Buffer> | undefined
 
   constructor(storage: Storage, locks: Locks = new KeyedMutex()) {
@@ -40,6 +41,13 @@ export class SettingsRepository {
   forget(name?: string): void {
     if (name === undefined) this.#cache.clear()
     else this.#cache.delete(name)
+    for (const listener of this.#forgetListeners) listener(name)
+  }
+
+  /** Called when another instance may have changed a setting (undefined: any of them): what holds a copy reads it again. */
+  onForget(listener: (name: string | undefined) => void): () => void {
+    this.#forgetListeners.add(listener)
+    return () => this.#forgetListeners.delete(listener)
   }
 
   async get<T extends object>(name: string): Promise<T | undefined> {
