@@ -160,7 +160,9 @@ describe('three instances on one database behind a round-robin proxy', () => {
     expect(acked.length).toBeGreaterThan(10)
 
     // The survivors serve, and hold every acknowledged version and view.
-    const folio = (await testApi(instances[0]!.url).send(getFolio, { params: { id }, query: { files: 'all' } })).body
+    const read = await testApi(instances[0]!.url).send(getFolio, { params: { id }, query: { files: 'all' } })
+    expect(read.status, `${read.text.slice(0, 300)}\n${instances[0]!.stderr().slice(-3000)}`).toBe(200)
+    const folio = read.body
     const byVersion = new Map(folio.versions.map((v: { versionId: string; files: Record<string, string> }) => [v.versionId, v.files['index.html']]))
     for (const a of acked) expect(byVersion.get(a.version)).toBe(`<h1>kill ${a.n}</h1>`)
     expect(folio.analytics.views).toBeGreaterThanOrEqual(beacons)

@@ -12,6 +12,8 @@ import { migrate, migrationStatus, type MigrationStatus } from '../store/pg/migr
 
 export type { MigrationStatus, CopyProgress }
 export { describeDatabase }
+export { CopyMismatchError, CopyRefusedError } from '../store/storage-copy.js'
+export { DataDirBusyError } from '../store/index.js'
 
 /*
  * folio db migrate|status: the schema of a PostgreSQL database, without starting a server. The

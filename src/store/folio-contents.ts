@@ -91,7 +91,14 @@ export class FolioContents {
       } catch (error) {
         if (!(error instanceof BlobMissingError) || error.hash !== current) throw error
       }
-      const packed = seen.has(current) ? undefined : await this.#history.packed(id, current)
+      let packed = seen.has(current) ? undefined : await this.#history.packed(id, current)
+      if (!packed && !seen.has(current)) {
+        // The history kept here may predate a packing that moved this content into a segment and
+        // removed its blob (housekeeping of this or, on PostgreSQL, another instance): read the
+        // folio's history again before calling the content missing.
+        this.#history.forget(id)
+        packed = await this.#history.packed(id, current)
+      }
       if (!packed) throw new BlobMissingError(current)
       seen.add(current)
       if ('raw' in packed) {

@@ -1,7 +1,5 @@
 import type { Command } from 'commander'
-import { type CopyProgress, databaseStatus, DatabaseUnavailableError, describeDatabase, exportToDataDir, importDataDir, migrateDatabase, type MigrationStatus } from '../../server/database-admin.js'
-import { CopyMismatchError, CopyRefusedError } from '../../store/storage-copy.js'
-import { DataDirBusyError } from '../../store/index.js'
+import { CopyMismatchError, type CopyProgress, CopyRefusedError, DataDirBusyError, databaseStatus, DatabaseUnavailableError, describeDatabase, exportToDataDir, importDataDir, migrateDatabase, type MigrationStatus } from '../../server/database-admin.js'
 import type { GlobalOptions } from '../context.js'
 import { CliError, UsageError } from '../errors.js'
 import { logger, printResult } from '../logger.js'
