@@ -69,4 +69,15 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    id: 4,
+    name: 'rate-limit windows unlogged',
+    sql: `
+      -- A window is counted on every rate-limited request (several instances: RateLimiter counts
+      -- in SharedState). Logged, each count was a commit waiting for a WAL flush: a beacon cost an
+      -- fsync before its own group commit. Unlogged, a count writes no WAL; a crash of the server
+      -- empties the table, which only starts every window afresh.
+      ALTER TABLE shared_windows SET UNLOGGED;
+    `,
+  },
 ]
