@@ -1,4 +1,7 @@
-import { DataDirBusyError, type FolioStore, openStore, type SharedState } from '../store/index.js'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { DataDirBusyError, type FolioStore, openStore, type PlanTable, PlansInvalidError, type SharedState } from '../store/index.js'
+import { DATABASE_INSTANCE_FILE } from '../domain/database-url.js'
 import { aiMessagesThisMonth } from './ai-quota.js'
 
 /** What the operator asked for cannot be done as asked (an unknown plan or workspace). */
@@ -24,7 +27,7 @@ export interface AdminDeps {
 
 function requirePlan(deps: AdminDeps, plan: string): void {
   if (!deps.store.plans.has(plan)) {
-    throw new AdminError(`No plan "${plan}": the plans are ${deps.store.plans.names().join(', ')} (edit ${deps.store.dataDir}/plans.json to change them).`, 'invalid')
+    throw new AdminError(`No plan "${plan}": the plans are ${deps.store.plans.names().join(', ')} (folio admin plans <file> changes them).`, 'invalid')
   }
 }
 
@@ -56,6 +59,22 @@ export function members(deps: AdminDeps, id: string) {
   return deps.store.workspaces.members(id)
 }
 
+export type { PlanTable }
+
+export function plans(deps: AdminDeps): PlanTable {
+  return deps.store.plans.table()
+}
+
+/** Replaces the plans table; every instance of a database reads it again within seconds. */
+export async function replacePlans(deps: AdminDeps, table: unknown): Promise<PlanTable> {
+  try {
+    return await deps.store.plans.replace(table)
+  } catch (error) {
+    if (error instanceof PlansInvalidError) throw new AdminError(`Those plans cannot be used: ${error.message}. Each plan needs requestsPerMinute, aiMessagesPerMonth and storageBytes.`, 'invalid')
+    throw error
+  }
+}
+
 /** Each workspace's use against its plan (one workspace, or all). AI messages: null when no server runs to know them. */
 export async function usage(deps: AdminDeps, id?: string) {
   const list = id ? [requireWorkspace(deps, id)] : deps.store.workspaces.list()
@@ -80,12 +99,19 @@ export async function usage(deps: AdminDeps, id?: string) {
  * when a server holds the dir, that server's pid: then the server must be asked instead.
  */
 export async function openForAdmin(dataDir: string): Promise<{ deps: AdminDeps; close: () => Promise<void> } | { busyPid: number }> {
+  // The folder of an instance serving a database: its store is the database's, which only a
+  // running instance opens for the operator (a flat store opened here would be another, empty one).
+  const instance = await readFile(join(dataDir, DATABASE_INSTANCE_FILE), 'utf8').catch(() => undefined)
   let store: FolioStore
   try {
     store = await openStore({ dataDir, log: () => {} })
   } catch (error) {
     if (error instanceof DataDirBusyError) return { busyPid: error.pid }
     throw error
+  }
+  if (instance !== undefined) {
+    await store.close()
+    throw new AdminError(`${dataDir} is the folder of an instance serving ${instance.trim()}: start it (folio serve --database …, --data ${dataDir}), and folio admin asks it.`, 'invalid')
   }
   try {
     await store.plans.load()

@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises'
-import { describeDatabase } from './database-url.js'
+import { describeDatabase } from '../domain/database-url.js'
 import { resolve } from 'node:path'
 import { createStorage } from 'unstorage'
 import { openStore } from '../store/index.js'

@@ -45,6 +45,9 @@ export function planTableProblem(value: unknown): string | undefined {
  * first start, read on every start and again whenever the operator changes the file (a broken
  * edit is reported and the plans in force stay). Answers come from memory.
  */
+/** A plans table that cannot be used, and why. */
+export class PlansInvalidError extends Error {}
+
 export class Plans {
   readonly #storage: Storage
   readonly #path: string
@@ -96,6 +99,20 @@ export class Plans {
     } catch (error) {
       this.#warn(`${this.#path} could not be read (${(error as Error).message}); the plans in force stay as they were.`)
     }
+  }
+
+  /** The plans in force (folio admin plans). */
+  table(): PlanTable {
+    return this.#table
+  }
+
+  /** Replaces the plans (folio admin plans <file>): refused whole when the table is not a valid one. */
+  async replace(table: unknown): Promise<PlanTable> {
+    const problem = planTableProblem(table)
+    if (problem) throw new PlansInvalidError(problem)
+    await writeJson(this.#storage, keys.plans, table as PlanTable)
+    this.#table = table as PlanTable
+    return this.#table
   }
 
   names(): string[] {

@@ -1,9 +1,10 @@
-import { stat } from 'node:fs/promises'
+import { readFile, stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import type { Command } from 'commander'
 import { readAdminFile } from '../../server/admin-file.js'
 import * as operations from '../../server/admin-operations.js'
 import { ADMIN_TOKEN_HEADER } from '../../server/routes/admin.js'
+import type { PlanTable } from '../../server/admin-operations.js'
 import { bytes, table } from '../../terminal/format.js'
 import type { GlobalOptions } from '../context.js'
 import { CliError, EXIT, UsageError } from '../errors.js'
@@ -16,6 +17,8 @@ interface Admin {
   setPlan(id: string, plan: string): Promise<{ id: string; name: string; plan: string }>
   members(id: string): Promise<Array<{ email: string; role: string; joinedAt: string }>>
   usage(id?: string): Promise<Awaited<ReturnType<typeof operations.usage>>>
+  plans(): Promise<PlanTable>
+  replacePlans(table: unknown): Promise<PlanTable>
 }
 
 /**
@@ -44,6 +47,8 @@ function localAdmin(deps: operations.AdminDeps): Admin {
     setPlan: (id, plan) => operations.setPlan(deps, id, plan),
     members: async (id) => operations.members(deps, id),
     usage: (id) => operations.usage(deps, id),
+    plans: async () => operations.plans(deps),
+    replacePlans: (table) => operations.replacePlans(deps, table),
   }
 }
 
@@ -74,6 +79,8 @@ async function remoteAdmin(dataDir: string, pid: number): Promise<Admin> {
     setPlan: (id, plan) => call('PUT', `/_admin/workspaces/${encodeURIComponent(id)}/plan`, { plan }),
     members: (id) => call('GET', `/_admin/workspaces/${encodeURIComponent(id)}/members`),
     usage: (id) => call('GET', id ? `/_admin/usage/${encodeURIComponent(id)}` : '/_admin/usage'),
+    plans: () => call('GET', '/_admin/plans'),
+    replacePlans: (table) => call('PUT', '/_admin/plans', table as object),
   }
 }
 
@@ -111,5 +118,30 @@ export async function usage(id: string | undefined, _options: unknown, command: 
       ['id', 'name', 'plan', 'storage', 'AI messages this month'],
       all.map((u) => [u.id, u.name, u.plan, `${bytes(u.storageBytes)} of ${bytes(u.storageLimit)}`, u.aiMessagesThisMonth === null ? `? of ${u.aiMessagesLimit} (no server running)` : `${u.aiMessagesThisMonth} of ${u.aiMessagesLimit}`]),
     ),
+  )
+}
+
+export async function plansCommand(file: string | undefined, _options: unknown, command: Command) {
+  let given: unknown
+  if (file !== undefined) {
+    const text = await readFile(file, 'utf8').catch((error: Error) => {
+      throw new UsageError(`Cannot read ${file}: ${error.message}`)
+    })
+    try {
+      given = JSON.parse(text)
+    } catch {
+      throw new UsageError(`${file} is not JSON: give a plans table like {"free": {"requestsPerMinute": 120, "aiMessagesPerMonth": 50, "storageBytes": 104857600}}`)
+    }
+    if (!given || typeof given !== 'object' || Array.isArray(given)) throw new UsageError(`${file} is not a JSON object of plans.`)
+  }
+  const table_ = await withAdmin(command, (admin) => (given === undefined ? admin.plans() : admin.replacePlans(given)))
+  print(command, table_, () =>
+    [
+      ...(given === undefined ? [] : ['The plans are now:']),
+      table(
+        ['plan', 'requests/min', 'AI messages/month', 'storage'],
+        Object.entries(table_).map(([name, p]) => [name, String(p.requestsPerMinute), String(p.aiMessagesPerMonth), bytes(p.storageBytes)]),
+      ),
+    ].join('\n'),
   )
 }

@@ -11,7 +11,7 @@ import { PACKAGE_NAME } from '../../version.js'
 import { DEFAULT_PORT, parsePort } from '../port.js'
 import { POOL_SIZE_HINT, poolSizeOf } from '../pool-size.js'
 import { serveBanner } from '../serve-banner.js'
-import { describeDatabase } from '../../server/database-url.js'
+import { describeDatabase } from '../../domain/database-url.js'
 
 interface ServeFlags {
   port?: number

@@ -13,14 +13,18 @@ export function registerAdmin(program: Command): void {
       `
 Works on the data folder of a stopped server (it opens the store itself) or of a running one
 (it asks the server, through the loopback-only API whose token the server keeps in
-<data>/admin.json, readable by its owner only). Plans are in <data>/plans.json: edit it, a
-running server takes the change within seconds.
+<data>/admin.json, readable by its owner only). Plans are in <data>/plans.json: edit it, or
+folio admin plans <file>; a running server takes the change within seconds. With PostgreSQL
+(serve --database), name a running instance's --data folder: the plans are the database's,
+and every instance takes a change within seconds.
 
 Examples:
   $ folio admin workspace create --name "Acme" --plan pro --owner ann@acme.test
   $ folio admin workspace list
   $ folio admin workspace plan <workspace-id> team
   $ folio admin workspace members <workspace-id>
+  $ folio admin plans                       the plans in force
+  $ folio admin plans ./plans.json          replace them
   $ folio admin usage --json`,
     )
   const workspace = admin.command('workspace').description('create and list workspaces, change their plan, see their members')
@@ -50,6 +54,12 @@ Examples:
     .argument('<id>', 'the workspace')
     .addOption(dataOption())
     .action(lazyAction(() => import('../actions/admin.js').then((m) => ({ default: m.members }))))
+  admin
+    .command('plans')
+    .description('show the plans, or replace them with a JSON file ({"<plan>": {requestsPerMinute, aiMessagesPerMonth, storageBytes}, …})')
+    .argument('[file]', 'the new plans table (default: show the plans in force)')
+    .addOption(dataOption())
+    .action(lazyAction(() => import('../actions/admin.js').then((m) => ({ default: m.plansCommand }))))
   admin
     .command('usage')
     .description('storage and AI messages of each workspace against its plan')

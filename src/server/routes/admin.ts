@@ -1,6 +1,6 @@
 import type { H3, H3Event } from 'h3'
 import { ERRORS } from '../../api/errors.js'
-import { AdminError, createWorkspace, listWorkspaces, members, setPlan, usage } from '../admin-operations.js'
+import { AdminError, createWorkspace, listWorkspaces, members, plans, replacePlans, setPlan, usage } from '../admin-operations.js'
 import { secretsEqual } from '../auth-secrets.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../errors.js'
@@ -50,6 +50,8 @@ export function registerAdminRoutes(app: H3, ctx: ServerContext, token: string):
     run(async (event) => setPlan(deps, event.context.params!.id!, text((await body(event)).plan) ?? '')),
   )
   app.on('GET', '/_admin/workspaces/:id/members', run((event) => members(deps, event.context.params!.id!)))
+  app.on('GET', '/_admin/plans', run(() => plans(deps)))
+  app.on('PUT', '/_admin/plans', run(async (event) => replacePlans(deps, await body(event))))
   app.on('GET', '/_admin/usage', run(() => usage(deps)))
   app.on('GET', '/_admin/usage/:id', run((event) => usage(deps, event.context.params!.id!)))
 }

@@ -1,4 +1,7 @@
-import { resolve } from 'node:path'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import { DATABASE_INSTANCE_FILE, describeDatabase } from '../../domain/database-url.js'
+import { lockDataDir } from '../data-dir-lock.js'
 import { createStorage } from 'unstorage'
 import { assembleStore, closeRepositories } from '../assemble-store.js'
 import type { FolioStore, OpenStoreOptions } from '../index.js'
@@ -6,7 +9,7 @@ import { readJson, writeJson } from '../json-io.js'
 import { keys } from '../keys.js'
 import { CURRENT_FORMAT, FormatTooNewError } from '../migrations.js'
 import { IMPORT_MARKER, UnfinishedCopyError } from '../storage-copy.js'
-import { openDatabase } from './database.js'
+import { type Database, openDatabase } from './database.js'
 import { pgKvDriver } from './kv-driver.js'
 import { PgLocks } from './pg-locks.js'
 
@@ -35,9 +38,17 @@ export class FormatTooOldError extends Error {
 export async function openPgStore(options: OpenPgStoreOptions): Promise<FolioStore> {
   const log = options.log ?? ((m: string) => console.warn(m))
   const warn = options.warn ?? log
-  const database = await openDatabase({ url: options.url, poolSize: options.poolSize, warn, log })
+  // The instance's own folder, held like a data dir (one instance per folder: its admin token),
+  // and marked with the database it serves, so folio admin asks this instance rather than
+  // opening a flat store there.
+  const localDir = resolve(options.localDir)
+  await mkdir(localDir, { recursive: true, mode: 0o700 })
+  const unlock = await lockDataDir(localDir)
+  let database: Database | undefined
   let locks: PgLocks | undefined
   try {
+    await writeFile(join(localDir, DATABASE_INSTANCE_FILE), `PostgreSQL ${describeDatabase(options.url)}\n`, { mode: 0o600 })
+    database = await openDatabase({ url: options.url, poolSize: options.poolSize, warn, log })
     const storage = createStorage({ driver: pgKvDriver({ pool: database.pool }) })
     if (await storage.hasItem(IMPORT_MARKER)) throw new UnfinishedCopyError('database')
     locks = await PgLocks.start(options.url, { warn })
@@ -48,23 +59,25 @@ export async function openPgStore(options: OpenPgStoreOptions): Promise<FolioSto
     const recovered = await store.folios.recover()
     if (recovered) log(`Finished ${recovered} deletion(s) interrupted by a previous stop.`)
     let closing = false
-    const held = locks
+    const [heldLocks, openDb] = [locks, database]
     return {
       ...store,
-      dataDir: resolve(options.localDir),
+      dataDir: localDir,
       async readiness() {
-        return closing ? { ready: false, reason: 'the store is closing (the server is stopping)' } : database.readiness()
+        return closing ? { ready: false, reason: 'the store is closing (the server is stopping)' } : openDb.readiness()
       },
       async close() {
         closing = true
         await closeRepositories(store)
-        await held.close()
-        await database.close()
+        await heldLocks.close()
+        await openDb.close()
+        await unlock()
       },
     }
   } catch (error) {
     await locks?.close().catch(() => {})
-    await database.close().catch(() => {})
+    await database?.close().catch(() => {})
+    await unlock()
     throw error
   }
 }

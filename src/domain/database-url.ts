@@ -12,3 +12,6 @@ export function describeDatabase(url: string): string {
     return 'the database (its URL cannot be parsed)'
   }
 }
+
+/** In an instance's own folder (serve --database --data <dir>): names the database it serves, so folio admin asks the running instance instead of opening a flat store there. */
+export const DATABASE_INSTANCE_FILE = 'database-instance.txt'
