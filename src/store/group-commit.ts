@@ -1,5 +1,8 @@
 import type { Locks } from './locks.js'
 
+/** How long one hold of a key's lock may carry batch after batch (see #drain). */
+const HOLD_MS = 20
+
 /** A queued request: its flush settles it; a flush that throws rejects the whole batch. */
 export interface Pending {
   reject(error: unknown): void
@@ -43,15 +46,33 @@ export class GroupCommit {
     // Let every request that arrived in this turn of the event loop join the first flush.
     await new Promise((r) => setImmediate(r))
     while (queue.jobs.length) {
-      const batch = queue.jobs.splice(0)
       try {
-        await this.#locks.run(key, () => queue.flush(batch))
+        // The batches that gather while one is flushed follow it under the same hold of the
+        // lock, for up to HOLD_MS: on PostgreSQL each take and release of a lock is a round trip
+        // (beacons of a busy folio spent as long on them as on their writes); the bound keeps
+        // another instance's writers of the same key from waiting long.
+        await this.#locks.run(key, async () => {
+          const until = Date.now() + HOLD_MS
+          do await this.#flushBatch(queue)
+          while (queue.jobs.length && Date.now() < until)
+        })
       } catch (error) {
-        // Settling twice is harmless: a job the flush already answered keeps that answer.
-        for (const job of batch) job.reject(error)
+        // #flushBatch settles its own jobs' failures: this is the lock's (the store is closing,
+        // the database cannot be reached). What waits for it fails, rather than wait forever.
+        for (const job of queue.jobs.splice(0)) job.reject(error)
       }
     }
     if (this.#queues.get(key) === queue) this.#queues.delete(key)
+  }
+
+  async #flushBatch(queue: Queue): Promise<void> {
+    const batch = queue.jobs.splice(0)
+    try {
+      await queue.flush(batch)
+    } catch (error) {
+      // Settling twice is harmless: a job the flush already answered keeps that answer.
+      for (const job of batch) job.reject(error)
+    }
   }
 
   /** Resolves once every queued write is on disk (shutdown). */

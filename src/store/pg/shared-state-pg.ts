@@ -25,9 +25,18 @@ const toVersioned = <T>(row: RecordRow): Versioned<T> => ({ value: row.value as 
  * writers holding the same version, the second sees the first's new row and matches nothing.
  * Values are returned freshly parsed, so nothing a caller changes reaches the store.
  */
+interface PendingHit {
+  windowMs: number
+  now: number
+  resolve(window: WindowCount): void
+  reject(error: unknown): void
+}
+
 export class PgSharedState implements SharedState {
   readonly #pool: pg.Pool
   readonly #now: () => number
+  /** Hits waiting to be counted, per key: the first is being sent (hit()). */
+  readonly #hits = new Map<string, PendingHit[]>()
   #sweeper: ReturnType<typeof setInterval> | undefined
 
   constructor(pool: pg.Pool, options: { now?: () => number; sweepMs?: number; warn?: (message: string) => void } = {}) {
@@ -38,16 +47,48 @@ export class PgSharedState implements SharedState {
     this.#sweeper.unref()
   }
 
-  async hit(key: string, windowMs: number, now = this.#now()): Promise<WindowCount> {
+  /**
+   * Hits of one key coalesce: while a statement for the key is on its way, the hits that arrive
+   * wait and go together in the next one, which adds them all (each caller still gets its own
+   * count, in arrival order). One client's burst is a few statements, not one per request
+   * queued on the same row's lock.
+   */
+  hit(key: string, windowMs: number, now = this.#now()): Promise<WindowCount> {
+    return new Promise<WindowCount>((resolve, reject) => {
+      let pending = this.#hits.get(key)
+      if (!pending) this.#hits.set(key, (pending = []))
+      pending.push({ windowMs, now, resolve, reject })
+      if (pending.length === 1) void this.#sendHits(key, pending)
+    })
+  }
+
+  async #sendHits(key: string, pending: PendingHit[]): Promise<void> {
+    // The hits of one turn of the event loop start together.
+    await new Promise((r) => setImmediate(r))
+    while (pending.length) {
+      const batch = pending.slice()
+      const now = Math.max(...batch.map((h) => h.now))
+      try {
+        const window = await this.#hitBy(key, batch[0]!.windowMs, now, batch.length)
+        batch.forEach((h, i) => h.resolve({ count: window.count - batch.length + 1 + i, resetAt: window.resetAt }))
+      } catch (error) {
+        for (const h of batch) h.reject(error)
+      }
+      pending.splice(0, batch.length)
+    }
+    this.#hits.delete(key)
+  }
+
+  async #hitBy(key: string, windowMs: number, now: number, n: number): Promise<WindowCount> {
     const resetAt = (Math.floor(now / windowMs) + 1) * windowMs
-    // Both columns test the same condition: an ended window starts again at 1 with its new end.
+    // Both columns test the same condition: an ended window starts again at n with its new end.
     const { rows } = await this.#pool.query<{ count: number; reset_at: string }>(
-      `INSERT INTO shared_windows AS w (key, reset_at, count) VALUES ($1, $2, 1)
+      `INSERT INTO shared_windows AS w (key, reset_at, count) VALUES ($1, $2, $4)
        ON CONFLICT (key) DO UPDATE SET
-         count = CASE WHEN w.reset_at <= $3 THEN 1 ELSE w.count + 1 END,
+         count = CASE WHEN w.reset_at <= $3 THEN $4 ELSE w.count + $4 END,
          reset_at = CASE WHEN w.reset_at <= $3 THEN $2 ELSE w.reset_at END
        RETURNING count, reset_at`,
-      [key, resetAt, now],
+      [key, resetAt, now, n],
     )
     return { count: rows[0]!.count, resetAt: Number(rows[0]!.reset_at) }
   }
