@@ -1,23 +1,13 @@
-import type { Storage } from 'unstorage'
 import { versionId } from '../domain/ids.js'
 import type { BlobRef, FileMap, FolioMeta, VersionManifest, VersionSummary } from '../domain/model.js'
-import type { FolioContents } from './folio-contents.js'
-import type { HistoryPacker } from './history-packer.js'
-import type { HistorySegments } from './history-segments.js'
 import { readJson, writeJson } from './json-io.js'
 import { keys } from './keys.js'
 import { folioLock } from './lock-keys.js'
-import type { Locks } from './locks.js'
-import { buildLog, summaryOf, type VersionLog } from './version-log.js'
+import type { HistoryParts } from './version-commits.js'
+import { buildLog, summaryOf } from './version-log.js'
 
 /** What migrations write into a folio's history: FolioRepository's parts, lent for it. */
-export interface ImportParts {
-  storage: Storage
-  locks: Locks
-  history: HistorySegments
-  log: VersionLog
-  contents: FolioContents
-  packer: HistoryPacker
+export interface ImportParts extends HistoryParts {
   /** Every version of a folio, oldest first (FolioRepository.history). */
   versions: (meta: FolioMeta) => Promise<VersionManifest[]>
   /** The repository's cached metadata of the folio is old now. */

@@ -71,13 +71,17 @@ interface Batch {
   metaChanged: boolean
 }
 
-export interface VersionCommitsOptions {
+/** The parts of FolioRepository that write a folio's history (lent to commits and to migrations' imports). */
+export interface HistoryParts {
   storage: Storage
   locks: Locks
   history: HistorySegments
   log: VersionLog
   contents: FolioContents
   packer: HistoryPacker
+}
+
+export interface VersionCommitsOptions extends HistoryParts {
   meta: (id: string) => Promise<FolioMeta | undefined>
   /** The metadata written by a commit: the repository's cache. */
   committed: (meta: FolioMeta) => void
