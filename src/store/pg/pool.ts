@@ -24,7 +24,12 @@ export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
     keepAlive: true,
     application_name: 'folio',
   })
-  pool.on('error', (error) => options.warn?.(`database: an idle connection failed (${errorCode(error)}); it was dropped`))
+  pool.on('error', (error) => {
+    // pool.end() lets its idle clients go without waiting for their sockets to close: one whose
+    // backend is ended meanwhile (the database dropped or stopped with it) is nothing to report.
+    if ((pool as { ending?: boolean }).ending) return
+    options.warn?.(`database: an idle connection failed (${errorCode(error)}); it was dropped`)
+  })
   return pool
 }
 
