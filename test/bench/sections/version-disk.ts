@@ -29,7 +29,7 @@ export async function benchVersionDisk(ctx: BenchContext): Promise<void> {
     if (doc.distinctEdits < EDITS) throw new Error(`the page has only ${doc.distinctEdits} text lines for ${EDITS} distinct edits`)
     const v1 = doc.text()
     const id = await createFolio(server.url, 'One megabyte', v1)
-    const before = await diskUsage(dataDir)
+    const before = await settledUsage(dataDir)
 
     const putStart = performance.now()
     for (let i = 1; i <= EDITS; i++) {
@@ -41,14 +41,8 @@ export async function benchVersionDisk(ctx: BenchContext): Promise<void> {
     // write journal (.journal) holds the last writes until its checkpoint, 2 s after its first
     // record: measure once both have settled (the size has not changed for 3 s), as they do on
     // any real server. What the journal held at the last PUT is reported on its own.
-    let after = await diskUsage(dataDir)
-    const lastPut = growthByArea(before, after).find(([area]) => area === '.journal')?.[1].apparent ?? 0
-    for (let stableSince = performance.now(); performance.now() - stableSince < 3_000; ) {
-      await new Promise((r) => setTimeout(r, 300))
-      const again = await diskUsage(dataDir)
-      if (again.apparent !== after.apparent) stableSince = performance.now()
-      after = again
-    }
+    const lastPut = growthByArea(before, await diskUsage(dataDir)).find(([area]) => area === '.journal')?.[1].apparent ?? 0
+    const after = await settledUsage(dataDir)
     report.log(`  ${fmt(EDITS)} PUTs of ${mb(Buffer.byteLength(v1))} in ${putS.toFixed(1)} s (${(putS * 1000 / EDITS).toFixed(1)} ms each, sequential)`)
     report.log(`  the write journal held ${mb(lastPut)} at the last PUT (the last writes, until their checkpoint: at most 4 files of 32 MB)`)
 
@@ -186,4 +180,16 @@ async function probeFullGet(url: string, v1: string, versions: number): Promise<
     probe.elapsedMs = performance.now() - started
   }
   return probe
+}
+
+/** The data dir's usage once it has not changed for 3 s: housekeeping done, the journal checkpointed. */
+async function settledUsage(dataDir: string): Promise<Awaited<ReturnType<typeof diskUsage>>> {
+  let usage = await diskUsage(dataDir)
+  for (let stableSince = performance.now(); performance.now() - stableSince < 3_000; ) {
+    await new Promise((r) => setTimeout(r, 300))
+    const again = await diskUsage(dataDir)
+    if (again.apparent !== usage.apparent) stableSince = performance.now()
+    usage = again
+  }
+  return usage
 }
