@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MIGRATIONS } from '../src/store/pg/migrations.js'
 import { runCli } from './helpers/cli.js'
@@ -53,5 +56,18 @@ describe('folio db', () => {
     expect(result.code).toBe(1)
     expect(result.json()).toEqual({ error: 'failed', message: expect.stringContaining('Cannot use the database: 127.0.0.1:1/folio: ECONNREFUSED') })
     expect(result.stdout + result.stderr).not.toContain('s3cret-pw')
+  })
+
+  it('serve --database says what is wrong with the database before it listens, never the password', async () => {
+    const notUrl = await runCli(['serve', '--port', '0', '--database', 'db.example.com'])
+    expect(notUrl.code).toBe(2)
+    expect(notUrl.stderr).toContain('The database URL is not a postgres:// URL: give --database postgres://user:password@host:5432/database (or FOLIO_DATABASE_URL).')
+    const instanceDir = await mkdtemp(join(tmpdir(), 'folio-cli-db-'))
+    const unreachable = await runCli(['serve', '--port', '0', '--data', instanceDir, '--database', 'postgres://folio:s3cret-pw@127.0.0.1:1/folio'])
+    await rm(instanceDir, { recursive: true, force: true })
+    expect(unreachable.code).toBe(1)
+    expect(unreachable.stderr).toContain('Cannot use the database 127.0.0.1:1/folio: connect ECONNREFUSED')
+    expect(unreachable.stderr).toContain('Check that PostgreSQL runs there and that --database (or FOLIO_DATABASE_URL) names it')
+    expect(unreachable.stdout + unreachable.stderr).not.toContain('s3cret-pw')
   })
 })

@@ -4,7 +4,7 @@ import { wantsColors } from '../../log/logger.js'
 import { isAnyHost, isLoopbackHost } from '../../server/listener.js'
 import { type RunningServer, startServer } from '../../server/serve.js'
 import type { GlobalOptions } from '../context.js'
-import { CliError } from '../errors.js'
+import { CliError, UsageError } from '../errors.js'
 import { logger, printResult } from '../logger.js'
 import { openUrl } from '../../terminal/open-url.js'
 import { PACKAGE_NAME } from '../../version.js'
@@ -37,6 +37,9 @@ export default async (options: ServeFlags, command: Command) => {
   const dataDir = resolve(options.data ?? process.env.FOLIO_DATA ?? '.folio')
   // || : an empty FOLIO_DATABASE_URL is unset, as for every folio variable.
   const databaseUrl = options.database || process.env.FOLIO_DATABASE_URL || undefined
+  if (databaseUrl && !/^postgres(ql)?:$/.test(URL.parse(databaseUrl)?.protocol ?? '')) {
+    throw new UsageError('The database URL is not a postgres:// URL: give --database postgres://user:password@host:5432/database (or FOLIO_DATABASE_URL).')
+  }
   const poolSize = options.poolSize ?? (process.env.FOLIO_POOL_SIZE ? parsePoolSize(process.env.FOLIO_POOL_SIZE) : undefined)
   // Listening for signals before anything says "ready": until a listener exists, a SIGINT kills
   // node on the spot, and a script may send one as soon as it reads the ready line.

@@ -22,6 +22,18 @@ export interface OpenPgStoreOptions extends Omit<OpenStoreOptions, 'dataDir'> {
   localDir: string
 }
 
+/** The database could not be opened (not reachable, refused the role, or not migratable): what to check, never the password. */
+export class DatabaseUnreachableError extends Error {
+  constructor(url: string, cause: unknown) {
+    const code = (cause as { code?: unknown }).code
+    const detail = cause instanceof Error ? cause.message : String(cause)
+    super(
+      `Cannot use the database ${describeDatabase(url)}: ${typeof code === 'string' && !detail.includes(code) ? `${code}, ` : ''}${detail}. Check that PostgreSQL runs there and that --database (or FOLIO_DATABASE_URL) names it, with a role that may create tables in it.`,
+      { cause },
+    )
+  }
+}
+
 /** A database holding data in a format from before this folio: folio db import upgrades data dirs as it reads them. */
 export class FormatTooOldError extends Error {
   constructor(readonly found: number) {
@@ -48,7 +60,9 @@ export async function openPgStore(options: OpenPgStoreOptions): Promise<FolioSto
   let locks: PgLocks | undefined
   try {
     await writeFile(join(localDir, DATABASE_INSTANCE_FILE), `PostgreSQL ${describeDatabase(options.url)}\n`, { mode: 0o600 })
-    database = await openDatabase({ url: options.url, poolSize: options.poolSize, warn, log })
+    database = await openDatabase({ url: options.url, poolSize: options.poolSize, warn, log }).catch((error: unknown) => {
+      throw new DatabaseUnreachableError(options.url, error)
+    })
     const storage = createStorage({ driver: pgKvDriver({ pool: database.pool }) })
     if (await storage.hasItem(IMPORT_MARKER)) throw new UnfinishedCopyError('database')
     locks = await PgLocks.start(options.url, { warn })
