@@ -1,5 +1,5 @@
 import { once } from 'node:events'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -78,5 +78,7 @@ describe('folio admin with instances on PostgreSQL', () => {
     const refused = await runCli(['admin', 'workspace', 'list', '--data', dir])
     expect(refused.code).not.toBe(0)
     expect(refused.stderr).toMatch(/is the folder of an instance serving PostgreSQL 127\.0\.0\.1:\d+\/test_\w+: start it/)
+    // Nothing was opened there: the folder holds no flat store of its own.
+    expect(await readdir(dir).then((names) => names.filter((n) => n !== 'database-instance.txt'))).toEqual([])
   })
 })

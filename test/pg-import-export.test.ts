@@ -139,6 +139,12 @@ describe('folio db import and export', () => {
     const noDir = await runCli(['db', 'import', '--database', db.url])
     expect(noDir.code).toBe(2)
     expect(noDir.stderr).toContain('Which data dir? folio db import ./.folio')
+    // A mistyped folder is not imported as an empty store (nor made into one).
+    const typo = join(work, 'not-a-data-dir')
+    const notData = await runCli(['db', 'import', typo, '--database', db.url])
+    expect(notData.code).toBe(1)
+    expect(notData.stderr).toContain(`${typo} is not a folio data dir (it has no format.json): name the folder folio serve --data uses (default ./.folio).`)
+    expect(await readFile(join(typo, 'format.json')).catch(() => 'absent')).toBe('absent')
     const notEmpty = join(work, 'not-empty')
     await rm(notEmpty, { recursive: true, force: true })
     await runCli(['db', 'export', notEmpty, '--database', db.url])

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { lockDataDir } from '../store/data-dir-lock.js'
 import { DataDirBusyError, type FolioStore, openStore, type PlanTable, PlansInvalidError, type SharedState } from '../store/index.js'
 import { DATABASE_INSTANCE_FILE } from '../domain/database-url.js'
 import { aiMessagesThisMonth } from './ai-quota.js'
@@ -99,19 +100,27 @@ export async function usage(deps: AdminDeps, id?: string) {
  * when a server holds the dir, that server's pid: then the server must be asked instead.
  */
 export async function openForAdmin(dataDir: string): Promise<{ deps: AdminDeps; close: () => Promise<void> } | { busyPid: number }> {
-  // The folder of an instance serving a database: its store is the database's, which only a
-  // running instance opens for the operator (a flat store opened here would be another, empty one).
+  // The folder of an instance serving a database: its store is the database's, which only the
+  // running instance opens for the operator. Stopped, nothing is opened there: a flat store
+  // opened here would be another, empty one, written into the instance's folder.
   const instance = await readFile(join(dataDir, DATABASE_INSTANCE_FILE), 'utf8').catch(() => undefined)
+  if (instance !== undefined) {
+    let unlock: () => Promise<void>
+    try {
+      unlock = await lockDataDir(dataDir)
+    } catch (error) {
+      if (error instanceof DataDirBusyError) return { busyPid: error.pid }
+      throw error
+    }
+    await unlock()
+    throw new AdminError(`${dataDir} is the folder of an instance serving ${instance.trim()}: start it (folio serve --database …, --data ${dataDir}), and folio admin asks it.`, 'invalid')
+  }
   let store: FolioStore
   try {
     store = await openStore({ dataDir, log: () => {} })
   } catch (error) {
     if (error instanceof DataDirBusyError) return { busyPid: error.pid }
     throw error
-  }
-  if (instance !== undefined) {
-    await store.close()
-    throw new AdminError(`${dataDir} is the folder of an instance serving ${instance.trim()}: start it (folio serve --database …, --data ${dataDir}), and folio admin asks it.`, 'invalid')
   }
   try {
     await store.plans.load()

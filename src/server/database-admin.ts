@@ -1,19 +1,18 @@
-import { mkdir } from 'node:fs/promises'
+import { mkdir, stat } from 'node:fs/promises'
 import { describeDatabase } from '../domain/database-url.js'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { createStorage } from 'unstorage'
 import { openStore } from '../store/index.js'
 import { lockDataDir } from '../store/data-dir-lock.js'
 import { durableFsDriver } from '../store/durable-fs-driver.js'
 import { pgKvDriver } from '../store/pg/kv-driver.js'
 import { createPool, errorCode, isTransient } from '../store/pg/pool.js'
-import { copyStorage, type CopyProgress, type CopyResult } from '../store/storage-copy.js'
+import { keys } from '../store/keys.js'
+import { copyStorage, type CopyProgress, CopyRefusedError, type CopyResult } from '../store/storage-copy.js'
 import { migrate, migrationStatus, type MigrationStatus } from '../store/pg/migrate.js'
 
 export type { MigrationStatus, CopyProgress }
 export { describeDatabase }
-export { CopyMismatchError, CopyRefusedError } from '../store/storage-copy.js'
-export { DataDirBusyError } from '../store/index.js'
 
 /*
  * folio db migrate|status: the schema of a PostgreSQL database, without starting a server. The
@@ -68,6 +67,9 @@ export interface CopyReport extends CopyResult {
  */
 export function importDataDir(url: string, dataDir: string, onProgress?: (p: CopyProgress) => void): Promise<CopyReport> {
   return withPool(url, async (pool) => {
+    // openStore makes a new store where there is none: a mistyped folder would import an empty one.
+    const isDataDir = await Promise.all([keys.format, keys.legacyDatabase].map((file) => stat(join(dataDir, file)).then(() => true, () => false)))
+    if (!isDataDir.includes(true)) throw new CopyRefusedError(`${resolve(dataDir)} is not a folio data dir (it has no ${keys.format}): name the folder folio serve --data uses (default ./.folio).`)
     await migrate(pool)
     const source = await openStore({ dataDir, log: () => {} })
     const target = createStorage({ driver: pgKvDriver({ pool }) })

@@ -134,13 +134,13 @@ export async function plansCommand(file: string | undefined, _options: unknown, 
     }
     if (!given || typeof given !== 'object' || Array.isArray(given)) throw new UsageError(`${file} is not a JSON object of plans.`)
   }
-  const table_ = await withAdmin(command, (admin) => (given === undefined ? admin.plans() : admin.replacePlans(given)))
-  print(command, table_, () =>
+  const inForce = await withAdmin(command, (admin) => (given === undefined ? admin.plans() : admin.replacePlans(given)))
+  print(command, inForce, () =>
     [
       ...(given === undefined ? [] : ['The plans are now:']),
       table(
         ['plan', 'requests/min', 'AI messages/month', 'storage'],
-        Object.entries(table_).map(([name, p]) => [name, String(p.requestsPerMinute), String(p.aiMessagesPerMonth), bytes(p.storageBytes)]),
+        Object.entries(inForce).map(([name, p]) => [name, String(p.requestsPerMinute), String(p.aiMessagesPerMonth), bytes(p.storageBytes)]),
       ),
     ].join('\n'),
   )

@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { CopyMismatchError, type CopyProgress, CopyRefusedError, DataDirBusyError, databaseStatus, DatabaseUnavailableError, describeDatabase, exportToDataDir, importDataDir, migrateDatabase, type MigrationStatus } from '../../server/database-admin.js'
+import { type CopyProgress, databaseStatus, DatabaseUnavailableError, describeDatabase, exportToDataDir, importDataDir, migrateDatabase, type MigrationStatus } from '../../server/database-admin.js'
 import type { GlobalOptions } from '../context.js'
 import { CliError, UsageError } from '../errors.js'
 import { logger, printResult } from '../logger.js'
@@ -60,7 +60,6 @@ export default async (action: 'migrate' | 'status' | 'import' | 'export', dir: s
     )
   } catch (error) {
     if (error instanceof DatabaseUnavailableError) throw new CliError(`Cannot use the database: ${error.message}`)
-    if (error instanceof DataDirBusyError || error instanceof CopyRefusedError || error instanceof CopyMismatchError) throw new CliError(error.message)
     throw new CliError((error as Error).message)
   }
 }

@@ -66,7 +66,7 @@ export async function openPgStore(options: OpenPgStoreOptions): Promise<FolioSto
     const storage = createStorage({ driver: pgKvDriver({ pool: database.pool }) })
     if (await storage.hasItem(IMPORT_MARKER)) throw new UnfinishedCopyError('database')
     locks = await PgLocks.start(options.url, { warn })
-    const store = assembleStore({ ...options, storage, locks, shared: database.shared, pubSub: database.pubSub, dataDir: resolve(options.localDir), inDatabase: true, warn })
+    const store = assembleStore({ ...options, storage, locks, shared: database.shared, pubSub: database.pubSub, dataDir: localDir, inDatabase: true, warn })
     await stampFormat(store.storage, locks)
     await store.workspaces.load()
     // Another instance may be finishing the same deletion: each step holds the folio's lock.
