@@ -44,6 +44,8 @@ describe('the OSS key made on first start', () => {
 
   it('is stored readable by its owner only', async () => {
     const file = join(server.ts.dataDir, 'settings', 'api-key.json')
+    // Written to the files at the journal's checkpoint (or now): as it then lies on disk.
+    await server.ts.server.store.writeBack()
     expect((await stat(file)).mode & 0o777).toBe(0o600)
     expect((await stat(join(server.ts.dataDir, 'settings'))).mode & 0o777).toBe(0o700)
   })

@@ -6,7 +6,7 @@ import { createFolio, deleteFolio, getFolio, updateFolio } from '../src/api/file
 import { rawFile } from '../src/api/viewer.js'
 import { openStore, UnknownAssetError } from '../src/store/index.js'
 import { tinyPng } from './helpers/images.js'
-import { makeDataDir } from './helpers/server.js'
+import { makeDataDir, type TestServer } from './helpers/server.js'
 import { createFolio as storeCreate } from './helpers/store.js'
 import { useServer } from './helpers/use-server.js'
 import { createWorkspace, useCloudServer } from './helpers/workspaces.js'
@@ -17,7 +17,10 @@ const red = tinyPng([220, 30, 30])
 const blue = tinyPng([30, 30, 220])
 
 /** Every blob file on disk (blobs/<hh>/<sha256>): what the store keeps of contents. */
-async function blobFiles(dataDir: string): Promise<string[]> {
+async function blobFiles(ts: TestServer): Promise<string[]> {
+  // As the files hold them once the journal's writes are in them.
+  await ts.server.store.writeBack()
+  const dataDir = ts.dataDir
   const shards = await readdir(join(dataDir, 'blobs')).catch(() => [] as string[])
   const names = await Promise.all(shards.map((shard) => readdir(join(dataDir, 'blobs', shard))))
   return names.flat()
@@ -50,7 +53,7 @@ describe('Cloud mode: images in files are asset:// pointers (spec, Version)', ()
 
   it('takes its own pointers back: a read-edit-write keeps the image, stored once however many versions', async () => {
     const project = await create({ 'index.html': '<p>0</p>', 'logo.png': dataUrl(blue) })
-    const blobsBefore = (await blobFiles(s.ts.dataDir)).length
+    const blobsBefore = (await blobFiles(s.ts)).length
     for (let i = 1; i <= 10; i++) {
       const files = await latestFiles(project.id)
       const reply = await put(project.id, { ...files, 'index.html': `<p>${i}</p>` })
@@ -61,9 +64,9 @@ describe('Cloud mode: images in files are asset:// pointers (spec, Version)', ()
     expect(folio.versionCount).toBe(11)
     // Every version points at the same asset; the image is one blob on disk, not eleven.
     expect(new Set(folio.versions.map((v: { files: Record<string, string> }) => v.files['logo.png']))).toEqual(new Set([`asset://${sha(blue)}`]))
-    expect((await blobFiles(s.ts.dataDir)).filter((name) => name === sha(blue))).toHaveLength(1)
+    expect((await blobFiles(s.ts)).filter((name) => name === sha(blue))).toHaveLength(1)
     // Ten new versions of a 9-byte page add at most the pages' blobs, never the image again.
-    expect((await blobFiles(s.ts.dataDir)).length - blobsBefore).toBeLessThanOrEqual(10)
+    expect((await blobFiles(s.ts)).length - blobsBefore).toBeLessThanOrEqual(10)
     const raw = await s.api.request(rawFile, { params: { id: project.id, access: '-', path: 'logo.png' } })
     expect(Buffer.from(await raw.arrayBuffer()).equals(blue)).toBe(true)
   })

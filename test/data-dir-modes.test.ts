@@ -64,10 +64,12 @@ describe('a data dir written by an older folio', () => {
 
     // At info: the migration says what it did.
     ts = await startTestServer({ dataDir: dir, logLevel: LogLevels.info })
+    // What the migration wrote, in the files (held in the journal until its checkpoint).
+    await ts.server.store.writeBack()
     const after = await modes(dir)
     // + the lock file, and the running server's write journal (a clean stop leaves its folder empty)
     expect(after.size).toBe(before.size + 2)
-    expect(after.has(join('.journal', 'j1.log'))).toBe(true)
+    expect([...after.keys()].filter((path) => path.startsWith(`.journal${'/'}`))).toHaveLength(1)
     for (const [path, m] of after) expect(m & 0o077, `${path} is ${m.toString(8)}`).toBe(0)
     expect(await mode(join(dir, 'settings', 'secret.json'))).toBe(0o600)
     expect(await mode(join(dir, 'folios'))).toBe(0o700)

@@ -71,6 +71,7 @@ describe('listFolios items', () => {
     // The tail in the metadata stays small however long the history: older summaries were
     // written out as chunks.
     const meta = join(ts.dataDir, 'folios', id, 'meta.json')
+    await ts.server.store.writeBack()
     expect((await stat(meta)).size).toBeLessThan(OPEN_TAIL_BYTES + 4096)
 
     await ts.stop()

@@ -32,7 +32,7 @@ afterEach(async () => {
 })
 
 async function serve(repositories: StoreRepositories): Promise<string> {
-  const store: FolioStore = { ...repositories, dataDir: 'memory', readiness: async () => ({ ready: true }), close: async () => {} }
+  const store: FolioStore = { ...repositories, dataDir: 'memory', readiness: async () => ({ ready: true }), close: async () => {}, writeBack: async () => {} }
   const ctx = createServerContext({ store, config: defaultConfig({ mode: 'cloud' }), log: (message, error) => problems.push(`${message} ${error ?? ''}`) })
   await ctx.cloud?.load()
   await ctx.oauth.load()

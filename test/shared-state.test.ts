@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { rm } from 'node:fs/promises'
 import { createStorage } from 'unstorage'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { durableFsDriver } from '../src/store/durable-fs-driver.js'
+import { type DurableFsDriver, durableFsDriver } from '../src/store/durable-fs-driver.js'
 import { PgSharedState } from '../src/store/pg/shared-state-pg.js'
 import { FileSharedState } from '../src/store/shared-state-file.js'
 import { MemorySharedState } from '../src/store/shared-state-memory.js'
@@ -60,9 +60,11 @@ async function fileSubject() {
   const dir = await makeDataDir()
   const clock = { now: Date.UTC(2026, 10, 24, 12, 0, 30) }
   let current: FileSharedState | undefined
+  let driver: DurableFsDriver | undefined
   const open = async () => {
     await current?.close()
-    const storage = createStorage({ driver: durableFsDriver({ base: dir }) })
+    driver = durableFsDriver({ base: dir }) as DurableFsDriver
+    const storage = createStorage({ driver })
     current = await FileSharedState.open(storage, { now: () => clock.now, sweepMs: 3_600_000 })
     return current
   }
@@ -70,7 +72,9 @@ async function fileSubject() {
     await current?.close()
     await rm(dir, { recursive: true, force: true })
   })
-  return { dir, clock, open, reopen: open }
+  /** The files as they are once the journal's writes are in them. */
+  const writeBack = () => driver!.writeBack()
+  return { dir, clock, open, reopen: open, writeBack }
 }
 
 describe('FileSharedState: the SharedState contract', () => {
@@ -156,10 +160,11 @@ describe('FileSharedState: on disk', () => {
   const filesIn = async (dir: string) => (await readdir(join(dir, 'shared', 'records')).catch(() => [])).length
 
   it('sweeps expired records from the disk, and does not load them again', async () => {
-    const { dir, clock, open } = await fileSubject()
+    const { dir, clock, open, writeBack } = await fileSubject()
     const state = await open()
     await state.set('a', 1, clock.now + 100)
     await state.set('b', 2, clock.now + 10_000)
+    await writeBack()
     expect(await filesIn(dir)).toBe(2)
     clock.now += 100
     state.sweep()

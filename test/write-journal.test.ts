@@ -1,8 +1,9 @@
-import { cp, mkdir, readdir, readFile, rm, stat, truncate, unlink, writeFile } from 'node:fs/promises'
+import { cp, mkdir, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createStorage, type Storage } from 'unstorage'
 import { afterEach, describe, expect, it } from 'vitest'
 import { durableFsDriver } from '../src/store/durable-fs-driver.js'
+import { clearPrefix } from '../src/store/json-io.js'
 import { readRecords } from '../src/store/write-journal.js'
 import { makeDataDir } from './helpers/server.js'
 
@@ -56,11 +57,13 @@ describe('write journal', () => {
 
     const copy = await crashCopy(dir)
     // The files as a power cut may leave them: gone, torn, or a removal undone.
-    await unlink(join(copy, 'blobs/ab/abc'))
-    await unlink(join(copy, 'blobs/cd/cde'))
+    // (Written back at the checkpoint, these files may not be there at all yet: gone either way.)
+    await rm(join(copy, 'blobs/ab/abc'), { force: true })
+    await rm(join(copy, 'blobs/cd/cde'), { force: true })
+    await mkdir(join(copy, 'folios/a'), { recursive: true })
     await writeFile(join(copy, 'folios/a/meta.json'), '{"he')
-    await rm(join(copy, 'refs'), { recursive: true })
-    await rm(join(copy, 'many'), { recursive: true })
+    await rm(join(copy, 'refs'), { recursive: true, force: true })
+    await rm(join(copy, 'many'), { recursive: true, force: true })
     await mkdir(join(copy, 'folios/gone'), { recursive: true })
     await writeFile(join(copy, 'folios/gone/meta.json'), '{}')
 
@@ -92,7 +95,8 @@ describe('write journal', () => {
     ])
     // The second append cut short, and the file it wrote lost.
     await truncate(path, (await stat(path)).size - 2)
-    await unlink(join(copy, 'k/second'))
+    await rm(join(copy, 'k/second'), { force: true })
+    await mkdir(join(copy, 'k'), { recursive: true })
     await writeFile(join(copy, 'k/first'), '')
     const reopened = open(copy)
     expect(await reopened.getItem('k:first')).toBe('one')
@@ -114,5 +118,69 @@ describe('write journal', () => {
     expect(await readFile(join(dir, 'k/last'), 'utf8')).toBe('last')
     // Keys never show the driver's own folders.
     expect((await open(dir).getKeys('')).sort()).toEqual(['k:last', 'k:v0', 'k:v1', 'k:v2', 'k:v3', 'k:v4'])
+  })
+})
+
+describe('write-back', () => {
+  const onDisk = (dir: string, path: string) => stat(join(dir, path)).then(() => true, () => false)
+
+  it('holds writes in memory until a checkpoint: reads and listings see them at once, and a file replaced or removed meanwhile is never written', async () => {
+    const dir = await dataDir()
+    const storage = open(dir)
+    await storage.setItem('folios:a:meta.json', '{"head":1}')
+    await storage.setItem('folios:a:meta.json', '{"head":2}')
+    await storage.setItemRaw('blobs:ab:old', Buffer.from('replaced content'))
+    await storage.setItemRaw('refs:ab:old~a', Buffer.alloc(0))
+    await storage.setItemRaw('blobs:cd:new', Buffer.from('current content'))
+    await storage.removeItem('blobs:ab:old', { lazy: true })
+    await storage.removeItem('refs:ab:old~a')
+
+    expect(await storage.getItem('folios:a:meta.json')).toEqual({ head: 2 })
+    expect(await storage.hasItem('blobs:ab:old')).toBe(false)
+    expect(await storage.getItemRaw('blobs:ab:old')).toBeNull()
+    expect(await storage.getMeta('blobs:cd:new')).toMatchObject({ size: 15 })
+    expect((await storage.getKeys('')).sort()).toEqual(['blobs:cd:new', 'folios:a:meta.json'])
+    expect(await storage.getKeys('refs')).toEqual([])
+    // Durable in the journal, not yet in the files.
+    expect(await onDisk(dir, 'folios/a/meta.json')).toBe(false)
+    expect(await onDisk(dir, 'blobs/cd/new')).toBe(false)
+
+    // A clean stop writes back the newest state of each key, and nothing that was removed.
+    await storage.dispose()
+    expect(await readFile(join(dir, 'folios/a/meta.json'), 'utf8')).toBe('{"head":2}')
+    expect(await readFile(join(dir, 'blobs/cd/new'), 'utf8')).toBe('current content')
+    expect(await onDisk(dir, 'blobs/ab/old')).toBe(false)
+    expect(await onDisk(dir, 'refs/ab/old~a')).toBe(false)
+    expect(await journalFiles(dir)).toEqual([])
+  })
+
+  it('writes back at each checkpoint while running, and a clear removes what was held under it', async () => {
+    const dir = await dataDir()
+    const storage = open(dir, 50)
+    await storage.setItem('folios:a:meta.json', '{"head":1}')
+    await expect.poll(() => onDisk(dir, 'folios/a/meta.json'), { timeout: 5000 }).toBe(true)
+    await storage.setItem('folios:a:meta.json', '{"head":2}')
+    await expect.poll(() => readFile(join(dir, 'folios/a/meta.json'), 'utf8'), { timeout: 5000 }).toBe('{"head":2}')
+
+    // Held (not yet written) and written keys under one folder: a clear removes both, now and after the checkpoint.
+    await storage.setItem('folios:a:history:s1.json', '[]')
+    await clearPrefix(storage, 'folios:a')
+    expect(await storage.getKeys('folios')).toEqual([])
+    expect(await storage.hasItem('folios:a:history:s1.json')).toBe(false)
+    await storage.setItem('folios:b:meta.json', '{}')
+    await expect.poll(() => onDisk(dir, 'folios/b/meta.json'), { timeout: 5000 }).toBe(true)
+    expect(await onDisk(dir, 'folios/a/history/s1.json')).toBe(false)
+    expect(await onDisk(dir, 'folios/a/meta.json')).toBe(false)
+  })
+
+  it('two drivers on one data dir share one journal and what it holds', async () => {
+    const dir = await dataDir()
+    const first = open(dir)
+    const second = open(dir)
+    await first.setItem('k:a', 'from the first')
+    expect(await second.getItem('k:a')).toBe('from the first')
+    await second.removeItem('k:a')
+    expect(await first.hasItem('k:a')).toBe(false)
+    expect(await journalFiles(dir)).toHaveLength(1)
   })
 })

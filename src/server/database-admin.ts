@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path'
 import { createStorage } from 'unstorage'
 import { openStore } from '../store/index.js'
 import { lockDataDir } from '../store/data-dir-lock.js'
-import { durableFsDriver } from '../store/durable-fs-driver.js'
+import { durableFsDriver, journalHoldsWrites } from '../store/durable-fs-driver.js'
 import { pgKvDriver } from '../store/pg/kv-driver.js'
 import { createPool, errorCode, isTransient } from '../store/pg/pool.js'
 import { keys } from '../store/keys.js'
@@ -68,7 +68,10 @@ export interface CopyReport extends CopyResult {
 export function importDataDir(url: string, dataDir: string, onProgress?: (p: CopyProgress) => void): Promise<CopyReport> {
   return withPool(url, async (pool) => {
     // openStore makes a new store where there is none: a mistyped folder would import an empty one.
-    const isDataDir = await Promise.all([keys.format, keys.legacyDatabase].map((file) => stat(join(dataDir, file)).then(() => true, () => false)))
+    const isDataDir = await Promise.all([
+      ...[keys.format, keys.legacyDatabase].map((file) => stat(join(dataDir, file)).then(() => true, () => false)),
+      journalHoldsWrites(dataDir),
+    ])
     if (!isDataDir.includes(true)) throw new CopyRefusedError(`${resolve(dataDir)} is not a folio data dir (it has no ${keys.format}): name the folder folio serve --data uses (default ./.folio).`)
     await migrate(pool)
     const source = await openStore({ dataDir, log: () => {} })

@@ -15,6 +15,22 @@ export interface JournalRecord {
 /** Paths (files, folders) a change touched: what a checkpoint makes durable before it drops the record. */
 export type Touched = string[]
 
+/**
+ * A change held in memory rather than made to the files (the driver's write-back): the journal
+ * notes which of its files holds the change's record once that record is durable.
+ */
+export interface JournalMark {
+  /** The journal file holding the record: 0 until it is durable. */
+  seq: number
+}
+
+/**
+ * Writes the files at a checkpoint: the changes held in memory whose newest durable record is
+ * in journal file `seq`, among `keys`. Returns the paths to fsync, and what to do once they are
+ * durable (forget what was held).
+ */
+export type WriteBack = (seq: number, keys: string[]) => Promise<{ touched: Touched; written(): void }>
+
 const OPS = ['put', 'del', 'clear'] as const
 /** body length, crc32 of the body; then the body: op, key length, key, data. */
 const HEADER = 8
@@ -33,6 +49,8 @@ interface JournalFile {
   size: number
   /** What its records touched. */
   touched: Set<string>
+  /** The keys of its records whose change is held in memory (written back at its checkpoint). */
+  held: Set<string>
   /** A failed append may have left a partial record: nothing more may follow it. */
   broken: boolean
 }
@@ -40,6 +58,7 @@ interface JournalFile {
 interface Waiting {
   bytes: Buffer
   touched: Touched
+  held?: Held
   resolve(): void
   reject(error: unknown): void
 }
@@ -71,15 +90,17 @@ export class WriteJournal {
   /** Checkpoints' fsyncs, off libuv's pool. */
   readonly #fsync = new BackgroundFsync()
   readonly #rotateMs: number
+  readonly #writeBack: WriteBack | undefined
 
-  private constructor(dir: string, current: JournalFile, rotateMs: number) {
+  private constructor(dir: string, current: JournalFile, rotateMs: number, writeBack: WriteBack | undefined) {
     this.#dir = dir
     this.#current = current
     this.#rotateMs = rotateMs
+    this.#writeBack = writeBack
   }
 
   /** Replays what a crash left (redo makes one record's change again), then starts a fresh journal file. */
-  static async open(dir: string, redo: (record: JournalRecord) => Promise<Touched>, options: { rotateMs?: number } = {}): Promise<WriteJournal> {
+  static async open(dir: string, redo: (record: JournalRecord) => Promise<Touched>, options: { rotateMs?: number; writeBack?: WriteBack } = {}): Promise<WriteJournal> {
     if (await mkdir(dir, { recursive: true, mode: 0o700 })) await syncPath(dirname(dir))
     const found = (await readdir(dir))
       .map((name) => /^j(\d+)\.log$/.exec(name)?.[1])
@@ -92,7 +113,7 @@ export class WriteJournal {
     }
     await mapLimit([...touched], REPLAY_FSYNCS, syncPath)
     for (const seq of found) await unlink(join(dir, `j${seq}.log`))
-    return new WriteJournal(dir, await createFile(dir, (found.at(-1) ?? 0) + 1), options.rotateMs ?? ROTATE_MS)
+    return new WriteJournal(dir, await createFile(dir, (found.at(-1) ?? 0) + 1), options.rotateMs ?? ROTATE_MS, options.writeBack)
   }
 
   /**
@@ -101,14 +122,16 @@ export class WriteJournal {
    * `wait` false, once it is queued: a later write that waits makes it durable too (records are
    * appended in order), or it only reclaims space. `sync` false: the checkpoint need not fsync
    * what it touched (a removal a crash may undo). A change that touched nothing (removing what
-   * was not there) needs no record.
+   * was not there) needs no record, unless it changes what is `held`: changes kept in memory
+   * (their marks, under these keys), which the checkpoint of the journal file holding this
+   * record writes out (WriteBack).
    */
-  async write(op: JournalRecord['op'], key: string, data: Uint8Array, apply: () => Promise<Touched>, options: { wait?: boolean; sync?: boolean } = {}): Promise<void> {
+  async write(op: JournalRecord['op'], key: string, data: Uint8Array, apply: () => Promise<Touched>, options: { wait?: boolean; sync?: boolean; held?: Held } = {}): Promise<void> {
     const touched = await apply()
-    if (touched.length === 0) return
+    if (touched.length === 0 && !options.held) return
     const bytes = encode(op, key, data)
     const durable = new Promise<void>((resolve, reject) => {
-      this.#waiting.push({ bytes, touched: options.sync === false ? [] : touched, resolve, reject })
+      this.#waiting.push({ bytes, touched: options.sync === false ? [] : touched, held: options.held, resolve, reject })
       if (!this.#flushing) void this.#flush()
     })
     if (options.wait !== false) await durable
@@ -143,6 +166,10 @@ export class WriteJournal {
         for (const w of batch) {
           current.size += w.bytes.length
           for (const path of w.touched) current.touched.add(path)
+          if (w.held) {
+            for (const mark of w.held.marks) mark.seq = current.seq
+            for (const key of w.held.keys) current.held.add(key)
+          }
           w.resolve()
         }
       }
@@ -173,7 +200,9 @@ export class WriteJournal {
     this.#checkpoints = this.#checkpoints.then(async () => {
       try {
         await closeFile(file.fd)
-        await this.#fsync.sync([...file.touched])
+        const back = file.held.size && this.#writeBack ? await this.#writeBack(file.seq, [...file.held]) : undefined
+        await this.#fsync.sync([...file.touched, ...(back?.touched ?? [])])
+        back?.written()
         if (this.#keepAll) return
         await unlink(file.path)
         await this.#fsync.sync([this.#dir])
@@ -184,6 +213,16 @@ export class WriteJournal {
         this.#retired--
       }
     })
+  }
+
+  /** A checkpoint now of everything appended so far (the files then hold it, fsync'd), the journal staying open. */
+  async checkpointNow(): Promise<void> {
+    while (this.#flushing) await new Promise((r) => setImmediate(r))
+    if (this.#current.size > 0) {
+      this.#rotateDue = true
+      await this.#flush()
+    }
+    await this.#checkpoints
   }
 
   /** Shutdown: the last appends, then a checkpoint of everything; no journal file is left. */
@@ -201,7 +240,13 @@ async function createFile(dir: string, seq: number): Promise<JournalFile> {
   const fd = await openFile(path, 'wx', 0o600)
   // Its entry in the folder must be durable before a record in it is acknowledged.
   await syncPath(dir)
-  return { seq, path, fd, size: 0, touched: new Set(), broken: false }
+  return { seq, path, fd, size: 0, touched: new Set(), held: new Set(), broken: false }
+}
+
+/** The changes a record stands for that are held in memory: their marks, and the keys they are under. */
+export interface Held {
+  marks: JournalMark[]
+  keys: string[]
 }
 
 function encode(op: JournalRecord['op'], key: string, data: Uint8Array): Buffer {

@@ -77,6 +77,7 @@ export async function openPgStore(options: OpenPgStoreOptions): Promise<FolioSto
     return {
       ...store,
       dataDir: localDir,
+      async writeBack() {},
       async readiness() {
         return closing ? { ready: false, reason: 'the store is closing (the server is stopping)' } : openDb.readiness()
       },
