@@ -40,8 +40,8 @@ async function checkAll(store: FolioStore, id: string, expected: Array<Record<st
 
 const sortKeys = (o: Record<string, string>) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)))
 
-async function blobAndRefFiles(dir: string) {
-  return (await listFiles(dir)).filter((f) => /^(blobs|refs)\//.test(f.path))
+async function blobAndRefFiles(of: string | FolioStore) {
+  return (await listFiles(of)).filter((f) => /^(blobs|refs)\//.test(f.path))
 }
 
 async function cleanupDir(dir: string) {
@@ -86,7 +86,7 @@ const outcome = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e a
 const until = async (cond: () => Promise<boolean>) => {
   for (let i = 0; i < 500 && !(await cond()); i++) await new Promise((r) => setTimeout(r, 10))
 }
-const blobsOf = async (dir: string) => (await listFiles(dir)).filter((f) => f.path.startsWith('blobs/'))
+const blobsOf = async (of: string | FolioStore) => (await listFiles(of)).filter((f) => f.path.startsWith('blobs/'))
 
 
 describe('packing that runs late', () => {
@@ -221,14 +221,14 @@ describe('space and safety', () => {
     const versions = Array.from({ length: 30 }, (_, n) => ({ commitMessage: `v${n}`, createdAt: new Date().toISOString(), author: 'a', files: { 'index.html': big(`e${n}`, 2000), 'a.css': `a{z-index:${n}}` } }))
     await store.folios.importFolio({ ...newMeta(), id: 'importedAbc1', createdAt: 'x', updatedAt: 'x' } as any, versions)
     await store.folios.idle()
-    const blobs = await blobsOf(store.dataDir)
+    const blobs = await blobsOf(store)
     const bytes = blobs.reduce((s, f) => s + f.size, 0)
     expect(await checkAll(store, 'importedAbc1', versions.map((v) => v.files))).toEqual([])
     // Same history through update(): how much it costs there.
     const { meta } = await createFolio(store, versions[0]!.files)
     for (const v of versions.slice(1)) await store.folios.update(meta.id, { patch: {}, files: v.files, author: 't' })
     await store.folios.idle()
-    const after = await blobsOf(store.dataDir)
+    const after = await blobsOf(store)
     await store.close()
     expect(blobs.length).toBeLessThan(5)
   })
@@ -240,7 +240,7 @@ describe('space and safety', () => {
     for (let i = 0; i < 300; i++) {
       await store.folios.mergeIntoHead(meta.id, [{ path: 'up.txt', bytes: Buffer.from(`upload ${i} `.repeat(150)) }])
       await store.folios.idle()
-      if (i % 100 === 99) sizes.push((await listFiles(store.dataDir)).filter((f) => f.path.includes('/history/')).reduce((s, f) => s + f.size, 0))
+      if (i % 100 === 99) sizes.push((await listFiles(store)).filter((f) => f.path.includes('/history/')).reduce((s, f) => s + f.size, 0))
     }
     expect(await checkAll(store, meta.id, [{ 'index.html': 'hi', 'up.txt': `upload 299 `.repeat(150) }])).toEqual([])
     await store.close()
@@ -266,7 +266,7 @@ describe('space and safety', () => {
       const exp = [{ 'index.html': shared, 's.css': 'a{}' }, ...Array.from({ length: 10 }, (_, n) => ({ 'index.html': big(`a${n}`), 's.css': `a{${n}}` })), { 'index.html': shared, 's.css': 'a{}' }]
       expect(await checkAll(store, b.meta.id, exp)).toEqual([])
       await store.folios.delete(b.meta.id)
-      expect(await blobAndRefFiles(store.dataDir)).toEqual([])
+      expect(await blobAndRefFiles(store)).toEqual([])
       expect(logs).toEqual([])
       await store.close()
       await cleanupDir(store.dataDir)
@@ -292,7 +292,7 @@ describe('space and safety', () => {
     await again.folios.idle()
     expect(await checkAll(again, meta.id, [1, 2, 3, 4, 5].map((n) => ({ 'index.html': big(`${n}`) })))).toEqual([])
     await again.folios.delete(meta.id)
-    expect(await blobAndRefFiles(dir)).toEqual([])
+    expect(await blobAndRefFiles(again)).toEqual([])
     await again.close()
   })
 
@@ -324,7 +324,7 @@ describe('space and safety', () => {
     const again = await open(dir)
     expect(await checkAll(again, f.meta.id, exp)).toEqual([])
     await again.folios.delete(f.meta.id)
-    expect(await blobAndRefFiles(dir)).toEqual([])
+    expect(await blobAndRefFiles(again)).toEqual([])
     expect(logs).toEqual([])
     await again.close()
   })

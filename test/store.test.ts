@@ -30,13 +30,17 @@ describe('durable fs driver', () => {
   it('never lets a reader see a partial file while writers replace it', async () => {
     const dir = await makeDataDir()
     cleanup.push(() => rm(dir, { recursive: true, force: true }))
-    const storage = createStorage({ driver: durableFsDriver({ base: dir }) })
+    // Checkpoints every few ms: reads come from memory and from the files written back meanwhile.
+    const storage = createStorage({ driver: durableFsDriver({ base: dir, checkpointAfterMs: 5 }) })
     const values = Array.from({ length: 8 }, (_, i) => String(i).repeat(200_000 + i))
     await storage.setItem('a:b', values[0]!)
     let stop = false
     const reads: Array<string | null> = []
     const reader = (async () => {
-      while (!stop) reads.push((await storage.getItem('a:b')) as string | null)
+      while (!stop) {
+        reads.push((await storage.getItem('a:b')) as string | null)
+        await new Promise((resolve) => setImmediate(resolve))
+      }
     })()
     for (let round = 0; round < 5; round++) await Promise.all(values.map((v) => storage.setItem('a:b', v)))
     stop = true
@@ -67,12 +71,12 @@ describe('blobs: content addressing, reverse deltas, reclaiming', () => {
     const a = await createFolio(store, { 'index.html': shared, 'a.css': 'a{}' })
     const b = await createFolio(store, { 'index.html': shared })
     await store.folios.update(a.meta.id, { patch: {}, files: { 'index.html': shared, 'a.css': 'a{color:red}' }, author: 't' })
-    const blobFiles = async () => (await listFiles(store.dataDir)).filter((f) => f.path.startsWith('blobs/'))
+    const blobFiles = async () => (await listFiles(store)).filter((f) => f.path.startsWith('blobs/'))
     expect(await blobFiles()).toHaveLength(3) // shared page, a.css v1, a.css v2
     await store.folios.delete(a.meta.id)
     expect(await blobFiles()).toHaveLength(1) // b still holds the shared page
     await store.folios.delete(b.meta.id)
-    const left = await listFiles(store.dataDir)
+    const left = await listFiles(store)
     expect(left.filter((f) => /^(blobs|refs|folios|trash)\//.test(f.path))).toEqual([])
   })
 
@@ -81,7 +85,7 @@ describe('blobs: content addressing, reverse deltas, reclaiming', () => {
     const manyFiles = (tag: string) => Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`f${i}.txt`, `${tag} content ${i}`]))
     const folios = await Promise.all(['a', 'b', 'c'].map((tag) => createFolio(store, manyFiles(tag))))
     expect(await Promise.all(folios.map((f) => store.folios.delete(f.meta.id)))).toEqual([true, true, true])
-    const left = await listFiles(store.dataDir)
+    const left = await listFiles(store)
     expect(left.filter((f) => /^(blobs|refs|folios|trash|workspaces)\//.test(f.path))).toEqual([])
   })
 
@@ -89,10 +93,10 @@ describe('blobs: content addressing, reverse deltas, reclaiming', () => {
     const store = await freshStore()
     const { meta } = await createFolio(store, { 'index.html': bigPage(-1), 'site.css': 'h1 { color: teal }' })
     const firstCopy = bigPage(-1).length
-    const filesBefore = (await listFiles(store.dataDir)).length
+    const filesBefore = (await listFiles(store)).length
     for (let n = 0; n < 60; n++) await store.folios.update(meta.id, { patch: {}, files: { 'index.html': bigPage(n), 'site.css': `h1 { color: #${n}${n} }` }, author: 't' })
     await store.folios.idle()
-    const files = await listFiles(store.dataDir)
+    const files = await listFiles(store)
     const bytes = files.filter((f) => f.path.startsWith('blobs/') || f.path.includes('/history/')).reduce((s, f) => s + f.size, 0)
     // One full copy of the latest, plus per version its manifest (~330 bytes) and the replaced
     // contents packed small (a base64 delta of ~140 bytes, the old CSS whole).
@@ -124,7 +128,7 @@ describe('blobs: content addressing, reverse deltas, reclaiming', () => {
     expect(full.versions.at(-1).files['index.html']).toBe(bigPage(-1))
     expect(full.versions[20].files['index.html']).toBe(bigPage(19))
     await store.folios.delete(meta.id)
-    expect((await listFiles(store.dataDir)).filter((f) => /^(blobs|refs)\//.test(f.path))).toEqual([])
+    expect((await listFiles(store)).filter((f) => /^(blobs|refs)\//.test(f.path))).toEqual([])
   })
 
   it('keeps old contents readable when another folio that shared them is deleted, and restores them', async () => {
@@ -166,12 +170,13 @@ describe('blobs: content addressing, reverse deltas, reclaiming', () => {
     await writeFile(join(dataDir, 'format.json'), JSON.stringify({ format: 1, updatedAt: new Date().toISOString() }))
 
     const reopened = await freshStore(dataDir)
+    await reopened.writeBack()
     expect(JSON.parse(await readFile(join(dataDir, 'format.json'), 'utf8')).format).toBe(CURRENT_FORMAT)
     for (let n = 0; n < 3; n++) await reopened.folios.update(meta.id, { patch: {}, files: { 'index.html': bigPage(n) }, author: 't' })
     await reopened.folios.idle()
     const full = JSON.parse((await reopened.views.full(meta.id)) as string)
     expect(full.versions.map((v: any) => v.files['index.html'])).toEqual([bigPage(-1), bigPage(0), bigPage(1), bigPage(2)])
-    const files = (await listFiles(dataDir)).map((f) => f.path).filter((p) => p.startsWith(`folios/${meta.id}/`))
+    const files = (await listFiles(reopened)).map((f) => f.path).filter((p) => p.startsWith(`folios/${meta.id}/`))
     expect(files).toContain(`folios/${meta.id}/versions/v1.json`)
     expect(files).toContain(`folios/${meta.id}/history/s2.json`)
   })
@@ -267,6 +272,7 @@ describe('start-up: lock, migrations, recovery', () => {
 
   it('stamps a new data dir with the current format, and refuses one from a newer folio', async () => {
     const store = await freshStore()
+    await store.writeBack()
     const stamp = JSON.parse(await readFile(join(store.dataDir, 'format.json'), 'utf8'))
     expect(stamp.format).toBe(CURRENT_FORMAT)
     const dir = await makeDataDir()
@@ -310,6 +316,7 @@ describe('start-up: lock, migrations, recovery', () => {
     ])
     expect(folio.comments[0].text).toBe('Nice')
     expect(folio.analytics.views).toBe(7)
+    await store.writeBack()
     expect(JSON.parse(await readFile(join(dir, 'format.json'), 'utf8')).format).toBe(CURRENT_FORMAT)
     expect(JSON.parse(await readFile(join(dir, 'database.imported.json'), 'utf8'))).toEqual(legacy)
     await expect(readFile(join(dir, 'database.json'))).rejects.toThrow()
@@ -328,6 +335,7 @@ describe('start-up: lock, migrations, recovery', () => {
     const logs: string[] = []
     const reopened = await openStore({ dataDir, log: (m) => logs.push(m) })
     cleanup.push(() => reopened.close())
+    await reopened.writeBack()
     expect(JSON.parse(await readFile(join(dataDir, 'format.json'), 'utf8')).format).toBe(CURRENT_FORMAT)
     expect(logs).toEqual(['Moved the comments of 1 folio(s) into segments (data format 5); 2 comment(s) without a usable id got a new one.'])
     const comments = await reopened.engagement.comments(meta.id)
@@ -338,7 +346,7 @@ describe('start-up: lock, migrations, recovery', () => {
       ['c_1740787200000', 'same id'],
       ['c_1740787200001', 'foreign id'],
     ])
-    const files = (await listFiles(dataDir)).map((f) => f.path).filter((p) => p.startsWith(`folios/${meta.id}/comments`))
+    const files = (await listFiles(reopened)).map((f) => f.path).filter((p) => p.startsWith(`folios/${meta.id}/comments`))
     expect(files).toEqual([`folios/${meta.id}/comments/s1700000000000.json`])
     // Deleting the newest does not free its id.
     await reopened.engagement.moderateComment(meta.id, 'c_1740787200001', { kind: 'delete' }, { owner: true }, 'anyone')
@@ -357,6 +365,6 @@ describe('start-up: lock, migrations, recovery', () => {
     await store.close()
     const reopened = await freshStore(dataDir)
     expect(await reopened.folios.listIds('local')).toEqual([])
-    expect((await listFiles(dataDir)).filter((f) => /^(blobs|refs|folios|trash)\//.test(f.path))).toEqual([])
+    expect((await listFiles(reopened)).filter((f) => /^(blobs|refs|folios|trash)\//.test(f.path))).toEqual([])
   })
 })

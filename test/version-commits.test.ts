@@ -143,7 +143,7 @@ describe('group-committed versions', () => {
     }
     // The housekeeping saw every version of the batch: the pages they replaced are packed into
     // the history, only the latest is a blob file (plus the small pages, stored once each).
-    const blobs = (await listFiles(dataDir)).filter((f) => f.path.startsWith('blobs/'))
+    const blobs = (await listFiles(reopened)).filter((f) => f.path.startsWith('blobs/'))
     expect(blobs.filter((f) => f.size > 10_000)).toHaveLength(1)
   })
 
@@ -179,7 +179,7 @@ describe('group-committed versions', () => {
     expect(await deleted).toBe(true)
     await store.folios.idle()
     await store.writeBack()
-    const left = (await listFiles(store.dataDir)).filter((f) => /^(blobs|refs)\//.test(f.path))
+    const left = (await listFiles(store)).filter((f) => /^(blobs|refs)\//.test(f.path))
     // Only the other folio's page and its reference remain.
     expect(left.map((f) => f.path.split('/')[0])).toEqual(['blobs', 'refs'])
     expect(left[1]!.path.endsWith(`~${other.meta.id}`)).toBe(true)

@@ -48,7 +48,7 @@ export interface FolioStore extends StoreRepositories {
   /** Waits for every write in progress, then releases the data dir. */
   close(): Promise<void>
   /**
-   * Makes the files of the data dir hold everything written so far, fsync'd, as a clean stop
+   * Makes the files of the data dir hold every write acknowledged so far, fsync'd, as a clean stop
    * leaves them (the flat-file store holds recent writes in its journal and in memory): before
    * copying the folder while the server runs, and for tests that read the files. PostgreSQL: nothing to do.
    */
@@ -94,7 +94,6 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
         return closing ? { ready: false, reason: 'the store is closing (the server is stopping)' } : { ready: true }
       },
       async writeBack() {
-        await store.folios.idle()
         await driver.writeBack()
       },
       async close() {

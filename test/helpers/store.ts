@@ -25,7 +25,10 @@ export async function createFolio(store: FolioStore, files: Record<string, strin
 }
 
 /** Every file under dir (recursively), with its size. */
-export async function listFiles(dir: string): Promise<Array<{ path: string; size: number }>> {
+export async function listFiles(of: string | FolioStore): Promise<Array<{ path: string; size: number }>> {
+  // An open store's files once everything its journal holds is written to them.
+  if (typeof of !== 'string') await of.writeBack()
+  const dir = typeof of === 'string' ? of : of.dataDir
   const out: Array<{ path: string; size: number }> = []
   const walk = async (d: string) => {
     for (const entry of await readdir(d, { withFileTypes: true }).catch(() => [])) {
