@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache'
 import type { Storage } from 'unstorage'
 import type { FolioMeta, VersionManifest, VersionSummary } from '../domain/model.js'
-import { readJson, writeJson } from './json-io.js'
+import { readJson } from './json-io.js'
 import { keys } from './keys.js'
 
 /**
@@ -49,9 +49,13 @@ export class VersionLog {
     this.#storage = storage
   }
 
-  /** Writes a closed chunk. Idempotent: a crash before the metadata write repeats it unchanged. */
+  /**
+   * Writes a closed chunk. Idempotent: a crash before the metadata write repeats it unchanged.
+   * Every caller writes the folio's metadata next and waits for that (the journal keeps writes
+   * in order): this one does not wait for the disk on its own.
+   */
   async close(id: string, chunk: Chunk): Promise<void> {
-    await writeJson(this.#storage, keys.logChunk(id, chunk.first), chunk)
+    await this.#storage.setItem(keys.logChunk(id, chunk.first), JSON.stringify(chunk), { durableWithNext: true })
     this.#chunks.set(`${id}:${chunk.first}`, chunk)
   }
 

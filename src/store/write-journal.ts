@@ -249,17 +249,18 @@ export interface Held {
   keys: string[]
 }
 
+/** One buffer, one copy of the data (a version's page is ~100 KB: each copy shows). */
 function encode(op: JournalRecord['op'], key: string, data: Uint8Array): Buffer {
-  const keyBytes = Buffer.from(key, 'utf8')
-  const body = Buffer.allocUnsafe(3 + keyBytes.length + data.length)
+  const keyLength = Buffer.byteLength(key, 'utf8')
+  const record = Buffer.allocUnsafe(HEADER + 3 + keyLength + data.length)
+  const body = record.subarray(HEADER)
   body[0] = OPS.indexOf(op)
-  body.writeUInt16LE(keyBytes.length, 1)
-  keyBytes.copy(body, 3)
-  body.set(data, 3 + keyBytes.length)
-  const header = Buffer.allocUnsafe(HEADER)
-  header.writeUInt32LE(body.length, 0)
-  header.writeUInt32LE(crc32(body), 4)
-  return Buffer.concat([header, body])
+  body.writeUInt16LE(keyLength, 1)
+  body.write(key, 3, 'utf8')
+  body.set(data, 3 + keyLength)
+  record.writeUInt32LE(body.length, 0)
+  record.writeUInt32LE(crc32(body), 4)
+  return record
 }
 
 /** The records of a journal file, up to the first one that is incomplete or damaged (a torn append). */
