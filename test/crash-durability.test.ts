@@ -75,6 +75,62 @@ describe('crash durability', () => {
     for (const c of children) expect(c.stderr(), `the log of the server at ${c.url}`).toBe('')
   })
 
+  it('keeps every acknowledged version after SIGKILL while checkpoints write the journal back to the files', async () => {
+    const dataDir = await makeDataDir()
+    dirs.push(dataDir)
+    let server = await spawnServer(dataDir)
+    children.push(server)
+    let api = testApi(server.url)
+    // Two folios: one whose versions replace each other (most contents never reach a file), one
+    // written now and then (its files are written back and must stay right).
+    const hot = await api.create('Hot', { 'index.html': page(0) })
+    const cold = await api.create('Cold', { 'index.html': page(0) })
+    const acked = new Map<string, Map<string, Record<string, string>>>([
+      [hot, new Map()],
+      [cold, new Map()],
+    ])
+    let n = 0
+    for (let round = 0; round < 2; round++) {
+      let stop = false
+      const writer = async (id: string, pauseMs: number, times = Infinity) => {
+        for (let i = 0; i < times && !stop; i++) {
+          const files = { 'index.html': page(++n), [`notes-${n % 3}.txt`]: `note ${n}` }
+          try {
+            const reply = await api.send(updateFolio, { params: { id }, body: { files, commitMessage: `write ${n}` } })
+            if (reply.status === 200) acked.get(id)!.set(reply.body.project.latestVersionId, files)
+          } catch {
+            return
+          }
+          if (pauseMs) await new Promise((r) => setTimeout(r, pauseMs))
+        }
+      }
+      // The cold folio's last versions are written at the start: by the kill, the journal file
+      // holding them (retired 2 s after its first record) has been checkpointed and deleted, so
+      // only what its checkpoint wrote back keeps them. The hot one's writes go on: the kill
+      // lands while later checkpoints write back, at a different moment each round.
+      const writers = [writer(hot, 0), writer(hot, 0), writer(hot, 0), writer(cold, 50, 4)]
+      await new Promise((r) => setTimeout(r, 4700 + round * 450))
+      await killHard(server.child)
+      stop = true
+      await Promise.all(writers)
+
+      server = await spawnServer(dataDir)
+      children.push(server)
+      api = testApi(server.url)
+      for (const [id, versions] of acked) {
+        const full = await api.send(getFolio, { params: { id } })
+        expect(full.status).toBe(200)
+        const found: any[] = full.body.versions
+        expect(found.map((v) => v.versionId)).toEqual(found.map((_, i) => `v${i + 1}`))
+        for (const [versionId, files] of versions) expect(found.find((v) => v.versionId === versionId)?.files, `${id} ${versionId}`).toEqual(files)
+      }
+    }
+    expect(acked.get(hot)!.size).toBeGreaterThan(20)
+    expect(acked.get(cold)!.size).toBe(8)
+    await killHard(server.child)
+    for (const c of children) expect(c.stderr(), `the log of the server at ${c.url}`).toBe('')
+  })
+
   it('keeps every version group-committed for concurrent writers after SIGKILL during the commits, in order, none half there', async () => {
     const dataDir = await makeDataDir()
     dirs.push(dataDir)
