@@ -173,6 +173,20 @@ describe('write-back', () => {
     expect(await onDisk(dir, 'folios/a/meta.json')).toBe(false)
   })
 
+  it('holds the states of a key in the order of their records when a removal and a write race', async () => {
+    const dir = await dataDir()
+    const storage = open(dir)
+    for (let round = 0; round < 5; round++) {
+      await storage.setItem(`k:x${round}`, 'A')
+      // The removal's unlink goes through libuv's pool; the write is queued meanwhile.
+      await Promise.all([storage.removeItem(`k:x${round}`), storage.setItem(`k:x${round}`, 'B')])
+    }
+    const live = await Promise.all(Array.from({ length: 5 }, (_, round) => storage.getItem(`k:x${round}`)))
+    // What a crash now leaves: the journal alone, replayed in its order, must say the same.
+    const reopened = open(await crashCopy(dir))
+    expect(await Promise.all(Array.from({ length: 5 }, (_, round) => reopened.getItem(`k:x${round}`)))).toEqual(live)
+  })
+
   it('two drivers on one data dir share one journal and what it holds', async () => {
     const dir = await dataDir()
     const first = open(dir)
@@ -182,5 +196,24 @@ describe('write-back', () => {
     await second.removeItem('k:a')
     expect(await first.hasItem('k:a')).toBe(false)
     expect(await journalFiles(dir)).toHaveLength(1)
+  })
+})
+
+describe('a failed append', () => {
+  it('fails every write after it, with what to do, and nothing it held is read', async () => {
+    const dir = await dataDir()
+    const storage = open(dir, 50)
+    await storage.setItem('k:a', 'acknowledged')
+    // The journal's folder taken away: the next journal file cannot be made.
+    await rm(join(dir, '.journal'), { recursive: true, force: true })
+    await new Promise((r) => setTimeout(r, 120))
+    const failure = /write journal could not be written .*takes no more writes.*Check the disk \(space, permissions\), then restart folio/
+    // A write that does not wait (a version's blob before its metadata) fails with the one after it.
+    await storage.setItemRaw('blobs:ab:staged', Buffer.from('staged'), { durableWithNext: true }).catch(() => {})
+    await expect(storage.setItem('k:b', 'after the failure')).rejects.toThrow(failure)
+    await expect(storage.setItem('k:c', 'later still')).rejects.toThrow(failure)
+    await expect(storage.removeItem('k:a')).rejects.toThrow(failure)
+    for (const key of ['k:b', 'k:c', 'blobs:ab:staged']) expect(await storage.hasItem(key)).toBe(false)
+    expect(await storage.getItem('k:a')).toBe('acknowledged')
   })
 })

@@ -6,7 +6,7 @@ import { LOCK_FILE } from './data-dir-lock.js'
 import { isCode, openFile } from './fd-io.js'
 import { mapLimit } from './map-limit.js'
 import { WriteBackCache } from './write-back-cache.js'
-import { type JournalRecord, type Touched, type WriteBack, WriteJournal } from './write-journal.js'
+import { type Held, type JournalRecord, type Touched, type WriteBack, WriteJournal } from './write-journal.js'
 
 /**
  * An unstorage driver on plain files whose writes are atomic and durable.
@@ -82,10 +82,27 @@ interface DataDirState {
   users: number
 }
 const dataDirs = new Map<string, DataDirState>()
+/** A journal write that failed: what it held is forgotten, and the error goes on. */
+const failedWith = (holding: Held | undefined) => (error: unknown) => {
+  holding?.failed?.()
+  throw error
+}
 /** Temp files' names: unique in the process, whichever driver writes. */
 let tmpCounter = 0
 /** Data dirs whose last driver is closing its journal: the next opening waits for it. */
 const closing = new Map<string, Promise<void>>()
+/**
+ * Per data dir, the turn of the checkpoint's write-back and of a folder's removal: rm -rf of a
+ * folder a checkpoint is writing into fails (not empty) or leaves the file behind.
+ */
+const diskTurns = new Map<string, Promise<unknown>>()
+function inTurn<T>(root: string, work: () => Promise<T>): Promise<T> {
+  const run = (diskTurns.get(root) ?? Promise.resolve()).then(work)
+  const settled = run.catch(() => {})
+  diskTurns.set(root, settled)
+  void settled.then(() => diskTurns.get(root) === settled && diskTurns.delete(root))
+  return run
+}
 
 /** The driver, with what a store asks of its data dir beyond unstorage's calls. */
 export type DurableFsDriver = Driver & { writeBack(): Promise<void> }
@@ -178,10 +195,12 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions): Durable
   const writeBack: WriteBack = async (seq, keys) => {
     const due = held.dueAt(seq, keys)
     const touched: string[] = []
-    await mapLimit(due, WRITE_BACK_CONCURRENCY, async ({ key, entry }) => {
-      const path = pathOf(key)
-      touched.push(...(entry.data ? await place(path, entry.data) : await remove(path)))
-    })
+    await inTurn(root, () =>
+      mapLimit(due, WRITE_BACK_CONCURRENCY, async ({ key, entry }) => {
+        const path = pathOf(key)
+        touched.push(...(entry.data ? await place(path, entry.data) : await remove(path)))
+      }),
+    )
     return { touched, written: () => held.written(due) }
   }
 
@@ -193,26 +212,32 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions): Durable
   }
   const init = () =>
     (ready ??= (async () => {
-      await closing.get(root)
+      // Looked up in the same tick as the wait ends: a last driver that starts closing meanwhile is waited for too.
+      while (closing.has(root)) await closing.get(root)
       state = dataDirs.get(root)
       if (!state) dataDirs.set(root, (state = { held, journal: undefined, users: 0 }))
       state.users++
       held = state.held
-      return (state.journal ??= openJournal())
+      const mine = state
+      mine.journal ??= openJournal()
+      return mine.journal.catch((error: unknown) => {
+        // Not opened (a folder it cannot write): the next call, or driver, tries again.
+        if (dataDirs.get(root) === mine) dataDirs.delete(root)
+        mine.users--
+        ready = undefined
+        throw error
+      })
     })())
 
   const writeDurable = async (key: string, data: string | Uint8Array, opts: WriteOptions | undefined) => {
     const journal = await init()
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data
     pathOf(key) // refuses an unsafe key before anything is held
-    const entry = held.put(key, bytes)
-    try {
-      await journal.write('put', key, bytes, async () => [], { wait: !opts?.durableWithNext, held: { marks: [entry], keys: [key] } })
-    } catch (error) {
-      // Never recorded: nobody may read it, nor a checkpoint write it.
-      held.forget(key, entry)
-      throw error
-    }
+    // A record that fails (also after the caller stopped waiting) forgets what it held: nobody
+    // may read it, nor a checkpoint write it.
+    let holding: Held | undefined
+    const hold = () => (holding = held.hold(key, bytes))
+    await journal.write('put', key, bytes, async () => [], { wait: !opts?.durableWithNext, hold }).catch((error: unknown) => failedWith(holding)(error))
   }
 
   const walk = async (dir: string, prefix: string, out: string[]) => {
@@ -290,13 +315,14 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions): Durable
       // exception per removal.
       const lazy = (opts as RemoveOptions | undefined)?.lazy ?? false
       // Held in memory (perhaps never written): its removal is held too, for the checkpoints.
-      const entry = held.get(key) ? held.put(key, null) : undefined
+      let holding: Held | undefined
+      const hold = () => (holding = held.get(key) ? held.hold(key, null) : undefined)
       const apply = async () => {
         const touched = await remove(path)
         removed = touched.length > 0
         return touched
       }
-      await journal.write('del', key, new Uint8Array(), apply, { wait: !lazy, sync: !lazy, held: entry && { marks: [entry], keys: [key] } })
+      await journal.write('del', key, new Uint8Array(), apply, { wait: !lazy, sync: !lazy, hold }).catch((error: unknown) => failedWith(holding)(error))
       // Empty folders (a workspace's, say) would pile up forever.
       if (removed && !lazy && dirname(path) !== root) await rmdir(dirname(path)).catch(() => {})
     },
@@ -316,24 +342,28 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions): Durable
       await init()
       const out: string[] = []
       const prefix = (base ?? '').split(':').filter(Boolean).join(':')
+      const before = held.snapshot(prefix)
       await walk(prefix ? pathOf(prefix) : root, prefix, out)
-      return held.overlay(prefix, out)
+      return held.overlay(prefix, out, before)
     },
     async clear(base) {
       const prefix = (base ?? '').split(':').filter(Boolean).join(':')
       if (!prefix) throw new Error('Refusing to clear the whole data dir')
       const journal = await init()
-      const cleared = held.clear(prefix)
-      await journal.write('clear', prefix, new Uint8Array(), () => clearFolder(pathOf(prefix)), { held: cleared })
+      let cleared: Held | undefined
+      const hold = () => (cleared = held.clear(prefix))
+      await journal.write('clear', prefix, new Uint8Array(), () => inTurn(root, () => clearFolder(pathOf(prefix))), { hold }).catch((error: unknown) => failedWith(cleared)(error))
     },
     /** Everything the journal holds, written to the files and fsync'd now (FolioStore.writeBack). */
     async writeBack() {
       await (await init()).checkpointNow()
     },
     async dispose() {
-      if (!ready) return
-      const journal = await ready
+      // Taken at once: a second dispose() meanwhile has nothing to let go.
+      const opened = ready
       ready = undefined
+      if (!opened) return
+      const journal = await opened
       const mine = state!
       if (--mine.users > 0) return
       // The last driver on the data dir: a clean stop leaves no journal, everything written back and fsync'd.

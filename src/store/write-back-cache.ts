@@ -20,6 +20,11 @@ export interface DueEntry {
  * checkpoint writes one: the newest whose record is durable, since a newer one may still be
  * lost in a crash while the journal file holding the older is already gone. Once that state is
  * fsync'd, it and every older one are forgotten.
+ *
+ * A state is held at the moment its record is queued in the journal (WriteJournal.write's
+ * `hold`), so a key's states are in the order of its records: a state older than a durable one
+ * can never be the one to write, and is let go at once (a key rewritten 500 times a second
+ * holds a few states, not the second's worth).
  */
 export class WriteBackCache {
   readonly #newest = new Map<string, HeldEntry>()
@@ -34,6 +39,13 @@ export class WriteBackCache {
   /** Holds a new state of a key (null: removed). */
   put(key: string, data: Uint8Array | null): HeldEntry {
     const older = this.#newest.get(key)
+    // Below the newest durable state nothing is ever written again (see above).
+    for (let e = older; e; e = e.older) {
+      if (e.seq !== 0) {
+        e.older = undefined
+        break
+      }
+    }
     const entry: HeldEntry = { data, at: Date.now(), seq: 0, older }
     this.#newest.set(key, entry)
     if (!older) {
@@ -44,6 +56,12 @@ export class WriteBackCache {
       }
     }
     return entry
+  }
+
+  /** put(), as the journal record standing for it takes it (failed: its record will never be durable). */
+  hold(key: string, data: Uint8Array | null): Held {
+    const entry = this.put(key, data)
+    return { marks: [entry], keys: [key], failed: () => this.forget(key, entry) }
   }
 
   /** A state whose record never reached the journal: as if never made. */
@@ -67,7 +85,8 @@ export class WriteBackCache {
     const keys = this.#keysUnder(prefix)
     if (this.#newest.get(prefix)?.data) keys.push(prefix)
     if (keys.length === 0) return undefined
-    return { marks: keys.map((key) => this.put(key, null)), keys }
+    const marks = keys.map((key) => this.put(key, null))
+    return { marks, keys, failed: () => keys.forEach((key, i) => this.forget(key, marks[i]!)) }
   }
 
   /**
@@ -102,14 +121,24 @@ export class WriteBackCache {
     }
   }
 
-  /** A directory listing under `prefix` (keys found in the files), corrected by what is held. */
-  overlay(prefix: string, found: string[]): string[] {
-    const under = this.#keysUnder(prefix)
-    if (under.length === 0) return found
+  /**
+   * What is held under `prefix` now: taken before a directory walk, since a checkpoint may write
+   * a held key to the files and forget it while the walk runs (then neither would show it).
+   */
+  snapshot(prefix: string): Map<string, boolean> {
+    return new Map(this.#keysUnder(prefix).map((key) => [key, this.#newest.get(key)!.data !== null]))
+  }
+
+  /** A directory listing under `prefix` (keys found in the files), corrected by what was held before it and is held now. */
+  overlay(prefix: string, found: string[], before: Map<string, boolean>): string[] {
+    const now = this.snapshot(prefix)
+    if (before.size === 0 && now.size === 0) return found
     const keys = new Set(found)
-    for (const key of under) {
-      if (this.#newest.get(key)!.data) keys.add(key)
-      else keys.delete(key)
+    for (const held of [before, now]) {
+      for (const [key, present] of held) {
+        if (present) keys.add(key)
+        else keys.delete(key)
+      }
     }
     return [...keys]
   }

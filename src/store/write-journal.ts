@@ -85,6 +85,18 @@ export class WriteJournal {
   #checkpoints: Promise<void> = Promise.resolve()
   /** A checkpoint failed: later journal files are kept too, so a restart replays all of them in order. */
   #keepAll = false
+  /**
+   * Why an append failed, once one has: every write after it fails too. Records are appended in
+   * the order their changes were made, and a later change may rest on an earlier one that did
+   * not wait for the disk (a version's metadata on its blobs): none may become durable without
+   * it. What is durable stays so; a restart replays it and writes again (as PostgreSQL stops on
+   * a failed fsync).
+   */
+  #failed: Error | undefined
+  /** close() has begun: no more writes. */
+  #closed = false
+  /** Waiting for the next rotation (checkpointNow). */
+  #rotations: Array<() => void> = []
   /** Journal files retired and not yet checkpointed. */
   #retired = 0
   /** Checkpoints' fsyncs, off libuv's pool. */
@@ -122,16 +134,22 @@ export class WriteJournal {
    * `wait` false, once it is queued: a later write that waits makes it durable too (records are
    * appended in order), or it only reclaims space. `sync` false: the checkpoint need not fsync
    * what it touched (a removal a crash may undo). A change that touched nothing (removing what
-   * was not there) needs no record, unless it changes what is `held`: changes kept in memory
-   * (their marks, under these keys), which the checkpoint of the journal file holding this
-   * record writes out (WriteBack).
+   * was not there) needs no record, unless it changes what is held in memory: `hold` takes the
+   * change into memory (its marks, under its keys) in the same moment the record is queued, so
+   * memory and the journal have one order; the checkpoint of the journal file holding the
+   * record writes it out (WriteBack).
    */
-  async write(op: JournalRecord['op'], key: string, data: Uint8Array, apply: () => Promise<Touched>, options: { wait?: boolean; sync?: boolean; held?: Held } = {}): Promise<void> {
+  async write(op: JournalRecord['op'], key: string, data: Uint8Array, apply: () => Promise<Touched>, options: { wait?: boolean; sync?: boolean; hold?: () => Held | undefined } = {}): Promise<void> {
+    if (this.#failed) throw this.#failed
+    if (this.#closed) throw new Error('The write journal is closed: the store was closed while this write came.')
     const touched = await apply()
-    if (touched.length === 0 && !options.held) return
-    const bytes = encode(op, key, data)
+    const bytes = touched.length || options.hold ? encode(op, key, data) : undefined
     const durable = new Promise<void>((resolve, reject) => {
-      this.#waiting.push({ bytes, touched: options.sync === false ? [] : touched, held: options.held, resolve, reject })
+      if (this.#failed) return reject(this.#failed)
+      if (this.#closed) return reject(new Error('The write journal is closed: the store was closed while this write came.'))
+      const held = options.hold?.()
+      if (!bytes || (touched.length === 0 && !held)) return resolve()
+      this.#waiting.push({ bytes, touched: options.sync === false ? [] : touched, held, resolve, reject })
       if (!this.#flushing) void this.#flush()
     })
     if (options.wait !== false) await durable
@@ -145,12 +163,14 @@ export class WriteJournal {
       while (this.#waiting.length || this.#rotateDue) {
         const file = this.#current
         const rotate = file.broken || file.size >= ROTATE_BYTES || (this.#rotateDue && file.size > 0)
-        this.#rotateDue = false
+        // A rotation due while the file is empty waits for the batch about to go in (checkpointNow
+        // asked for what is queued), unless nothing is.
+        if (rotate || this.#waiting.length === 0) this.#rotateDue = false
         const batch = this.#waiting.splice(0)
         const current = rotate ? await this.#rotate().catch((error: unknown) => error as Error) : file
         if (current instanceof Error) {
-          // No journal file to append to (the data dir is gone, or full): these writes fail.
-          for (const w of batch) w.reject(current)
+          // No journal file to append to (the data dir is gone, or full).
+          this.#fail(batch, current)
           continue
         }
         if (batch.length === 0) continue
@@ -159,7 +179,7 @@ export class WriteJournal {
           await syncData(current.fd)
         } catch (error) {
           current.broken = true
-          for (const w of batch) w.reject(error)
+          this.#fail(batch, error)
           continue
         }
         if (current.size === 0) this.#timer = setTimeout(() => this.#dueForRotation(), this.#rotateMs).unref()
@@ -178,6 +198,18 @@ export class WriteJournal {
     }
   }
 
+  /** An append failed: these writes, every one waiting behind them, and every later one fail (see #failed). */
+  #fail(batch: Waiting[], cause: unknown): void {
+    const reason = cause instanceof Error ? cause.message : String(cause)
+    this.#failed ??= new Error(`The data dir's write journal could not be written (${reason}): folio takes no more writes, so that none rests on one that was lost. Everything acknowledged before is safe. Check the disk (space, permissions), then restart folio.`, { cause })
+    for (const w of [...batch, ...this.#waiting.splice(0)]) {
+      w.held?.failed?.()
+      w.reject(this.#failed)
+    }
+    // No rotation comes any more: checkpointNow waits for the checkpoints there are.
+    for (const rotated of this.#rotations.splice(0)) rotated()
+  }
+
   #dueForRotation(): void {
     this.#rotateDue = true
     if (!this.#flushing) void this.#flush()
@@ -192,6 +224,7 @@ export class WriteJournal {
     while (this.#retired >= MAX_RETIRED) await this.#checkpoints
     this.#current = await createFile(this.#dir, old.seq + 1)
     this.#checkpoint(old)
+    for (const rotated of this.#rotations.splice(0)) rotated()
     return this.#current
   }
 
@@ -217,16 +250,19 @@ export class WriteJournal {
 
   /** A checkpoint now of everything appended so far (the files then hold it, fsync'd), the journal staying open. */
   async checkpointNow(): Promise<void> {
-    while (this.#flushing) await new Promise((r) => setImmediate(r))
-    if (this.#current.size > 0) {
+    if (!this.#failed && (this.#current.size > 0 || this.#waiting.length || this.#flushing)) {
+      // The flush retires the current file as soon as it holds what was written so far.
+      const rotated = new Promise<void>((resolve) => this.#rotations.push(resolve))
       this.#rotateDue = true
-      await this.#flush()
+      if (!this.#flushing) void this.#flush()
+      await rotated
     }
     await this.#checkpoints
   }
 
   /** Shutdown: the last appends, then a checkpoint of everything; no journal file is left. */
   async close(): Promise<void> {
+    this.#closed = true
     while (this.#flushing) await new Promise((r) => setImmediate(r))
     clearTimeout(this.#timer)
     this.#checkpoint(this.#current)
@@ -247,6 +283,8 @@ async function createFile(dir: string, seq: number): Promise<JournalFile> {
 export interface Held {
   marks: JournalMark[]
   keys: string[]
+  /** The record will never be durable: what it held must not be read, nor written back. */
+  failed?: () => void
 }
 
 /** One buffer, one copy of the data (a version's page is ~100 KB: each copy shows). */
