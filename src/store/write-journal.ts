@@ -250,8 +250,15 @@ export class WriteJournal {
 
   /** A checkpoint now of everything appended so far (the files then hold it, fsync'd), the journal staying open. */
   async checkpointNow(): Promise<void> {
-    if (!this.#failed && (this.#current.size > 0 || this.#waiting.length || this.#flushing)) {
-      // The flush retires the current file as soon as it holds what was written so far.
+    if (this.#waiting.length || this.#flushing) {
+      // What is queued so far (removals that do not wait, say) goes into the current file first.
+      await new Promise<void>((resolve, reject) => {
+        this.#waiting.push({ bytes: Buffer.alloc(0), touched: [], resolve, reject })
+        if (!this.#flushing) void this.#flush()
+      }).catch(() => {})
+    }
+    if (!this.#failed && this.#current.size > 0) {
+      // The flush retires the current file at its next turn.
       const rotated = new Promise<void>((resolve) => this.#rotations.push(resolve))
       this.#rotateDue = true
       if (!this.#flushing) void this.#flush()
