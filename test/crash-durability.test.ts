@@ -14,16 +14,23 @@ afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true })
 })
 
+/** A server process on a fresh data dir, or on `dataDir` again after a kill; killed and removed after the file. */
+async function serveOn(dataDir?: string, env: Record<string, string> = {}) {
+  const dir = dataDir ?? (await makeDataDir())
+  if (!dataDir) dirs.push(dir)
+  const server = await spawnServer(dir, [], env)
+  children.push(server)
+  return { dataDir: dir, server, api: testApi(server.url) }
+}
+
 /** Content of write n: large enough for deltas and compaction to be running when the kill lands. */
 const page = (n: number) => `<h1>Version ${n}</h1>\n${Array.from({ length: 400 }, (_, i) => `<p>Line ${i}${i === n % 400 ? ` changed by ${n}` : ''}</p>`).join('\n')}`
 
 describe('crash durability', () => {
   it('keeps every acknowledged version exactly after SIGKILL in the middle of a stream of PUTs', async () => {
-    const dataDir = await makeDataDir()
-    dirs.push(dataDir)
-    let server = await spawnServer(dataDir)
-    children.push(server)
-    let api = testApi(server.url)
+    const started = await serveOn()
+    const { dataDir } = started
+    let { server, api } = started
     const id = await api.create('Crash test', { 'index.html': page(0), 'style.css': 'body{}' })
     const acked = new Map<string, Record<string, string>>()
     let n = 0
@@ -48,9 +55,7 @@ describe('crash durability', () => {
       stop = true
       await Promise.all(writers)
 
-      server = await spawnServer(dataDir)
-      children.push(server)
-      api = testApi(server.url)
+      ;({ server, api } = await serveOn(dataDir))
       const full = await api.send(getFolio, { params: { id } })
       expect(full.status).toBe(200)
       const versions: any[] = full.body.versions
@@ -76,11 +81,9 @@ describe('crash durability', () => {
   })
 
   it('keeps every acknowledged version after SIGKILL while checkpoints write the journal back to the files', async () => {
-    const dataDir = await makeDataDir()
-    dirs.push(dataDir)
-    let server = await spawnServer(dataDir)
-    children.push(server)
-    let api = testApi(server.url)
+    const started = await serveOn()
+    const { dataDir } = started
+    let { server, api } = started
     // Two folios: one whose versions replace each other (most contents never reach a file), one
     // written now and then (its files are written back and must stay right).
     const hot = await api.create('Hot', { 'index.html': page(0) })
@@ -114,9 +117,7 @@ describe('crash durability', () => {
       stop = true
       await Promise.all(writers)
 
-      server = await spawnServer(dataDir)
-      children.push(server)
-      api = testApi(server.url)
+      ;({ server, api } = await serveOn(dataDir))
       for (const [id, versions] of acked) {
         const full = await api.send(getFolio, { params: { id } })
         expect(full.status).toBe(200)
@@ -132,11 +133,9 @@ describe('crash durability', () => {
   })
 
   it('keeps every version group-committed for concurrent writers after SIGKILL during the commits, in order, none half there', async () => {
-    const dataDir = await makeDataDir()
-    dirs.push(dataDir)
-    let server = await spawnServer(dataDir)
-    children.push(server)
-    let api = testApi(server.url)
+    const started = await serveOn()
+    const { dataDir } = started
+    let { server, api } = started
     const id = await api.create('Crash batches', { 'index.html': page(0) })
     /** Every request sent, acknowledged or not, by its (unique) commit message. */
     const sent = new Map<string, Record<string, string>>()
@@ -165,9 +164,7 @@ describe('crash durability', () => {
       stop = true
       await Promise.all(writers)
 
-      server = await spawnServer(dataDir)
-      children.push(server)
-      api = testApi(server.url)
+      ;({ server, api } = await serveOn(dataDir))
       const full = await api.send(getFolio, { params: { id } })
       expect(full.status).toBe(200)
       const versions: any[] = full.body.versions
@@ -194,12 +191,10 @@ describe('crash durability', () => {
   })
 
   it('keeps every acknowledged comment after SIGKILL during a stream of comments and deletes, and never gives a deleted id again', async () => {
-    const dataDir = await makeDataDir()
-    dirs.push(dataDir)
     const limits = { FOLIO_RATE_LIMITS: 'comments=100000' }
-    let server = await spawnServer(dataDir, [], limits)
-    children.push(server)
-    let api = testApi(server.url)
+    const started = await serveOn(undefined, limits)
+    const { dataDir } = started
+    let { server, api } = started
     const id = await api.create('Crash comments', { 'index.html': '<h1>Hi</h1>' }, { status: 'published' })
     const kept = new Map<string, string>()
     const deleted = new Set<string>()
@@ -238,9 +233,7 @@ describe('crash durability', () => {
       stop = true
       await Promise.all(writers)
 
-      server = await spawnServer(dataDir, [], limits)
-      children.push(server)
-      api = testApi(server.url)
+      ;({ server, api } = await serveOn(dataDir, limits))
       const comments: any[] = (await api.send(getFolio, { params: { id }, query: { files: 'none' } })).body.comments
       const byId = new Map(comments.map((c) => [c.id, c.text]))
       for (const [commentId, text] of kept) expect(byId.get(commentId), `acknowledged ${commentId} lost`).toBe(text)
