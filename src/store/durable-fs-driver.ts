@@ -6,7 +6,7 @@ import { LOCK_FILE } from './data-dir-lock.js'
 import { isCode, openFile } from './fd-io.js'
 import { mapLimit } from './map-limit.js'
 import { WriteBackCache } from './write-back-cache.js'
-import { type Held, type JournalRecord, type Touched, type WriteBack, WriteJournal } from './write-journal.js'
+import { type JournalRecord, type Touched, type WriteBack, WriteJournal } from './write-journal.js'
 
 /**
  * An unstorage driver on plain files whose writes are atomic and durable.
@@ -82,11 +82,6 @@ interface DataDirState {
   users: number
 }
 const dataDirs = new Map<string, DataDirState>()
-/** A journal write that failed: what it held is forgotten, and the error goes on. */
-const failedWith = (holding: Held | undefined) => (error: unknown) => {
-  holding?.failed?.()
-  throw error
-}
 /** Temp files' names: unique in the process, whichever driver writes. */
 let tmpCounter = 0
 /** Data dirs whose last driver is closing its journal: the next opening waits for it. */
@@ -233,11 +228,9 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions): Durable
     const journal = await init()
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data
     pathOf(key) // refuses an unsafe key before anything is held
-    // A record that fails (also after the caller stopped waiting) forgets what it held: nobody
-    // may read it, nor a checkpoint write it.
-    let holding: Held | undefined
-    const hold = () => (holding = held.hold(key, bytes))
-    await journal.write('put', key, bytes, async () => [], { wait: !opts?.durableWithNext, hold }).catch((error: unknown) => failedWith(holding)(error))
+    // Held as its record is queued; a record that fails then (also after the caller stopped
+    // waiting) is forgotten by the journal (Held.failed): nobody may read it, nor write it back.
+    await journal.write('put', key, bytes, async () => [], { wait: !opts?.durableWithNext, hold: () => held.hold(key, bytes) })
   }
 
   const walk = async (dir: string, prefix: string, out: string[]) => {
@@ -315,14 +308,13 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions): Durable
       // exception per removal.
       const lazy = (opts as RemoveOptions | undefined)?.lazy ?? false
       // Held in memory (perhaps never written): its removal is held too, for the checkpoints.
-      let holding: Held | undefined
-      const hold = () => (holding = held.get(key) ? held.hold(key, null) : undefined)
+      const hold = () => (held.get(key) ? held.hold(key, null) : undefined)
       const apply = async () => {
         const touched = await remove(path)
         removed = touched.length > 0
         return touched
       }
-      await journal.write('del', key, new Uint8Array(), apply, { wait: !lazy, sync: !lazy, hold }).catch((error: unknown) => failedWith(holding)(error))
+      await journal.write('del', key, new Uint8Array(), apply, { wait: !lazy, sync: !lazy, hold })
       // Empty folders (a workspace's, say) would pile up forever.
       if (removed && !lazy && dirname(path) !== root) await rmdir(dirname(path)).catch(() => {})
     },
@@ -350,9 +342,7 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions): Durable
       const prefix = (base ?? '').split(':').filter(Boolean).join(':')
       if (!prefix) throw new Error('Refusing to clear the whole data dir')
       const journal = await init()
-      let cleared: Held | undefined
-      const hold = () => (cleared = held.clear(prefix))
-      await journal.write('clear', prefix, new Uint8Array(), () => inTurn(root, () => clearFolder(pathOf(prefix))), { hold }).catch((error: unknown) => failedWith(cleared)(error))
+      await journal.write('clear', prefix, new Uint8Array(), () => inTurn(root, () => clearFolder(pathOf(prefix))), { hold: () => held.clear(prefix) })
     },
     /** Everything the journal holds, written to the files and fsync'd now (FolioStore.writeBack). */
     async writeBack() {

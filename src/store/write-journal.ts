@@ -141,12 +141,12 @@ export class WriteJournal {
    */
   async write(op: JournalRecord['op'], key: string, data: Uint8Array, apply: () => Promise<Touched>, options: { wait?: boolean; sync?: boolean; hold?: () => Held | undefined } = {}): Promise<void> {
     if (this.#failed) throw this.#failed
-    if (this.#closed) throw new Error('The write journal is closed: the store was closed while this write came.')
+    if (this.#closed) throw closedError()
     const touched = await apply()
     const bytes = touched.length || options.hold ? encode(op, key, data) : undefined
     const durable = new Promise<void>((resolve, reject) => {
       if (this.#failed) return reject(this.#failed)
-      if (this.#closed) return reject(new Error('The write journal is closed: the store was closed while this write came.'))
+      if (this.#closed) return reject(closedError())
       const held = options.hold?.()
       if (!bytes || (touched.length === 0 && !held)) return resolve()
       this.#waiting.push({ bytes, touched: options.sync === false ? [] : touched, held, resolve, reject })
@@ -277,6 +277,8 @@ export class WriteJournal {
     await this.#fsync.close()
   }
 }
+
+const closedError = () => new Error('The write journal is closed: the store was closed while this write came.')
 
 async function createFile(dir: string, seq: number): Promise<JournalFile> {
   const path = join(dir, `j${seq}.log`)
