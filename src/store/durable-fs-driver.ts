@@ -167,6 +167,10 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions): Durable
 
   const remove = async (path: string): Promise<Touched> => {
     try {
+      // Most removals are of files never written (held in memory, replaced or released before
+      // their checkpoint): a failed unlink costs an exception on the event loop (~50 µs, a tenth
+      // of a busy server's time), where a synchronous stat of what is not there costs ~1 µs.
+      if (!statSync(path, { throwIfNoEntry: false })) return []
       await unlink(path)
     } catch (error) {
       if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR')) return []

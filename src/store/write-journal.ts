@@ -56,7 +56,7 @@ interface JournalFile {
 }
 
 interface Waiting {
-  bytes: Buffer
+  bytes: Buffer[]
   touched: Touched
   held?: Held
   resolve(): void
@@ -175,7 +175,7 @@ export class WriteJournal {
         }
         if (batch.length === 0) continue
         try {
-          await writeAllV(current.fd, batch.map((w) => w.bytes))
+          await writeAllV(current.fd, batch.flatMap((w) => w.bytes))
           await syncData(current.fd)
         } catch (error) {
           current.broken = true
@@ -184,7 +184,7 @@ export class WriteJournal {
         }
         if (current.size === 0) this.#timer = setTimeout(() => this.#dueForRotation(), this.#rotateMs).unref()
         for (const w of batch) {
-          current.size += w.bytes.length
+          for (const part of w.bytes) current.size += part.length
           for (const path of w.touched) current.touched.add(path)
           if (w.held) {
             for (const mark of w.held.marks) mark.seq = current.seq
@@ -253,7 +253,7 @@ export class WriteJournal {
     if (this.#waiting.length || this.#flushing) {
       // What is queued so far (removals that do not wait, say) goes into the current file first.
       await new Promise<void>((resolve, reject) => {
-        this.#waiting.push({ bytes: Buffer.alloc(0), touched: [], resolve, reject })
+        this.#waiting.push({ bytes: [], touched: [], resolve, reject })
         if (!this.#flushing) void this.#flush()
       }).catch(() => {})
     }
@@ -296,18 +296,19 @@ export interface Held {
   failed?: () => void
 }
 
-/** One buffer, one copy of the data (a version's page is ~100 KB: each copy shows). */
-function encode(op: JournalRecord['op'], key: string, data: Uint8Array): Buffer {
+/**
+ * A record as the buffers an append writes: its header and key, then the data itself, which is
+ * not copied (a version's page is ~100 KB, and the write-back cache holds those same bytes).
+ */
+function encode(op: JournalRecord['op'], key: string, data: Uint8Array): Buffer[] {
   const keyLength = Buffer.byteLength(key, 'utf8')
-  const record = Buffer.allocUnsafe(HEADER + 3 + keyLength + data.length)
-  const body = record.subarray(HEADER)
-  body[0] = OPS.indexOf(op)
-  body.writeUInt16LE(keyLength, 1)
-  body.write(key, 3, 'utf8')
-  body.set(data, 3 + keyLength)
-  record.writeUInt32LE(body.length, 0)
-  record.writeUInt32LE(crc32(body), 4)
-  return record
+  const head = Buffer.allocUnsafe(HEADER + 3 + keyLength)
+  head[HEADER] = OPS.indexOf(op)
+  head.writeUInt16LE(keyLength, HEADER + 1)
+  head.write(key, HEADER + 3, 'utf8')
+  head.writeUInt32LE(3 + keyLength + data.length, 0)
+  head.writeUInt32LE(crc32(data, crc32(head.subarray(HEADER))), 4)
+  return data.length ? [head, Buffer.from(data.buffer, data.byteOffset, data.byteLength)] : [head]
 }
 
 /** The records of a journal file, up to the first one that is incomplete or damaged (a torn append). */
