@@ -56,7 +56,9 @@ function readNodeBody(req: IncomingMessage, limit: number, tooLarge: () => ApiEr
       clearTimeout(timer)
       req.off('data', onData).off('end', onEnd).off('close', onCutOff).off('error', onCutOff)
       if (error) reject(error)
-      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total))
+      // Copied even when one chunk: a chunk is a slice of the socket's read, which a body kept
+      // (an upload held until its checkpoint) would otherwise keep alive whole.
+      else resolve(Buffer.concat(chunks, total))
     }
     const check = () => {
       const now = Date.now()

@@ -110,11 +110,13 @@ export async function watchFolder(engine: SyncEngine, root: string, options: Wat
         await reloadingRules // a whole-folder diff must see the new rules
         const outcome = full ? await engine.syncAll() : await engine.syncPaths(paths)
         firstDirtyAt = 0
-        options.onEvent({ event: 'synced', outcome, latencyMs: Date.now() - startedAt })
-        // A folder that could not be read, readable now: watch inside it.
+        // A folder that could not be read, readable now: watch inside it before this push is
+        // reported, so that a save made right after the report is heard (chokidar's new scan
+        // takes a moment, and missed a save made meanwhile).
         const closedFolders = new Set(outcome.notPushed.filter((left) => left.path.endsWith('/')).map((left) => left.path))
-        if ([...unreadableFolders].some((folder) => !closedFolders.has(folder))) reloadingRules = reloadingRules.then(rewatch).catch(() => {})
+        if ([...unreadableFolders].some((folder) => !closedFolders.has(folder))) await (reloadingRules = reloadingRules.then(rewatch).catch(() => {}))
         unreadableFolders = closedFolders
+        options.onEvent({ event: 'synced', outcome, latencyMs: Date.now() - startedAt })
         if (away) options.onEvent({ event: 'online', server: away.server, awayMs: Date.now() - away.since, pushed: outcome.paths.length })
         backOnline()
         // Left out for lack of room in this push: the next one takes them.
