@@ -62,7 +62,7 @@ function readNodeBody(req: IncomingMessage, limit: number, tooLarge: () => ApiEr
     }
     const check = () => {
       const now = Date.now()
-      const wait = Math.min(lastChunkAt + timeouts.idleMs - now, nextChunkWithin(timeouts, startedAt, total, now))
+      const wait = nextChunkWithin(timeouts, startedAt, total, now, lastChunkAt)
       if (wait > 0) timer = setTimeout(check, wait)
       else {
         // Not destroyed: the client reads the 408, and the connection closes after it.

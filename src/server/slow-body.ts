@@ -18,9 +18,9 @@ export interface BodyTimeouts {
 /** 15 s of silence; 16 KB/s on average (a 25 MB upload may take 27 minutes). */
 export const DEFAULT_BODY_TIMEOUTS: BodyTimeouts = { idleMs: 15_000, graceMs: 15_000, minBytesPerSecond: 16 * 1024 }
 
-/** How long the next chunk may take (≤ 0: too late already). */
-export function nextChunkWithin(t: BodyTimeouts, startedAt: number, received: number, now: number): number {
-  return Math.min(t.idleMs, startedAt + t.graceMs + (received / t.minBytesPerSecond) * 1000 - now)
+/** How long the next chunk may take (≤ 0: too late already), the last one having come at `lastChunkAt`. */
+export function nextChunkWithin(t: BodyTimeouts, startedAt: number, received: number, now: number, lastChunkAt = now): number {
+  return Math.min(lastChunkAt + t.idleMs - now, startedAt + t.graceMs + (received / t.minBytesPerSecond) * 1000 - now)
 }
 
 export function tooSlowMessage(t: BodyTimeouts): string {
@@ -56,7 +56,7 @@ export function closeIfLeftoverStalls(req: IncomingMessage, t: BodyTimeouts): vo
       seen = socket.bytesRead
       lastProgress = now
     }
-    const wait = Math.min(lastProgress + t.idleMs - now, nextChunkWithin(t, startedAt, seen - startBytes, now))
+    const wait = nextChunkWithin(t, startedAt, seen - startBytes, now, lastProgress)
     if (wait <= 0) socket.destroy()
     else setTimeout(check, Math.min(wait, 1_000)).unref()
   }

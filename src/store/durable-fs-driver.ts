@@ -61,8 +61,6 @@ export async function journalHoldsWrites(dir: string): Promise<boolean> {
 export interface WriteOptions {
   durableWithNext?: boolean
 }
-/* The driver keeps the bytes it is given (Uint8Array) until they are written back: callers hand
- * it buffers they no longer change, as every repository does. */
 
 /** removeItem's options: `lazy` for removals whose loss in a crash costs only space. */
 export interface RemoveOptions {
@@ -228,6 +226,11 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions): Durable
       })
     })())
 
+  /**
+   * The bytes given (a Uint8Array) are kept, not copied, until written back, and the journal
+   * appends them as they are: callers hand over buffers they no longer change, as every
+   * repository does.
+   */
   const writeDurable = async (key: string, data: string | Uint8Array, opts: WriteOptions | undefined) => {
     const journal = await init()
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data
