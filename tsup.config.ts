@@ -1,5 +1,6 @@
 import type { Plugin } from 'esbuild'
 import { defineConfig } from 'tsup'
+import { webBundles } from './src/web/build/web-bundles.js'
 
 /**
  * Ink connects React DevTools only when DEV=true, through its devtools.js, which imports
@@ -59,7 +60,14 @@ export { unused as createJiti, unused as startTunnel, unused as writeText, unuse
  */
 const packing = process.env.npm_lifecycle_event === 'prepack'
 
-export default defineConfig({
+/**
+ * Two builds. The CLI and server (below), and the browser's side (src/web/build/web-bundles.ts):
+ * the share page, the dashboard and the frame's bridge, each one minified script and one
+ * stylesheet with content-hashed names in dist/web/, precompressed, with the pages that load them.
+ * The CLI build cleans dist/ but for web/, which the other build owns: they run side by side.
+ */
+export default defineConfig([
+  {
   entry: { cli: 'src/cli/index.ts' },
   format: ['esm'],
   target: 'node20',
@@ -68,10 +76,12 @@ export default defineConfig({
   noExternal: [/.*/],
   splitting: true,
   sourcemap: !packing,
-  clean: true,
+  clean: ['!web/**'],
   dts: false,
   outExtension: () => ({ js: '.mjs' }),
   define: { 'process.env.NODE_ENV': '"production"' },
   esbuildPlugins: [stubReactDevtools, stubListhenExtras],
   banner: { js: "import { createRequire as __folioCreateRequire } from 'node:module'; const require = __folioCreateRequire(import.meta.url);" },
-})
+},
+  webBundles({ packing }),
+])

@@ -20,6 +20,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   ai: ['domain'],
   server: ['store', 'api', 'domain', 'tunnel', 'log', 'ai'],
   cli: ['server', 'tui', 'client', 'api', 'domain', 'terminal', 'log'],
+  // The browser's side (bundled by tsup for the share page, dashboard and frame): pure rules only.
+  web: ['domain'],
 }
 
 /** What `folio --help` loads must stay light: these are reached from the CLI's entry only through import(). */
@@ -43,11 +45,11 @@ interface Import {
   lazy: boolean
 }
 
-/** Relative imports of every TypeScript file in src/, resolved to the files they name. */
+/** Relative imports of every TypeScript file in src/ and every script of src/web/, resolved to the files they name. */
 function scanImports(): Import[] {
   const imports: Import[] = []
-  const statement = /(?:^|\n)\s*(import|export)(\s+type)?\s[^'"()=]*?from\s*'(\.[^']+)'|\bimport\(\s*'(\.[^']+)'\s*\)|(?:^|\n)\s*import\s*'(\.[^']+)'/g
-  for (const from of filesUnder('src').filter((f) => /\.tsx?$/.test(f) && !f.endsWith('.d.ts'))) {
+  const statement = /(?:^|\n)\s*(import|export)(\s+type)?\s[^'"()=]*?from\s*'(\.[^']+)'|\bimport\(\s*'(\.[^']+)'\s*\)|(?:^|\n)\s*import\s*'(\.[^']+\.(?:tsx?|js))'/g
+  for (const from of filesUnder('src').filter((f) => (/\.tsx?$/.test(f) && !f.endsWith('.d.ts')) || /^src\/web\/.*\.js$/.test(f))) {
     for (const m of readFileSync(join(root, from), 'utf8').matchAll(statement)) {
       const spec = m[3] ?? m[4] ?? m[5]!
       imports.push({ from, to: resolveModule(from, spec), typeOnly: Boolean(m[2]), lazy: m[4] !== undefined })
@@ -57,8 +59,10 @@ function scanImports(): Import[] {
 }
 
 function resolveModule(from: string, spec: string): string {
-  const base = join(dirname(from), spec).replace(/\.js$/, '')
-  const found = [`${base}.ts`, `${base}.tsx`, join(base, 'index.ts')].find((f) => existsSync(join(root, f)))
+  const named = join(dirname(from), spec)
+  const base = named.replace(/\.js$/, '')
+  // TypeScript names its imports .js; the browser's scripts name the file as it is (.js, or .ts for a rule of domain/).
+  const found = [`${base}.ts`, `${base}.tsx`, join(base, 'index.ts'), named].find((f) => /\.(tsx?|js)$/.test(f) && existsSync(join(root, f)))
   if (!found) throw new Error(`${from} imports ${spec}, which is not a file in src/`)
   return found
 }

@@ -9,6 +9,7 @@ import { getWorkspace } from '../src/api/workspace.js'
 import { tinyPng } from './helpers/images.js'
 import { useServer } from './helpers/use-server.js'
 import { createWorkspace, type TestWorkspace, useCloudServer } from './helpers/workspaces.js'
+import { asAuthored } from './helpers/served-page.js'
 
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
 const dataUrl = (bytes: Buffer, type = 'image/png') => `data:${type};base64,${bytes.toString('base64')}`
@@ -34,7 +35,7 @@ describe('Cloud mode: data-URL images inside text files become asset:// pointers
     return reply.body.project as { id: string; versions: Array<{ files: Record<string, string> }> }
   }
   const latest = async (owner: TestWorkspace, id: string) => (await owner.api.send(getFolio, { params: { id } })).body.versions.at(-1).files as Record<string, string>
-  const served = async (id: string, path = 'index.html') => (await cloud.anonymous.send(rawFile, { params: { id, access: '-', path } })).text
+  const served = async (id: string, path = 'index.html') => asAuthored((await cloud.anonymous.send(rawFile, { params: { id, access: '-', path } })).text)
 
   it('stores the page with pointers and serves it to viewers as it was sent', async () => {
     const image = photo()
@@ -45,7 +46,7 @@ describe('Cloud mode: data-URL images inside text files become asset:// pointers
     expect(await latest(ws(), project.id)).toEqual({ 'index.html': page(pointer), 'style.css': `body{background:url("${pointer}")}` })
     // The frame gets the page back with its images (plus the viewer's bridge script).
     const html = await served(project.id)
-    expect(html).toContain(page(dataUrl(image)).replace('</body></html>', ''))
+    expect(html).toContain(page(dataUrl(image)))
     expect(html).not.toContain('asset://')
     expect(await served(project.id, 'style.css')).toBe(`body{background:url("${dataUrl(image)}")}`)
   })
@@ -63,7 +64,7 @@ describe('Cloud mode: data-URL images inside text files become asset:// pointers
       expect(reply.status).toBe(200)
     }
     expect(await latest(ws(), project.id)).toEqual({ 'index.html': page(`asset://${sha(image)}`, 10) })
-    expect(await served(project.id)).toContain(page(dataUrl(image), 10).replace('</body></html>', ''))
+    expect(await served(project.id)).toContain(page(dataUrl(image), 10))
     // The image is a blob of its own (one byte of encoding, then the bytes), the pages a few hundred bytes each.
     const after = await blobBytesNow()
     expect((await stat(join(cloud.ts.dataDir, 'blobs', sha(image).slice(0, 2), sha(image)))).size).toBe(image.length + 1)

@@ -80,7 +80,12 @@ describe("the owner's actions on a folio", () => {
       await card.getByRole('button', { name: 'Make private' }).click()
       const dialog = page.getByRole('dialog', { name: `Make “${title}” private` })
       const keyField = dialog.getByRole('textbox')
-      expect(await keyField.inputValue()).toMatch(/^[A-Za-z0-9]{16}$/)
+      // Made for the owner: 20 of 62 characters, 119 bits, never to be guessed.
+      expect(await keyField.inputValue()).toMatch(/^[A-Za-z0-9]{20}$/)
+      expect(await dialog.locator('.field-warning').textContent()).toBe('')
+      // A short key typed by hand is allowed, with a word on what it risks.
+      await keyField.fill('blue')
+      await expect.poll(() => dialog.locator('.field-warning').textContent()).toMatch(/^This key is short: anyone can try a few keys a minute/)
       await page.screenshot({ path: join(ARTIFACTS, `dashboard-make-private-${name}.png`) })
       await keyField.fill('correct horse battery')
       await dialog.getByRole('button', { name: 'Make private and copy key' }).click()

@@ -75,9 +75,9 @@ describe('frame tokens in the share page', () => {
 })
 
 describe('the key gate while a folio is being guessed', () => {
-  const guarded = useServer({ config: { keyGuesses: { perFolio: 1, perClient: 10, newcomers: 0, baseDelayMs: 2_000, maxDelayMs: 2_000, queue: 0, quietMs: 60_000 } } })
+  const guarded = useServer({ config: { keyGuesses: { perClient: 1, baseDelayMs: 2_000, maxDelayMs: 2_000, queue: 0 } } })
 
-  it('says how long to wait when the folio answers no more keys for now', async () => {
+  it('counts down the wait the server gave, then lets the right key in', async () => {
     const id = await guarded.api.create('Board pack', SITE, { status: 'published' })
     await guarded.api.send(updateFolio, { params: { id }, body: { isPrivate: true, accessKey: 'blue whale' } })
     const page = await browser.newPage()
@@ -88,10 +88,86 @@ describe('the key gate while a folio is being guessed', () => {
       await page.getByRole('button', { name: 'Unlock' }).click()
     }
     await unlock('red whale')
-    await expect.poll(() => page.locator('#access-error').textContent()).toBe('That key is not right')
+    await expect.poll(() => page.locator('#access-error').textContent()).toBe('That key is not right.')
     await unlock('blue whale')
-    await expect.poll(() => page.locator('#access-error').textContent()).toBe('Too many tries: wait 2 seconds, then try again')
+    // How long, in words, counting down: not a dimmed button.
+    await expect.poll(() => page.locator('#access-error').textContent()).toMatch(/^Too many tries: you can try again in [12] seconds?\.$/)
+    expect(await page.getByRole('button', { name: 'Unlock' }).isEnabled()).toBe(true)
     expect(await page.locator('iframe').count()).toBe(0)
+    await expect.poll(() => page.locator('#access-error').textContent(), { timeout: 5_000 }).toBe('You can try again now.')
+    // The key the viewer typed is still there: the wait judged nothing.
+    expect(await page.locator('#access-key').inputValue()).toBe('blue whale')
+    await page.getByRole('button', { name: 'Unlock' }).click()
+    await expect.poll(() => folioFrame(page)?.locator('#title').textContent(), { timeout: 10_000 }).toBe('Board pack')
+    await page.close()
+  })
+})
+
+describe('the key gate on a slow link', () => {
+  /** Holds the answers to POST /public until released, as a slow network would. */
+  async function holdAnswers(page: Page) {
+    const held: Array<() => Promise<void>> = []
+    let sent = 0
+    await page.route((url) => url.pathname.endsWith('/public'), async (route) => {
+      if (route.request().method() !== 'POST') return route.fallback()
+      sent++
+      const response = await route.fetch()
+      // A request the page gave up on (a newer key replaced it) can no longer be answered.
+      held.push(() => route.fulfill({ response }).catch(() => {}))
+    })
+    return { sent: () => sent, release: async () => { for (const answer of held.splice(0)) await answer() } }
+  }
+
+  it('never lets a late answer judge or clear a key typed after it was sent', async () => {
+    const id = await s.api.create('Board pack', SITE, { status: 'published' })
+    await s.api.send(updateFolio, { params: { id }, body: { isPrivate: true, accessKey: 'blue whale' } })
+    const page = await browser.newPage()
+    page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`))
+    const answers = await holdAnswers(page)
+    await page.goto(s.api.url(sharePage, { id }))
+    const field = page.locator('#access-key')
+    await field.fill('red whale')
+    await field.press('Enter')
+    await expect.poll(() => answers.sent()).toBe(1)
+    await expect.poll(() => page.getByRole('button', { name: 'Checking…' }).count()).toBe(1)
+    // The viewer corrects the key while the first answer is on its way…
+    await field.fill('blue whale')
+    await answers.release()
+    // …and the late "wrong" for red whale neither clears nor judges what is in the field now.
+    await page.getByRole('button', { name: 'Unlock' }).waitFor()
+    expect(await field.inputValue()).toBe('blue whale')
+    expect(await page.locator('#access-error').textContent()).toBe('')
+    expect(await field.getAttribute('aria-invalid')).toBeNull()
+    await page.unrouteAll({ behavior: 'ignoreErrors' }) // answers flow again
+    await field.press('Enter')
+    await expect.poll(() => folioFrame(page)?.locator('#title').textContent(), { timeout: 10_000 }).toBe('Board pack')
+    await page.close()
+  })
+
+  it('lets a new key replace one still being checked', async () => {
+    const id = await s.api.create('Board pack', SITE, { status: 'published' })
+    await s.api.send(updateFolio, { params: { id }, body: { isPrivate: true, accessKey: 'blue whale' } })
+    const page = await browser.newPage()
+    page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`))
+    let first = true
+    let releaseFirst!: () => void
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve))
+    await page.route((url) => url.pathname.endsWith('/public'), async (route) => {
+      if (route.request().method() !== 'POST' || !first) return route.fallback()
+      first = false
+      await firstHeld // the first answer never comes while the test watches
+      await route.abort().catch(() => {})
+    })
+    await page.goto(s.api.url(sharePage, { id }))
+    const field = page.locator('#access-key')
+    await field.fill('red whale')
+    await field.press('Enter')
+    await page.getByRole('button', { name: 'Checking…' }).waitFor()
+    // Enter again, with the right key, while the first is pending: it is sent, and it opens the folio.
+    await field.fill('blue whale')
+    await field.press('Enter')
+    await expect.poll(() => folioFrame(page)?.locator('#title').textContent(), { timeout: 10_000 }).toBe('Board pack')
+    releaseFirst()
     await page.close()
   })
 })

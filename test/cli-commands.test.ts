@@ -73,7 +73,7 @@ describe('folio create, list, versions, restore, open', () => {
     expect(folio).toMatchObject({ isPrivate: true, accessKey: 'blue whale', status: 'published' })
     expect(folio.versions[0].files['index.html']).toContain('Secret')
     const generated = (await cli(['create', 'Secret 2', '--private', '--json'])).json()
-    expect(generated.accessKey).toMatch(/^[A-Za-z0-9]{16}$/)
+    expect(generated.accessKey).toMatch(/^[A-Za-z0-9]{20}$/)
   })
 
   it('never makes a --publish --private folio public, not even between two requests', async () => {

@@ -70,7 +70,7 @@ describe('folio set', () => {
     const id = await s.api.create('Secret plans', { 'index.html': '<h1>x</h1>' }, { status: 'published' })
     const made = await cli(['set', id, '--private'])
     expect(made.code).toBe(0)
-    const key = /^Access key: ([A-Za-z0-9]{16})$/m.exec(made.stdout)?.[1]
+    const key = /^Access key: ([A-Za-z0-9]{20})$/m.exec(made.stdout)?.[1]
     expect(key, made.stdout).toBeDefined()
     expect(made.stdout).toContain(`Updated ${id}: private`)
     expect(await folio(id)).toMatchObject({ isPrivate: true, accessKey: key, status: 'published' })

@@ -95,14 +95,14 @@ describe('the packed package', () => {
     for (const script of INSTALL_SCRIPTS) expect(manifest.scripts?.[script], script).toBeUndefined()
   })
 
-  it('holds the command, the bundle, the templates, the README and an MIT LICENSE; no source maps', async () => {
+  it('holds the command, the bundle, the browser bundles, the templates, the README and an MIT LICENSE; no source maps', async () => {
     const paths = packed.files.map((f) => f.path)
-    const unexpected = paths.filter((p) => !/^(bin\/folio\.mjs|dist\/[^/]+\.mjs|templates\/.+|LICENSE|README\.md|package\.json)$/.test(p))
+    const unexpected = paths.filter((p) => !/^(bin\/folio\.mjs|dist\/[^/]+\.mjs|dist\/web\/([\w-]+\.(js|css)(\.br|\.gz)?|share\.html|dashboard\.html|manifest\.json)|templates\/.+|LICENSE|README\.md|package\.json)$/.test(p))
     expect(unexpected).toEqual([])
-    for (const required of ['bin/folio.mjs', 'dist/cli.mjs', 'templates/starters/deck.html', 'LICENSE', 'README.md']) expect(paths).toContain(required)
+    for (const required of ['bin/folio.mjs', 'dist/cli.mjs', 'dist/web/manifest.json', 'dist/web/share.html', 'templates/starters/deck.html', 'LICENSE', 'README.md']) expect(paths).toContain(required)
     // Nor a pointer to one: the package's build makes none (tsup.config.ts).
     const dist = join(installed, 'folio-cli', 'dist')
-    for (const file of await readdir(dist)) expect(await readFile(join(dist, file), 'utf8'), file).not.toContain('sourceMappingURL')
+    for (const file of (await readdir(dist)).filter((f) => f.endsWith('.mjs'))) expect(await readFile(join(dist, file), 'utf8'), file).not.toContain('sourceMappingURL')
     expect(await readFile(join(installed, 'folio-cli', 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} the folio authors\n/)
   })
 
@@ -138,6 +138,12 @@ describe('the installed folio command', () => {
       expect(created.code, created.stderr).toBe(0)
       const { id, status } = JSON.parse(created.stdout)
       expect(status).toBe('published')
+      // The share page and the bundles it loads come from the package's own dist/web.
+      const share = await fetch(`${server.url}/share/${id}`)
+      expect(share.status).toBe(200)
+      const bundle = /<script defer src="([^"]+)"/.exec(await share.text())?.[1]
+      expect(bundle).toMatch(/^\/_folio\/share-\w+\.js$/)
+      expect((await fetch(`${server.url}${bundle}`)).status).toBe(200)
 
       await writeFile(join(site, 'notes.html'), '<p>notes</p>')
       const synced = await folio(['sync', id, '.', '--server', server.url, '--json'], site)

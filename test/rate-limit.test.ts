@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createComment, recordAnalytics } from '../src/api/engagement.js'
 import { getFolio, listFolios } from '../src/api/files.js'
 import { getPublicFolio } from '../src/api/sharing.js'
-import { RateLimiter, REMOTE_CEILING_FACTOR } from '../src/server/rate-limit.js'
+import { RateLimiter, type RateLimitState, REMOTE_CEILING_FACTOR } from '../src/server/rate-limit.js'
 import type { SharedState } from '../src/store/index.js'
 import { MemorySharedState } from '../src/store/shared-state-memory.js'
 import { testApi } from './helpers/api.js'
@@ -85,7 +85,8 @@ describe('clients behind the tunnel', () => {
     const limits = { comments: 2, reactions: 2, analytics: 2, public: 2, events: 2, auth: 2 }
     const memory = new MemorySharedState()
     const databaseLike = { hit: (key: string, windowMs: number, now?: number) => memory.hit(key, windowMs, now) } as SharedState
-    for (const limiter of [new RateLimiter(limits), new RateLimiter(limits, 60_000, databaseLike)]) {
+    // The third keeps only a few clients: forgetting them must not forget the ceiling.
+    for (const limiter of [new RateLimiter(limits), new RateLimiter(limits, 60_000, databaseLike), new RateLimiter(limits, 60_000, undefined, 10)]) {
       const now = 1_000_000
       const answers: boolean[] = []
       for (let i = 0; i < 2 * REMOTE_CEILING_FACTOR + 5; i++) answers.push((await limiter.hit('comments', `remote:10.0.${i >> 8}.${i & 255}`, now)).allowed)
@@ -96,5 +97,36 @@ describe('clients behind the tunnel', () => {
       expect((await limiter.hit('comments', '127.0.0.1', now)).allowed).toBe(true)
       expect((await limiter.hit('comments', '127.0.0.1', now)).allowed).toBe(false)
     }
+  })
+})
+
+describe('windows in memory', () => {
+  const limits = { comments: 3, reactions: 3, analytics: 3, public: 3, events: 3, auth: 3 }
+
+  it('are fixed minutes per client and bucket, with one reset time for the whole window', () => {
+    const limiter = new RateLimiter(limits)
+    const start = 1_000_400
+    const at = (bucket: 'public' | 'comments', client: string, now: number) => limiter.hit(bucket, client, now) as RateLimitState
+    const first = at('public', '127.0.0.1', start)
+    expect(first).toEqual({ allowed: true, limit: 3, remaining: 2, reset: Math.ceil((start + 60_000) / 1000) })
+    expect(at('public', '127.0.0.1', start + 30_000)).toEqual({ ...first, remaining: 1 })
+    expect(at('public', '10.0.0.2', start + 30_000)).toEqual({ allowed: true, limit: 3, remaining: 2, reset: Math.ceil((start + 90_000) / 1000) })
+    expect(at('comments', '127.0.0.1', start + 30_000).remaining).toBe(2)
+    expect(at('public', '127.0.0.1', start + 59_999)).toEqual({ ...first, remaining: 0 })
+    expect(at('public', '127.0.0.1', start + 59_999)).toEqual({ ...first, allowed: false, remaining: 0 })
+    // The next window starts with the first request after the last one ended.
+    expect(at('public', '127.0.0.1', start + 60_000)).toEqual({ allowed: true, limit: 3, remaining: 2, reset: Math.ceil((start + 120_000) / 1000) })
+  })
+
+  it('forget the client whose newest window is the oldest when there are too many', () => {
+    const limiter = new RateLimiter(limits, 60_000, undefined, 2)
+    const remaining = (client: string, now: number, bucket: 'public' | 'comments' = 'public') => (limiter.hit(bucket, client, now) as RateLimitState).remaining
+    expect(remaining('a', 0)).toBe(2)
+    expect(remaining('b', 1)).toBe(2)
+    // a's window in another bucket begins after b's: b is the one forgotten for c.
+    expect(remaining('a', 2, 'comments')).toBe(2)
+    expect(remaining('c', 3)).toBe(2)
+    expect(remaining('a', 4)).toBe(1)
+    expect(remaining('b', 5)).toBe(2)
   })
 })

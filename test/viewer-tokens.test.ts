@@ -108,6 +108,6 @@ describe('frame tokens', () => {
     expect((await s.api.send(renewFrame, { params: { id } })).status).toBe(403)
     expect((await s.api.send(renewFrame, { params: { id: 'nope12345678' } })).status).toBe(404)
     const open = await s.api.create('Open', SITE, { status: 'published' })
-    expect((await s.api.send(renewFrame, { params: { id: open } })).body).toEqual({ frameBase: `/v/${open}/-/`, expiresAt: null })
+    expect((await s.api.send(renewFrame, { params: { id: open } })).body).toEqual({ frameBase: `/v/${open}/-@v1/`, expiresAt: null })
   })
 })

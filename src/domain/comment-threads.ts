@@ -1,4 +1,4 @@
-import { commentNumber, isDeleted } from './comments.js'
+import { commentNumber, isOpen, isReply, pinnedVersion } from './comment-state.js'
 import type { Comment } from './model.js'
 
 /**
@@ -15,12 +15,7 @@ import type { Comment } from './model.js'
 
 type Shape = Pick<Comment, 'id' | 'resolved' | 'versionId' | 'deletedAt' | 'parentId' | 'anchoredVersionId' | 'outdated'>
 
-export const isReply = (c: Pick<Comment, 'parentId'>) => c.parentId !== undefined
-
-/** The version a pin stands on: where re-anchoring last found its element, else where it was made. */
-export const pinnedVersion = (c: Pick<Comment, 'versionId' | 'anchoredVersionId'>) => c.anchoredVersionId ?? c.versionId
-
-export const isOpen = (c: Pick<Comment, 'resolved' | 'deletedAt'>) => !c.resolved && !isDeleted(c)
+export { isOpen, isReply, pinnedVersion }
 
 /** A thread that is shown on the page of the latest version (its open replies go with it). */
 export function isOnPage(latestVersionId: string) {

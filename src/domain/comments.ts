@@ -1,5 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto'
+import { commentNumber, isDeleted } from './comment-state.js'
 import type { Comment, CommentModeration } from './model.js'
+
+export { commentNumber, isDeleted }
 
 /**
  * A comment as the store keeps it: the API's Comment plus what only the server reads (the hash
@@ -7,13 +10,6 @@ import type { Comment, CommentModeration } from './model.js'
  * threads) need no change there.
  */
 export type StoredComment = Comment & { authorTokenHash?: string }
-
-/** `c_<n>` → n; anything else (a foreign id, leading zeros, a huge number) → undefined. */
-export function commentNumber(id: string): number | undefined {
-  const m = /^c_([1-9][0-9]{0,15})$/.exec(id)
-  const n = m ? Number(m[1]) : undefined
-  return n !== undefined && Number.isSafeInteger(n) ? n : undefined
-}
 
 /**
  * The next comment id, `c_<timestamp>` (spec), from the folio's high-water mark: the highest
@@ -45,7 +41,6 @@ export function pageComment(stored: StoredComment): Comment {
   return comment
 }
 
-export const isDeleted = (c: Pick<Comment, 'deletedAt'>) => c.deletedAt !== undefined
 
 /** Who asks to resolve, delete or restore a comment. */
 export interface CommentActor {

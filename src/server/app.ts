@@ -45,6 +45,8 @@ import { registerUploadRoutes } from './routes/uploads.js'
 import { registerViewerRoutes } from './routes/viewer.js'
 import { registerWorkspaceRoutes } from './routes/workspace.js'
 import { createTemplates, type Templates } from './templates.js'
+import { CompressedCopies } from './content-encoding.js'
+import { loadWebAssets, type WebAssets } from './web-assets.js'
 
 export interface CreateAppOptions {
   store: FolioStore
@@ -57,6 +59,7 @@ export interface CreateAppOptions {
   /** What several instances must agree on; by default the store's (records persisted in the data dir). */
   shared?: SharedState
   templates?: Templates
+  web?: WebAssets
   /** Default: one made from the config, writing unsent mail through `log`. */
   mailer?: Mailer
   log?: (message: string, error?: unknown) => void
@@ -88,6 +91,8 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
     live: new LiveUpdates(options.store, log),
     streams: new StreamSlots({ perClient: options.config.limits.eventStreamsPerClient, total: options.config.limits.eventStreams }),
     templates: options.templates ?? createTemplates(),
+    web: options.web ?? loadWebAssets(),
+    compressed: new CompressedCopies(),
     mailer: options.mailer ?? createMailer({ smtpUrl: options.config.smtpUrl, from: options.config.mailFrom, info: (line) => log(line) }),
     notifier: options.config.mode === 'cloud' ? commentNotifier(options.store, options.config, log) : undefined,
     log,

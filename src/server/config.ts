@@ -105,7 +105,7 @@ export function defaultConfig(overrides: ConfigOverrides = {}): ServerConfig {
     localAuthor: safeUserName(),
     allowedHosts: allowedHostsFromEnv(process.env.FOLIO_ALLOWED_HOSTS),
     trustProxy: flagFromEnv('FOLIO_TRUST_PROXY', process.env.FOLIO_TRUST_PROXY),
-    // Minutes: the share page renews it (templates/viewer/share-frame.js).
+    // Minutes: the share page renews it (src/web/share/share-frame.js).
     frameTokenSeconds: 5 * 60,
     publicUrl: originFromEnv(process.env.FOLIO_PUBLIC_URL),
     oauthCodeSeconds: 5 * 60,

@@ -16,6 +16,8 @@ import type { StreamSlots } from './stream-slots.js'
 import type { ViewerAccess } from './viewer-access.js'
 import type { ServerConfig } from './config.js'
 import type { Templates } from './templates.js'
+import type { CompressedCopies } from './content-encoding.js'
+import type { WebAssets } from './web-assets.js'
 
 /** What every route may use. Built once by createApp. */
 export interface ServerContext {
@@ -42,6 +44,10 @@ export interface ServerContext {
   /** Open live-update streams, per client and in all. */
   streams: StreamSlots
   templates: Templates
+  /** The share page's, dashboard's and frame's bundles (dist/web). */
+  web: WebAssets
+  /** Compressed copies of what is served again and again (a folio's files), bounded by bytes. */
+  compressed: CompressedCopies
   /** E-mail out: codes, invitations, comment notifications (to the log without FOLIO_SMTP_URL). */
   mailer: Mailer
   /** Cloud only: agents' and people's credentials (registration, pre-claim keys, sign-in sessions). */

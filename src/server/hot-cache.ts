@@ -6,6 +6,7 @@ import { type Auth, DENIED, type Principal } from './auth.js'
 import type { PlanLimits } from './plan-limits.js'
 import type { RateLimiter, RateLimitState } from './rate-limit.js'
 import { noneMatchHits } from './conditional.js'
+import { compress, type ContentEncoding, isCompressible, preferredEncoding } from './content-encoding.js'
 
 /**
  * Finished answers to hot GETs, served in front of the router.
@@ -36,6 +37,12 @@ export interface HotEntry {
   rateLimit?: RateLimitBucket
   /** A strong validator: a matching If-None-Match gets a 304. */
   etag?: string
+  /** Worth compressing (text of 1 KB or more): then its copies per encoding, made once, in the background. */
+  compressible: boolean
+  encoded: Partial<Record<ContentEncoding, Answer | 'compressing' | 'incompressible'>>
+  /** Built once: nothing is allocated per request on the common paths. */
+  plain: Answer
+  notModified: Answer
 }
 
 const MAX_BYTES = 32 * 1024 * 1024
@@ -50,7 +57,7 @@ const listScope = (workspaceId: string) => `list ${workspaceId}`
 /** Where a workspace's answer to `url` is kept (a request target never holds a newline). */
 const workspaceKey = (workspaceId: string, url: string) => `${workspaceId}\n${url}`
 
-type NewEntry = Omit<HotEntry, 'body' | 'headers' | 'notModifiedHeaders' | 'scope'> & {
+type NewEntry = Omit<HotEntry, 'body' | 'headers' | 'notModifiedHeaders' | 'scope' | 'compressible' | 'encoded' | 'plain' | 'notModified'> & {
   body: string | Buffer
   contentType: string
   headers?: Record<string, string>
@@ -60,7 +67,8 @@ type NewEntry = Omit<HotEntry, 'body' | 'headers' | 'notModifiedHeaders' | 'scop
 export class HotCache {
   readonly #entries = new LRUCache<string, HotEntry>({
     maxSize: MAX_BYTES,
-    sizeCalculation: (e) => e.body.length + 256,
+    // A compressible entry's copies are counted before they are made: together under its own size.
+    sizeCalculation: (e) => e.body.length * (e.compressible ? 2 : 1) + 256,
     maxEntrySize: LIST_CACHE_ENTRY_BYTES + 256,
     dispose: (entry, key) => this.#unlink(entry.scope, key),
   })
@@ -118,10 +126,16 @@ export class HotCache {
     if (entry.generation !== this.generation(entry.scope)) return
     const body = typeof entry.body === 'string' ? Buffer.from(entry.body) : entry.body
     if (body.length > maxBytes) return
+    // The same answer again (the router answered a client whose encoding had no copy yet): the
+    // entry stays, with the copies it has and is making.
+    const existing = this.#entries.get(key)
+    if (existing && existing.scope === entry.scope && (entry.etag ? existing.etag === entry.etag : existing.body.equals(body))) return
+    const compressible = isCompressible(entry.contentType, body.length)
     const notModifiedHeaders: string[] = entry.etag ? ['etag', entry.etag] : []
-    for (const [name, value] of Object.entries(entry.headers ?? {})) notModifiedHeaders.push(name, value)
+    for (const [name, value] of Object.entries(entry.headers ?? {})) if (name !== 'vary') notModifiedHeaders.push(name, value)
+    if (compressible) notModifiedHeaders.push('vary', 'accept-encoding')
     const headers = ['content-type', entry.contentType, 'content-length', String(body.length), ...notModifiedHeaders]
-    this.#entries.set(key, {
+    const kept: HotEntry = {
       body,
       headers,
       notModifiedHeaders,
@@ -130,7 +144,14 @@ export class HotCache {
       workspaceId: entry.workspaceId,
       rateLimit: entry.rateLimit,
       etag: entry.etag,
-    })
+      compressible,
+      encoded: {},
+      plain: { status: 200, headers, body },
+      notModified: { status: 304, headers: notModifiedHeaders, body: undefined },
+    }
+    this.#entries.set(key, kept)
+    // Browsers take brotli: its copy is made now, so the next viewer's answer is ready.
+    if (compressible) this.#compress(kept, entry.contentType, 'br')
     let keys = this.#byScope.get(entry.scope)
     if (!keys) this.#byScope.set(entry.scope, (keys = new Set()))
     keys.add(key)
@@ -181,38 +202,79 @@ export class HotCache {
       if (!entry) return false
       principal = found
     }
+    // Decided before anything is counted: when the router answers instead, it counts.
+    const answer = this.#answerFor(req, entry)
+    if (!answer) return false
     if (this.#plan && principal && entry.access !== 'public') {
       const counted = this.#plan.hit(principal)
-      if (!(counted instanceof Promise)) return counted.allowed && this.#write(req, res, entry, planHeaders(counted)) // else the router answers the 429
+      if (!(counted instanceof Promise)) return counted.allowed && this.#write(req, res, entry, answer, planHeaders(counted)) // else the router answers the 429
       if (!router) return false
       const kept = entry
       counted.then(
-        (state) => (state.allowed ? this.#write(req, res, kept, planHeaders(state)) : router(req, res)),
+        (state) => (state.allowed ? this.#write(req, res, kept, answer, planHeaders(state)) : router(req, res)),
         () => router(req, res),
       )
       return true
     }
-    return this.#write(req, res, entry)
+    return this.#write(req, res, entry, answer)
   }
 
-  #write(req: IncomingMessage, res: ServerResponse, entry: HotEntry, extraHeaders?: string[]): boolean {
-    const notModified = noneMatchHits(req.headers['if-none-match'], entry.etag)
-    let headers = notModified ? entry.notModifiedHeaders : entry.headers
-    if (extraHeaders) headers = headers.concat(extraHeaders)
+  /**
+   * What to send: a 304, the body as is, or its copy in the encoding the client prefers. No copy
+   * yet: undefined, and the router answers this one, compressed (once per content there too),
+   * while the copy is made for the next. A content that does not shrink goes as is.
+   */
+  #answerFor(req: IncomingMessage, entry: HotEntry): Answer | undefined {
+    if (entry.etag && noneMatchHits(req.headers['if-none-match'], entry.etag)) return entry.notModified
+    const encoding = entry.compressible ? preferredEncoding(req.headers['accept-encoding']) : undefined
+    if (!encoding) return entry.plain
+    const copy = entry.encoded[encoding]
+    if (copy === undefined) this.#compress(entry, entry.headers[1]!, encoding)
+    if (copy === undefined || copy === 'compressing') return undefined
+    return copy === 'incompressible' ? entry.plain : copy
+  }
+
+  /** Makes an entry's copy in one encoding, once, off the main thread; until then it goes as it is. */
+  #compress(entry: HotEntry, contentType: string, encoding: ContentEncoding): void {
+    if (entry.encoded[encoding]) return
+    entry.encoded[encoding] = 'compressing'
+    compress(entry.body, encoding).then(
+      (copy) => {
+        if (copy.length >= entry.body.length) {
+          entry.encoded[encoding] = 'incompressible'
+          return
+        }
+        entry.encoded[encoding] = {
+          status: 200,
+          body: copy,
+          headers: ['content-type', contentType, 'content-length', String(copy.length), 'content-encoding', encoding, ...entry.notModifiedHeaders],
+        }
+      },
+      () => delete entry.encoded[encoding],
+    )
+  }
+
+  #write(req: IncomingMessage, res: ServerResponse, entry: HotEntry, answer: Answer, extraHeaders?: string[]): boolean {
+    let headers = answer.headers
+    // Array literals, not concat(): concat asks every argument whether it is spreadable, which
+    // cost the public metadata more than counting the request did.
+    if (extraHeaders) headers = [...headers, ...extraHeaders]
     if (entry.rateLimit) {
       // Counted in the database (several instances): the router answers, and counts it once.
       if (!this.#limiter.countsInMemory) return false
       const state = this.#limiter.hit(entry.rateLimit, this.#clientOf(req))
       if (state instanceof Promise || !state.allowed) return false // the router answers the 429
-      headers = headers.concat('x-ratelimit-limit', String(state.limit), 'x-ratelimit-remaining', String(state.remaining), 'x-ratelimit-reset', String(state.reset))
+      headers = [...headers, 'x-ratelimit-limit', String(state.limit), 'x-ratelimit-remaining', String(state.remaining), 'x-ratelimit-reset', String(state.reset)]
     }
-    if (notModified) {
-      res.writeHead(304, headers)
-      res.end()
-      return true
-    }
-    res.writeHead(200, headers)
-    res.end(req.method === 'HEAD' ? undefined : entry.body)
+    res.writeHead(answer.status, headers)
+    res.end(req.method === 'HEAD' ? undefined : answer.body)
     return true
   }
+}
+
+/** An entry's answer to one request, as writeHead and end take it. */
+interface Answer {
+  status: 200 | 304
+  headers: string[]
+  body: Buffer | undefined
 }

@@ -1,48 +1,70 @@
+import { isIP } from 'node:net'
 import { LRUCache } from 'lru-cache'
 
 /**
- * Bounds online guessing of private folios' access keys (POST /api/files/{id}/public). A key is a
- * password someone chose, so what matters is how many wrong keys get an answer per folio, from
- * all clients together: a guesser can claim to be many clients (through the tunnel it is not told
- * apart from anyone: remote.ts), so per-client limits alone bound nothing.
+ * Bounds online guessing of private folios' access keys (POST /api/files/{id}/public) without
+ * locking out the folio's own viewers. Budgets are per client and folio, so a guesser slows only
+ * itself; a ceiling per folio bounds guessers with many addresses.
  *
- * - Each folio has a small budget of wrong keys per window, answered at once. Once it is used up
- *   the folio is under pressure until it has had no wrong key for `quietMs`.
- * - Under pressure, attempts go one at a time per folio, each after a delay that doubles with
- *   every wrong key (base, 2×base, … maxDelayMs), behind a queue of `queue` places; past it 429,
- *   before the key is compared: nobody learns right or wrong faster than that.
- * - A client that never guessed wrong on the folio (and can be told apart) keeps a small
- *   allowance of attempts answered at once, so a colleague with the key gets in during an attack.
- * - Each client also has a budget of wrong keys over all folios, past which its own delays grow.
+ * A client is the socket's peer address (with --trust-proxy, the hop the operator's proxy
+ * appended), IPv6 ones by their /64 (whoever has one address has the whole /64). Through the
+ * tunnel every viewer is one client nobody can tell apart (remote.ts): the shared client, with a
+ * larger budget and queue of its own, and never a newcomer.
  *
- * Under a sustained attack a folio answers about one wrong key per maxDelayMs (+ newcomers from
- * addresses never seen before, `newcomers` per window): about 1,440 a day at the defaults.
+ * - A client's first `perClient` wrong keys on a folio are answered at once (its burst). Past
+ *   them its next attempt waits baseDelayMs after the last wrong key, then twice that after each
+ *   further one, up to maxDelayMs. `queue` attempts (1) may wait so; more get 429 with
+ *   Retry-After, before the key is compared. A right key forgets an identified client's wrong
+ *   keys; `quietMs` without a wrong key forgets any client's.
+ * - Per folio, wrong keys from all clients together draw on a ceiling of `perFolio` per
+ *   `windowMs` (a bucket that size, refilled evenly). Once it is empty, clients that guessed the
+ *   folio wrong get 429 until it refills; a client that never did (a newcomer) is still answered
+ *   at once, whatever others do: a viewer who is not guessing always gets in.
+ *
+ * At the defaults (5 at once, then 1, 2, 4, 8, 16 s, then one per 30 s; 600 an hour per folio):
+ * - 1 address: 5 at once + 5 more within 31 s + one per 30 s for the rest of the hour
+ *   ((3,600 − 31) / 30 → 118) = 128 guesses in the first hour, 120 an hour after that; the
+ *   ceiling never comes into it.
+ * - 100 addresses: they could make 100 × 128 = 12,800, the ceiling lets through the full bucket
+ *   (600) + its refill (600) + one newcomer answer per address (100) = at most 1,300 in the first
+ *   hour, and 600 an hour after (plus one per address that kept away from the folio for an hour).
+ * - Through the tunnel (one shared client): 20 at once + 5 + 118 = 143 the first hour, 120 an
+ *   hour after, and the tunnel's own viewers wait their turn behind them.
+ * A key folio makes (119 bits: access-keys.ts) is out of reach at any of these rates; a word is
+ * not. Memory is bounded (LRU: 100,000 client-and-folio states, 20,000 folios): an attacker who
+ * cycles through more addresses (/64s) than that is a newcomer again each time it comes back to
+ * one. That is the price of answering at once whoever never guessed wrong.
  */
 export interface KeyGuessLimits {
-  /** Wrong keys per folio and window, from all clients together, answered at once. */
-  perFolio: number
-  /** Wrong keys per client and window, over all folios, before its attempts slow down. */
+  /** Wrong keys one client may give a folio that are answered at once. */
   perClient: number
-  /** Attempts per folio and window answered at once for clients that never guessed it wrong. */
-  newcomers: number
+  /** The same for the shared client (all the tunnel's viewers together). */
+  perSharedClient: number
+  /** Past the burst, the first delay; it doubles with every further wrong key… */
   baseDelayMs: number
+  /** …up to this. */
   maxDelayMs: number
-  /** Attempts that may wait their turn per folio; past it 429. */
+  /** Attempts of one client that may wait their delay at a time; more get 429. */
   queue: number
-  /** A folio or client with no wrong key for this long is under pressure no more. */
+  /** The same for the shared client. */
+  sharedQueue: number
+  /** The ceiling: wrong keys per folio and windowMs from all clients together. */
+  perFolio: number
+  windowMs: number
+  /** A client with no wrong key on a folio for this long is forgotten there. */
   quietMs: number
-  /** The window of the budgets (one minute). */
-  windowMs?: number
 }
 
 export const DEFAULT_KEY_GUESS_LIMITS: KeyGuessLimits = {
-  perFolio: 5,
-  perClient: 10,
-  newcomers: 3,
+  perClient: 5,
+  perSharedClient: 20,
   baseDelayMs: 1_000,
-  maxDelayMs: 60_000,
-  queue: 4,
-  quietMs: 10 * 60_000,
+  maxDelayMs: 30_000,
+  queue: 1,
+  sharedQueue: 8,
+  perFolio: 600,
+  windowMs: 60 * 60_000,
+  quietMs: 60 * 60_000,
 }
 
 /** Who asks: an id, and whether it names one client (false: several clients are one id). */
@@ -53,83 +75,91 @@ export interface Guesser {
 
 export type Admission = { attempt: Attempt } | { retryAfterSeconds: number }
 
-/** An admitted attempt: say how it went (always: a slot is held until then). */
+/** An admitted attempt: say how it went (always: it is counted as pending until then). */
 export interface Attempt {
   done(right: boolean): void
 }
 
-/** Wrong keys in the current window and the pressure they built up. */
-interface Pressure {
-  windowStart: number
+/** One client on one folio. */
+interface ClientState {
   wrong: number
-  /** Attempts answered at once, not done yet: counted against the budget already. */
-  pending: number
-  /** 0: calm; n: the next slowed attempt waits baseDelayMs × 2^(n-1). */
-  strikes: number
   lastWrong: number
-}
-
-interface FolioState extends Pressure {
-  newcomerWindowStart: number
-  newcomers: number
-  /** The slowed attempts, one after the other. */
-  turn: Promise<void>
+  /** No attempt past the burst is compared before this. */
+  notBefore: number
+  /** Attempts admitted and not done yet. */
+  pending: number
+  /** Attempts waiting for their turn and delay. */
   waiting: number
+  /** The waiting attempts, one after the other. */
+  turn: Promise<void>
+  /** Resolved when nothing is pending (a waiting attempt's delay depends on how those went). */
+  settled: (() => void)[]
 }
 
-interface ClientState extends Pressure {
-  /** Folios this client has given a wrong key for (it is no newcomer there). */
-  guessedWrong: Set<string>
+/** A folio's ceiling: a bucket of wrong keys. */
+interface FolioState {
+  tokens: number
+  updated: number
+  /** Attempts admitted against the bucket, not done yet. */
+  reserved: number
 }
 
-const MAX_STRIKES = 30
-/** Attempts waiting over all folios together: each holds a connection. */
-const MAX_WAITING = 256
-
-const calm = (now: number): Pressure => ({ windowStart: now, wrong: 0, pending: 0, strikes: 0, lastWrong: 0 })
+/** Attempts waiting over all clients together: each holds a connection. */
+const MAX_WAITING = 1_000
 
 export class KeyGuessGuard {
-  readonly #limits: Required<KeyGuessLimits>
+  readonly #limits: KeyGuessLimits
   readonly #folios = new LRUCache<string, FolioState>({ max: 20_000 })
-  readonly #clients = new LRUCache<string, ClientState>({ max: 50_000 })
+  readonly #clients = new LRUCache<string, ClientState>({ max: 100_000 })
   #waiting = 0
 
   constructor(limits: KeyGuessLimits) {
-    this.#limits = { windowMs: 60_000, ...limits }
+    this.#limits = limits
   }
 
   /** Waits for the attempt's turn (when slowed), or refuses it; the key is compared only after. */
   async admit(folioId: string, guesser: Guesser, now = Date.now()): Promise<Admission> {
     const limits = this.#limits
+    const client = this.#client(`${folioId}\n${guesserKey(guesser.id)}`, now)
     const folio = this.#folio(folioId, now)
-    const client = this.#client(guesser.id, now)
-    const newcomer = guesser.identified && client.strikes === 0 && !client.guessedWrong.has(folioId)
+    const shared = !guesser.identified
+    const burst = shared ? limits.perSharedClient : limits.perClient
 
-    if (withinBudget(folio, limits.perFolio) && withinBudget(client, limits.perClient)) {
-      folio.pending++
-      client.pending++
-      return { attempt: this.#attempt(folioId, folio, client, { counted: true }) }
+    // A client that never guessed this folio wrong (and can be told apart) is answered, always.
+    if (!shared && client.wrong === 0 && client.pending === 0 && client.waiting === 0) {
+      return { attempt: this.#attempt(folio, client, { shared, reserved: false }) }
     }
-    if (newcomer && this.#newcomerAllowed(folio, now)) {
-      return { attempt: this.#attempt(folioId, folio, client, { counted: false }) }
+    const slowed = client.wrong + client.pending + client.waiting >= burst
+    const mustWait = slowed && (client.pending > 0 || client.waiting > 0 || now < client.notBefore)
+    if (!mustWait) {
+      if (!this.#hasRoom(folio, now)) return this.#refused(folio, client, burst, now)
+      folio.reserved++
+      return { attempt: this.#attempt(folio, client, { shared, reserved: true }) }
     }
-    if (folio.waiting >= limits.queue || this.#waiting >= MAX_WAITING) {
-      return { retryAfterSeconds: Math.max(1, Math.ceil(((folio.waiting + 1) * this.#delay(folio, client)) / 1000)) }
+    if (client.waiting >= (shared ? limits.sharedQueue : limits.queue) || this.#waiting >= MAX_WAITING || !this.#hasRoom(folio, now)) {
+      return this.#refused(folio, client, burst, now)
     }
-    folio.waiting++
+    client.waiting++
     this.#waiting++
-    const previous = folio.turn
+    const previous = client.turn
     let release!: () => void
-    folio.turn = new Promise<void>((resolve) => (release = resolve))
+    client.turn = new Promise<void>((resolve) => (release = resolve))
     try {
       await previous
-      // The delay is read when the turn comes: the attempts before may have raised it.
-      await sleep(this.#delay(folio, client))
+      if (client.pending > 0) await new Promise<void>((resolve) => client.settled.push(resolve))
+      // Read when the turn comes: the attempts before set it.
+      await sleep(client.notBefore - Date.now())
     } finally {
-      folio.waiting--
+      client.waiting--
       this.#waiting--
     }
-    const attempt = this.#attempt(folioId, folio, client, { counted: false })
+    const later = Date.now()
+    if (!this.#hasRoom(folio, later)) {
+      release()
+      return this.#refused(folio, client, burst, later)
+    }
+    folio.reserved++
+    const attempt = this.#attempt(folio, client, { shared, reserved: true })
     return {
       attempt: {
         done(right) {
@@ -140,80 +170,101 @@ export class KeyGuessGuard {
     }
   }
 
-  #attempt(folioId: string, folio: FolioState, client: ClientState, { counted }: { counted: boolean }): Attempt {
+  #attempt(folio: FolioState, client: ClientState, { shared, reserved }: { shared: boolean; reserved: boolean }): Attempt {
     const limits = this.#limits
     let finished = false
+    client.pending++
     return {
       done: (right) => {
         if (finished) return
         finished = true
-        if (counted) {
-          folio.pending--
-          client.pending--
-        }
-        if (right) {
-          client.guessedWrong.delete(folioId)
-          return
-        }
+        client.pending--
+        if (reserved) folio.reserved--
         const now = Date.now()
-        strike(folio, limits.perFolio, now)
-        strike(client, limits.perClient, now)
-        client.guessedWrong.add(folioId)
+        if (right) {
+          // Whoever is at that address has the key. The shared client is anyone: not forgiven.
+          if (!shared) client.wrong = client.notBefore = 0
+        } else {
+          client.wrong++
+          client.lastWrong = now
+          const past = client.wrong - (shared ? limits.perSharedClient : limits.perClient)
+          if (past >= 0) client.notBefore = now + this.#delay(past)
+          this.#refill(folio, now)
+          folio.tokens = Math.max(0, folio.tokens - 1)
+        }
+        if (client.pending === 0) for (const resolve of client.settled.splice(0)) resolve()
       },
     }
   }
 
-  /** A slowed attempt waits at least baseDelayMs: the wrong keys answered just before may not have struck yet. */
-  #delay(folio: Pressure, client: Pressure): number {
-    const { baseDelayMs, maxDelayMs } = this.#limits
-    const strikes = Math.max(1, folio.strikes, client.strikes)
-    return Math.min(maxDelayMs, baseDelayMs * 2 ** (strikes - 1))
+  /** The delay after the wrong key `past` beyond the burst (0: the first past it). */
+  #delay(past: number): number {
+    return Math.min(this.#limits.maxDelayMs, this.#limits.baseDelayMs * 2 ** Math.min(past, 40))
   }
 
-  #newcomerAllowed(folio: FolioState, now: number): boolean {
-    if (now - folio.newcomerWindowStart >= this.#limits.windowMs) {
-      folio.newcomerWindowStart = now
-      folio.newcomers = 0
-    }
-    if (folio.newcomers >= this.#limits.newcomers) return false
-    folio.newcomers++
-    return true
+  /**
+   * 429, with the time after which this client's attempt would be taken: its waiting slot free
+   * (the attempt waiting now is compared once its delay is over; attempts still pending are
+   * reckoned wrong) and the folio's bucket holding a wrong key again. It may then still wait its
+   * own delay.
+   */
+  #refused(folio: FolioState, client: ClientState, burst: number, now: number): Admission {
+    const past = client.wrong + client.pending - burst
+    const notBefore = client.pending > 0 && past >= 0 ? Math.max(client.notBefore, now + this.#delay(past)) : client.notBefore
+    const ownMs = notBefore - now
+    const folioMs = ((1 - (folio.tokens - folio.reserved)) * this.#limits.windowMs) / this.#limits.perFolio
+    return { retryAfterSeconds: Math.max(1, Math.ceil(Math.max(ownMs, folioMs) / 1000)) }
+  }
+
+  #hasRoom(folio: FolioState, now: number): boolean {
+    this.#refill(folio, now)
+    return folio.tokens - folio.reserved >= 1
+  }
+
+  #refill(folio: FolioState, now: number): void {
+    const { perFolio, windowMs } = this.#limits
+    folio.tokens = Math.min(perFolio, folio.tokens + (Math.max(0, now - folio.updated) * perFolio) / windowMs)
+    folio.updated = Math.max(folio.updated, now)
   }
 
   #folio(id: string, now: number): FolioState {
     let state = this.#folios.get(id)
-    if (!state) this.#folios.set(id, (state = { ...calm(now), newcomerWindowStart: now, newcomers: 0, turn: Promise.resolve(), waiting: 0 }))
-    this.#age(state, now)
+    if (!state) this.#folios.set(id, (state = { tokens: this.#limits.perFolio, updated: now, reserved: 0 }))
     return state
   }
 
-  #client(id: string, now: number): ClientState {
-    let state = this.#clients.get(id)
-    if (!state) this.#clients.set(id, (state = { ...calm(now), guessedWrong: new Set() }))
-    this.#age(state, now)
+  #client(key: string, now: number): ClientState {
+    let state = this.#clients.get(key)
+    if (!state) this.#clients.set(key, (state = { wrong: 0, lastWrong: 0, notBefore: 0, pending: 0, waiting: 0, turn: Promise.resolve(), settled: [] }))
+    // A quiet spell forgets it (only when nothing of it is under way).
+    if (state.wrong > 0 && state.pending === 0 && state.waiting === 0 && now - state.lastWrong >= this.#limits.quietMs) state.wrong = state.notBefore = 0
     return state
   }
-
-  /** A new window resets the budget; a quiet spell ends the pressure. */
-  #age(state: Pressure, now: number): void {
-    if (now - state.windowStart >= this.#limits.windowMs) {
-      state.windowStart = now
-      state.wrong = 0
-    }
-    if (state.strikes > 0 && now - state.lastWrong >= this.#limits.quietMs) state.strikes = 0
-  }
 }
 
-function withinBudget(state: Pressure, budget: number): boolean {
-  return state.strikes === 0 && state.wrong + state.pending < budget
+/**
+ * The client a budget belongs to: an IPv6 address by its /64 (an IPv4-mapped one as IPv4),
+ * also behind the `remote:` of a forwarded hop; any other id as it is.
+ */
+export function guesserKey(id: string): string {
+  const forwarded = id.startsWith('remote:')
+  const address = (forwarded ? id.slice('remote:'.length) : id).replace(/%.*$/, '').toLowerCase()
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(address)
+  const key = mapped ? mapped[1]! : isIP(address) === 6 ? prefix64(address) : address
+  return forwarded ? `remote:${key}` : key
 }
 
-/** A wrong key: past the budget the pressure starts, and every further one raises it. */
-function strike(state: Pressure, budget: number, now: number): void {
-  state.wrong++
-  state.lastWrong = now
-  if (state.strikes > 0) state.strikes = Math.min(MAX_STRIKES, state.strikes + 1)
-  else if (state.wrong >= budget) state.strikes = 1
+/** 2001:db8:a:b:1:2:3:4 → 2001:db8:a:b::/64 (any spelling of the same /64 gives the same text). */
+function prefix64(address: string): string {
+  const groups = (part: string) => (part ? part.split(':').flatMap((group) => (group.includes('.') ? ['0', '0'] : [group])) : [])
+  const [head, tail] = address.split('::') as [string, string | undefined]
+  const before = groups(head)
+  const after = tail === undefined ? [] : groups(tail)
+  const all = tail === undefined ? before : [...before, ...Array<string>(8 - before.length - after.length).fill('0'), ...after]
+  return `${all
+    .slice(0, 4)
+    .map((group) => parseInt(group, 16).toString(16))
+    .join(':')}::/64`
 }
 
 // Unref: a guesser waiting its turn must not keep a stopped server's process alive.

@@ -1,4 +1,3 @@
-import { LRUCache } from 'lru-cache'
 import type { RateLimitBucket } from '../api/contract.js'
 import type { SharedState } from '../store/index.js'
 import { ERRORS } from '../api/errors.js'
@@ -33,21 +32,46 @@ export const REMOTE_CEILING_FACTOR = 50
 /** One client's limit, or for the tunnel's viewers (one client to us) REMOTE_CEILING_FACTOR times it. */
 export const limitFor = (client: string, perClient: number) => (client === REMOTE_CLIENT ? perClient * REMOTE_CEILING_FACTOR : perClient)
 
+/** A client's count in one bucket's current window. */
+interface Window {
+  /** When it began (ms). */
+  start: number
+  count: number
+  /** When it ends, in Unix seconds (X-RateLimit-Reset): worked out once per window, not per request. */
+  reset: number
+}
+
+/** A client's windows, one per bucket it used. */
+type ClientWindows = Partial<Record<RateLimitBucket, Window>>
+
+/** How many clients one instance keeps windows for. */
+const MAX_CLIENTS = 200_000
+const REMOTE_PREFIX = `${REMOTE_CLIENT}:`
+
 /**
  * Fixed one-minute windows per client and bucket. One instance keeps them in memory (bounded);
  * several instances on one database count them in the SharedState they share (`shared`, one
  * without hitSync: PostgreSQL), so a client that the load balancer spreads over them still gets
  * one limit, not one per instance. Then hit() answers through a promise.
+ *
+ * In memory a hit is on the hot cache's path (a share page's metadata): one Map lookup by the
+ * client's id (the socket's address, the same string each time) and no string built. Clients are
+ * kept in the order their latest window began, so the first is the one to forget when there are
+ * too many: all its windows are older than anyone else's newest. The tunnel's shared ceilings
+ * are kept apart and never forgotten: a flood of invented hops must not reset them.
  */
 export class RateLimiter {
   readonly #limits: RateLimits
   readonly #windowMs: number
-  readonly #windows = new LRUCache<string, { start: number; count: number }>({ max: 200_000 })
+  readonly #maxClients: number
+  readonly #windows = new Map<string, ClientWindows>()
+  readonly #ceilings: ClientWindows = {}
   readonly #shared: SharedState | undefined
 
-  constructor(limits: RateLimits, windowMs = 60_000, shared?: SharedState) {
+  constructor(limits: RateLimits, windowMs = 60_000, shared?: SharedState, maxClients = MAX_CLIENTS) {
     this.#limits = limits
     this.#windowMs = windowMs
+    this.#maxClients = maxClients
     this.#shared = shared?.hitSync ? undefined : shared
   }
 
@@ -58,12 +82,12 @@ export class RateLimiter {
 
   hit(bucket: RateLimitBucket, client: string, now = Date.now()): RateLimitState | Promise<RateLimitState> {
     const limit = limitFor(client, this.#limits[bucket])
-    const remote = client.startsWith(`${REMOTE_CLIENT}:`)
+    const remote = client.startsWith(REMOTE_PREFIX)
     if (this.#shared) return this.#hitShared(this.#shared, bucket, client, limit, remote, now)
-    const window = this.#count(`${bucket}:${client}`, now)
+    const window = this.#count(bucket, client, now)
     let allowed = window.count <= limit
-    if (remote) allowed &&= this.#count(`${bucket}:${REMOTE_CLIENT}*`, now).count <= limit * REMOTE_CEILING_FACTOR
-    return stateOf(allowed, limit, window.count, window.start + this.#windowMs)
+    if (remote && allowed) allowed = this.#countCeiling(bucket, now).count <= limit * REMOTE_CEILING_FACTOR
+    return stateOf(allowed, limit, window.count, window.reset)
   }
 
   async #hitShared(shared: SharedState, bucket: RateLimitBucket, client: string, limit: number, remote: boolean, now: number): Promise<RateLimitState> {
@@ -72,22 +96,43 @@ export class RateLimiter {
       remote ? shared.hit(`ratelimit:${bucket}:${REMOTE_CLIENT}*`, this.#windowMs, now) : undefined,
     ])
     const allowed = window.count <= limit && (!together || together.count <= limit * REMOTE_CEILING_FACTOR)
-    return stateOf(allowed, limit, window.count, window.resetAt)
+    return stateOf(allowed, limit, window.count, Math.ceil(window.resetAt / 1000))
   }
 
-  #count(key: string, now: number): { start: number; count: number } {
-    let window = this.#windows.get(key)
-    if (!window || now - window.start >= this.#windowMs) {
-      window = { start: now, count: 0 }
-      this.#windows.set(key, window)
+  #count(bucket: RateLimitBucket, client: string, now: number): Window {
+    const windows = this.#windows.get(client)
+    const current = windows?.[bucket]
+    if (current && now - current.start < this.#windowMs) {
+      current.count++
+      return current
     }
-    window.count++
+    const window = this.#newWindow(now)
+    if (windows) {
+      // Moved to the end: its newest window began now.
+      this.#windows.delete(client)
+      windows[bucket] = window
+      this.#windows.set(client, windows)
+    } else {
+      this.#windows.set(client, { [bucket]: window })
+      if (this.#windows.size > this.#maxClients) this.#windows.delete(this.#windows.keys().next().value!)
+    }
     return window
+  }
+
+  #countCeiling(bucket: RateLimitBucket, now: number): Window {
+    let window = this.#ceilings[bucket]
+    if (!window || now - window.start >= this.#windowMs) window = this.#ceilings[bucket] = this.#newWindow(now)
+    else window.count++
+    return window
+  }
+
+  #newWindow(now: number): Window {
+    return { start: now, count: 1, reset: Math.ceil((now + this.#windowMs) / 1000) }
   }
 }
 
-function stateOf(allowed: boolean, limit: number, count: number, resetAtMs: number): RateLimitState {
-  return { allowed, limit, remaining: allowed ? Math.max(0, limit - count) : 0, reset: Math.ceil(resetAtMs / 1000) }
+function stateOf(allowed: boolean, limit: number, count: number, reset: number): RateLimitState {
+  return { allowed, limit, remaining: allowed ? Math.max(0, limit - count) : 0, reset }
 }
 
 export function rateLimitHeaders(state: RateLimitState): Record<string, string> {

@@ -9,6 +9,7 @@ import type { Principal } from './auth.js'
 import type { ServerContext } from './context.js'
 import { type ApiError, fail } from './errors.js'
 import { readJsonObject } from './body.js'
+import { compress, MIN_COMPRESSED_BYTES, preferredEncoding } from './content-encoding.js'
 
 export interface RouteInput<C extends Contract> {
   event: H3Event
@@ -110,7 +111,7 @@ export function mountRoute<C extends Contract>(app: H3, ctx: ServerContext, cont
       query = parsed.data as QueryOf<C>
     }
     if (contract.response.status !== 200) event.res.status = contract.response.status
-    if (!contract.body) return handler({ event, principal, params, query, body: undefined as BodyOf<C> })
+    if (!contract.body) return answered(event, handler({ event, principal, params, query, body: undefined as BodyOf<C> }))
     return readJsonObject(event, {
       limit: ctx.config.limits.jsonBodyBytes,
       expandedLimit: ctx.config.limits.gzipExpandedBytes,
@@ -119,7 +120,7 @@ export function mountRoute<C extends Contract>(app: H3, ctx: ServerContext, cont
     }).then((raw) => {
       const parsed = contract.body!.safeParse(raw)
       if (!parsed.success) throw validationError('body', parsed.error)
-      return handler({ event, principal, params, query, body: parsed.data as BodyOf<C> })
+      return answered(event, handler({ event, principal, params, query, body: parsed.data as BodyOf<C> }))
     })
   }
   app.on(contract.method, toRouterPath(contract.path), route)
@@ -128,11 +129,49 @@ export function mountRoute<C extends Contract>(app: H3, ctx: ServerContext, cont
 }
 
 /**
+ * A handler's answer as it goes out: a JSON value of 1 KB or more, compressed when the client
+ * takes it (a folio, a list, an agent's answer through a tunnel). Smaller values, and answers a
+ * handler built itself, go as they are. The hot GETs never get here twice (hot-cache.ts keeps
+ * their compressed copies); this compresses what is made once per request anyway.
+ */
+function answered(event: H3Event, result: unknown): unknown {
+  if (result instanceof Promise) return result.then((value) => answered(event, value))
+  if (result === null || typeof result !== 'object' || result instanceof Response) return result
+  // JSON made before (jsonBytes: a cached folio, a list), or a value to make it of.
+  const made = result instanceof Uint8Array
+  if (made && event.res.headers.get('content-type') !== JSON_CONTENT_TYPE) return result
+  const body = made ? result : Buffer.from(JSON.stringify(result))
+  if (body.length < MIN_COMPRESSED_BYTES) return made ? body : result
+  // Bytes with their headers on the event: h3 sends them with a Content-Length (a Response
+  // would be re-wrapped around its stream, to add the headers set before, and go chunked).
+  const headers = event.res.headers
+  headers.set('content-type', JSON_CONTENT_TYPE)
+  headers.set('vary', 'accept-encoding')
+  const encoding = preferredEncoding(event.req.headers.get('accept-encoding'))
+  if (!encoding) return body
+  return compress(Buffer.from(body.buffer, body.byteOffset, body.byteLength), encoding).then((copy) => {
+    headers.set('content-encoding', encoding)
+    return copy
+  })
+}
+
+/**
+ * JSON made before (a cached folio, a list), answered as the bytes it is, with `headers`: like a
+ * handler's value, compressed when worth it (see answered).
+ */
+export function jsonBytes(event: H3Event, body: string | Uint8Array, headers: Record<string, string> = {}): Uint8Array {
+  for (const [name, value] of Object.entries(headers)) event.res.headers.set(name, value)
+  event.res.headers.set('content-type', JSON_CONTENT_TYPE)
+  return typeof body === 'string' ? Buffer.from(body) : body
+}
+
+/**
  * A JSON text answered as is (cached responses are built once and sent many times). srvx's
  * FastResponse with plain headers goes straight to node:http: no web Headers, no stream.
  */
 export function jsonText(text: string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>, init: { status?: number; headers?: Record<string, string> } = {}): Response {
-  return new FastResponse(text, {
+  // Bytes, not a string: srvx gives bytes a Content-Length, and sends a string chunked.
+  return new FastResponse(typeof text === 'string' ? (Buffer.from(text) as Uint8Array<ArrayBuffer>) : text, {
     status: init.status ?? 200,
     headers: init.headers ? { 'content-type': JSON_TYPE, ...init.headers } : JSON_HEADERS,
   })

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
@@ -39,7 +38,6 @@ export function toDesignPreferences(system: DesignSystemFile) {
 export function createTemplates(dir = findTemplatesDir()) {
   const starters = new Map<ProjectMode, string>()
   let systems: Promise<DesignSystem[]> | undefined
-  const assets = new Map<string, Promise<Asset | undefined>>()
 
   return {
     dir,
@@ -50,22 +48,6 @@ export function createTemplates(dir = findTemplatesDir()) {
         starters.set(mode, html)
       }
       return html.replaceAll('{{title}}', escapeHtml(title))
-    },
-    /** A page or asset of the viewer or the dashboard, by file name (names are unique across both). */
-    asset(name: string): Promise<Asset | undefined> {
-      if (!/^[a-z0-9-]+\.(html|js|css)$/.test(name)) return Promise.resolve(undefined)
-      let found = assets.get(name)
-      if (!found) {
-        found = (async () => {
-          for (const folder of ['viewer', 'dashboard']) {
-            const body = await readFile(join(dir, folder, name)).catch(() => undefined)
-            if (body) return { body, type: ASSET_TYPES[name.slice(name.lastIndexOf('.') + 1)]!, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"` }
-          }
-          return undefined
-        })()
-        assets.set(name, found)
-      }
-      return found
     },
     designSystems(): Promise<DesignSystem[]> {
       systems ??= (async () => {
@@ -85,15 +67,3 @@ export function createTemplates(dir = findTemplatesDir()) {
 }
 
 export type Templates = ReturnType<typeof createTemplates>
-
-export interface Asset {
-  body: Buffer
-  type: string
-  etag: string
-}
-
-const ASSET_TYPES: Record<string, string> = {
-  html: 'text/html; charset=utf-8',
-  js: 'text/javascript; charset=utf-8',
-  css: 'text/css; charset=utf-8',
-}

@@ -131,10 +131,15 @@ export async function accessCookie(viewerAccess: ViewerAccess, folioId: string, 
   return `${accessCookieName(folioId)}=${token}; Path=/; Max-Age=${COOKIE_TOKEN_SECONDS}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`
 }
 
-/** Where the frame loads the folio's files from: `-` for a published public folio, else a fresh frame token. */
+/**
+ * Where the frame loads the folio's files from: `-` for a published public folio, else a fresh
+ * frame token; then the version (/v/{id}/-@v3/), so that what the browser keeps of one version
+ * is never mistaken for another's.
+ */
 export async function frameAccess(viewerAccess: ViewerAccess, meta: FolioMeta, grant: Grant | undefined): Promise<{ frameBase: string; expiresAt: number | null }> {
+  const version = `@v${meta.head}`
   const needsToken = meta.isPrivate || meta.status === 'draft'
-  if (!needsToken || !grant) return { frameBase: `/v/${meta.id}/-/`, expiresAt: null }
+  if (!needsToken || !grant) return { frameBase: `/v/${meta.id}/-${version}/`, expiresAt: null }
   const { token, expiresAt } = await viewerAccess.mint(meta.id, grant, 'frame')
-  return { frameBase: `/v/${meta.id}/${token}/`, expiresAt }
+  return { frameBase: `/v/${meta.id}/${token}${version}/`, expiresAt }
 }

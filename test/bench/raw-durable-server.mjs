@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto'
 import { open, rename } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import { join } from 'node:path'
+import { listenAndReport } from './listen-and-report.mjs'
 
 const dir = process.argv[2]
 let views = 0
@@ -56,14 +57,4 @@ const server = createServer((req, res) => {
   })
 })
 
-server.listen(0, '127.0.0.1', () => {
-  const { port } = server.address()
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}`, pid: process.pid })}\n`)
-})
-
-const stop = () => {
-  server.close(() => process.exit(0))
-  server.closeAllConnections()
-}
-process.on('SIGTERM', stop)
-process.on('SIGINT', stop)
+listenAndReport(server)

@@ -5,6 +5,7 @@
 // Usage: node raw-server.mjs <file holding the body> [content-type]   → prints {"url", "pid"} when listening
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
+import { listenAndReport } from './listen-and-report.mjs'
 
 const body = readFileSync(process.argv[2])
 const headers = { 'content-type': process.argv[3] ?? 'application/json', 'content-length': String(body.length) }
@@ -14,14 +15,4 @@ const server = createServer((_req, res) => {
   res.end(body)
 })
 
-server.listen(0, '127.0.0.1', () => {
-  const { port } = server.address()
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}`, pid: process.pid })}\n`)
-})
-
-const stop = () => {
-  server.close(() => process.exit(0))
-  server.closeAllConnections()
-}
-process.on('SIGTERM', stop)
-process.on('SIGINT', stop)
+listenAndReport(server)

@@ -26,6 +26,7 @@ import { benchPutHistory } from './sections/put-history.js'
 import { benchPutWriters } from './sections/put-writers.js'
 import { benchVersionDisk } from './sections/version-disk.js'
 import { benchViewer } from './sections/viewer.js'
+import { benchViewerFirstView } from './sections/viewer-first-view.js'
 
 const sections: Array<[string, (ctx: BenchContext) => Promise<void>]> = [
   ['1', benchGetVsRaw],
@@ -38,6 +39,7 @@ const sections: Array<[string, (ctx: BenchContext) => Promise<void>]> = [
   ['10', benchPutWriters],
   ['11', benchCloudGet],
   ['12', benchPostgres],
+  ['13', benchViewerFirstView],
 ]
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim())

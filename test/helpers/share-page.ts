@@ -131,8 +131,17 @@ export async function activeSlide(page: Page): Promise<number> {
   return frame.evaluate(() => [...document.querySelectorAll('.slide')].findIndex((s) => s.classList.contains('active')) + 1)
 }
 
+/**
+ * Until the frame's bridge has said it is ready, comment mode cannot reach the folio (a click there
+ * is the folio's own): the share page marks its stage once it has.
+ */
+export async function bridgeReady(page: Page): Promise<void> {
+  await page.locator('.stage[data-bridge="ready"]').waitFor({ state: 'attached', timeout: 10_000 })
+}
+
 /** Comment mode on, a click on `selector` in the folio at (x, y) of its box, the form filled and posted. */
 export async function commentOn(page: Page, selector: string, text: string, position?: { x: number; y: number }): Promise<void> {
+  await bridgeReady(page)
   await page.getByRole('button', { name: 'Comment', exact: true }).click()
   const frame = await folioFrame(page)
   await frame.locator(selector).click({ position })

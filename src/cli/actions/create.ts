@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { basename, extname, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { createFolio, updateFolio } from '../../api/files.js'
-import { newFolioId } from '../../domain/ids.js'
+import { newAccessKey, weakAccessKeyWarning } from '../../domain/access-keys.js'
 import type { ProjectMode } from '../../domain/model.js'
 import { type CliContext, shareUrl, withContext } from '../context.js'
 import { CliError, UsageError } from '../errors.js'
@@ -60,10 +60,12 @@ export default (givenTitle: string | undefined, options: CreateOptions, command:
     const fileCount = Object.keys(created.versions[0]?.files ?? {}).length
     // In OSS a folio cannot be private on create (spec), so privacy comes in a second call, and
     // publishing in that same call: until it lands the folio is a draft that only its owner sees.
-    const accessKey = options.private ? (options.accessKey ?? newFolioId(16)) : undefined
+    const accessKey = options.private ? (options.accessKey ?? newAccessKey()) : undefined
     const project = accessKey ? await makePrivate(ctx, created.id, accessKey, Boolean(options.publish)) : created
     const url = shareUrl(ctx, project.id)
-    ctx.print({ id: project.id, url, status: project.status, versionId: project.latestVersionId, files: fileCount, accessKey, link }, () =>
+    // A key chosen by hand works whatever it is; a weak one is said so (stderr, and in the JSON).
+    const warning = options.private && options.accessKey !== undefined ? weakAccessKeyWarning(options.accessKey) : undefined
+    ctx.print({ id: project.id, url, status: project.status, versionId: project.latestVersionId, files: fileCount, accessKey, link, ...(warning ? { warning } : {}) }, () =>
       [
         `Created ${project.id} (${project.status}${accessKey ? ', private' : ''}, ${fileCount} file(s))`,
         `Share: ${url}${project.status === 'draft' ? '  (a draft: viewers see it once you publish; preview with folio open)' : ''}`,
@@ -72,6 +74,7 @@ export default (givenTitle: string | undefined, options: CreateOptions, command:
         .filter(Boolean)
         .join('\n'),
     )
+    if (warning) ctx.warn(warning)
     // Created without them: an error to act on (exit 1), never a silent skip.
     const unreadable = [...(folder?.scan.unreadable ?? [])]
     if (unreadable.length) {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { updateFolio } from '../../api/files.js'
-import { newFolioId } from '../../domain/ids.js'
+import { newAccessKey, weakAccessKeyWarning } from '../../domain/access-keys.js'
 import type { CommentModeration, ProjectMode } from '../../domain/model.js'
 import { withContext } from '../context.js'
 import { UsageError } from '../errors.js'
@@ -24,7 +24,7 @@ function changes(options: SetOptions) {
     ...(options.title !== undefined ? { title: options.title } : {}),
     ...(options.description !== undefined ? { description: options.description } : {}),
     // A folio made private without a key chosen gets a new random one, printed below.
-    ...(makePrivate ? { isPrivate: true, accessKey: options.accessKey ?? newFolioId(16) } : {}),
+    ...(makePrivate ? { isPrivate: true, accessKey: options.accessKey ?? newAccessKey() } : {}),
     ...(options.public ? { isPrivate: false } : {}),
     ...(options.comments ? { allowComments: options.comments === 'on' } : {}),
     ...(options.mode ? { projectMode: options.mode } : {}),
@@ -51,5 +51,8 @@ export default (given: string | undefined, options: SetOptions, command: Command
       body.projectMode && `mode ${project.projectMode}`,
       body.commentModeration && `moderation ${project.commentModeration}`,
     ].filter(Boolean)
-    ctx.print(answer, () => [`Updated ${id}: ${said.join(', ')}`, body.accessKey ? `Access key: ${body.accessKey}` : ''].filter(Boolean).join('\n'))
+    // A key chosen by hand works whatever it is; a weak one is said so (stderr, and in the JSON).
+    const warning = options.accessKey !== undefined ? weakAccessKeyWarning(options.accessKey) : undefined
+    ctx.print(warning ? { ...answer, warning } : answer, () => [`Updated ${id}: ${said.join(', ')}`, body.accessKey ? `Access key: ${body.accessKey}` : ''].filter(Boolean).join('\n'))
+    if (warning) ctx.warn(warning)
   })

@@ -4,15 +4,15 @@ import { getOpenApi, listDesignSystems } from '../../api/design-systems.js'
 import { buildOpenApi } from '../../api/openapi.js'
 import { packageVersion } from '../../version.js'
 import type { ServerContext } from '../context.js'
-import { jsonText, mountRoute } from '../route.js'
+import { jsonBytes, mountRoute } from '../route.js'
 
 /** GET /api/design-systems and GET /api/openapi: what the server offers, described. */
 export function registerCatalogueRoutes(app: H3, ctx: ServerContext): void {
   mountRoute(app, ctx, listDesignSystems, async () => ({ designSystems: await ctx.templates.designSystems() }))
 
   let document: string | undefined
-  mountRoute(app, ctx, getOpenApi, () => {
+  mountRoute(app, ctx, getOpenApi, ({ event }) => {
     document ??= JSON.stringify(buildOpenApi(contracts, { version: packageVersion() }))
-    return jsonText(document, { headers: { 'cache-control': 'public, max-age=60' } })
+    return jsonBytes(event, document, { 'cache-control': 'public, max-age=60' })
   })
 }

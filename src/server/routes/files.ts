@@ -10,7 +10,7 @@ import type { ServerContext } from '../context.js'
 import { fail } from '../errors.js'
 import { authorOf, cachedFolio, requireFolio } from '../folio-access.js'
 import { withinStorage } from '../storage-quota.js'
-import { JSON_CONTENT_TYPE, jsonText, mountRoute, requestTarget } from '../route.js'
+import { JSON_CONTENT_TYPE, jsonBytes, jsonText, mountRoute, requestTarget } from '../route.js'
 
 /** GET/POST /api/files, GET/PUT/DELETE /api/files/{id} */
 export function registerFileRoutes(app: H3, ctx: ServerContext): void {
@@ -29,7 +29,7 @@ export function registerFileRoutes(app: H3, ctx: ServerContext): void {
       ctx.hot.putList(requestTarget(event), { body: list.body, etag: list.etag, headers: cacheControl, contentType: JSON_CONTENT_TYPE, access: listFolios.access, workspaceId, generation })
     }
     if (noneMatchHits(event.req.headers.get('if-none-match'), list.etag)) return new FastResponse(null, { status: 304, headers })
-    return jsonText(list.body, { headers })
+    return jsonBytes(event, list.body, headers)
   })
 
   mountRoute(app, ctx, createFolio, async ({ body, principal }) => {
@@ -77,13 +77,14 @@ export function registerFileRoutes(app: H3, ctx: ServerContext): void {
         workspaceId: meta.workspaceId,
         generation: ctx.hot.generation(meta.id),
       })
-      return jsonText(cached)
+      return jsonBytes(event, cached)
     }
     return (async () => {
       await requireFolio(ctx, params.id, principal, ERRORS.projectNotFoundFullStop)
       const json = await views.full(params.id, query.files)
       if (json === undefined) throw fail(ERRORS.projectNotFoundFullStop)
-      return jsonText(json)
+      // A large folio comes as a stream, sent as it is made.
+      return json instanceof ReadableStream ? jsonText(json) : jsonBytes(event, json)
     })()
   })
 

@@ -12,7 +12,7 @@ import { fail } from '../errors.js'
 import { requireViewable } from '../folio-access.js'
 import { tooManyGuesses } from '../rate-limit.js'
 import { namesOneClient } from '../remote.js'
-import { clientAddress, JSON_CONTENT_TYPE, jsonText, mountRoute, requestTarget } from '../route.js'
+import { clientAddress, JSON_CONTENT_TYPE, jsonBytes, mountRoute, requestTarget } from '../route.js'
 import { accessCookie, type Grant, grantOf } from '../viewer-access.js'
 
 /** GET/POST /api/files/{id}/public and the live event stream of a share page. */
@@ -56,12 +56,13 @@ export function registerSharingRoutes(app: H3, ctx: ServerContext): void {
     if (await ctx.viewerAccess.canView(meta, undefined)) {
       ctx.hot.put(requestTarget(event), { body: json, contentType: JSON_CONTENT_TYPE, access: 'public', folioId: meta.id, rateLimit: 'public', generation })
     }
-    return jsonText(json)
+    return jsonBytes(event, json)
   })
 
   mountRoute(app, ctx, verifyAccessKey, async ({ event, params }) => {
     // Spec: always 200 {success}; anything wrong (unknown folio, bad body, wrong key) is false.
-    // Too many wrong keys for the folio is the rate limit: 429, decided before any comparison.
+    // Too many wrong keys from this client (or, past the folio's ceiling, from a client that
+    // guessed it wrong before) is the rate limit: 429, decided before any comparison (key-guesses.ts).
     event.res.headers.set('cache-control', 'no-store')
     let given: unknown
     try {

@@ -5,7 +5,7 @@ import { dashboardPage, folioPage, rawFile, renewFrame, sharePage, viewerAsset }
 import { PAGE_COMMENTS } from '../../api/engagement.js'
 import { compareFilePaths } from '../../domain/file-paths.js'
 import { escapeHtml } from '../../domain/html.js'
-import { injectBeforeBodyEnd, jsonForScript } from '../../domain/html-inject.js'
+import { injectAtDocumentStart, injectBeforeBodyEnd, inlineScript, jsonForScript } from '../../domain/html-inject.js'
 import { isFolioId, versionId } from '../../domain/ids.js'
 import { mimeForPath } from '../../domain/image-sniff.js'
 import type { FolioMeta } from '../../domain/model.js'
@@ -15,6 +15,8 @@ import { isOwner, requireViewable } from '../folio-access.js'
 import { mountRoute, requestTarget } from '../route.js'
 import { accessCookie, EXPIRED, frameAccess, type Grant, grantOf } from '../viewer-access.js'
 import { noneMatchHits } from '../conditional.js'
+import { compress, type ContentEncoding, isCompressible, preferredEncoding } from '../content-encoding.js'
+import { renderSharePage, type ShareBoot } from '../share-page.js'
 
 /**
  * Sent with every file of a folio: its scripts run in a sandbox with an opaque origin (no
@@ -24,8 +26,18 @@ const FOLIO_FILE_HEADERS = {
   'content-security-policy': 'sandbox allow-scripts allow-popups allow-forms allow-modals allow-downloads',
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
-  'cache-control': 'no-cache',
 }
+
+/**
+ * A file under a version's base (/v/{id}/{access}@v3/…) never changes: the browser keeps it, and
+ * the next view of that version loads nothing again. Private: only the viewer's own browser, never
+ * a shared cache (a tunnel's edge, a proxy) that would go on serving it after the folio is
+ * unpublished. Under the bare base (…/{access}/…: the latest, whatever it is) it is checked
+ * each time, against the strong ETag.
+ */
+const VERSIONED_CACHE = 'private, max-age=31536000, immutable'
+const LATEST_CACHE = 'no-cache'
+const IMMUTABLE_ASSET_CACHE = 'public, max-age=31536000, immutable'
 
 const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
@@ -37,27 +49,35 @@ const PAGE_HEADERS = {
 /** The share page, the folio's files behind it, the dashboard and their assets. */
 export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
   const { folios, engagement } = ctx.store
+  const encoded = (event: H3Event, body: Buffer, headers: Record<string, string>, copyKey?: string, status?: number) =>
+    encodedAnswer(ctx, event, body, headers, copyKey, status)
+  // no-store: the page may carry a signed, short-lived frame link.
+  const shareAnswer = (event: H3Event, boot: ShareBoot, options: { status?: number; noindex: boolean }) =>
+    encoded(event, Buffer.from(renderSharePage(ctx.web, boot, options)), { ...PAGE_HEADERS, 'cache-control': 'no-store' }, undefined, options.status)
 
   // One shell for both: the page reads the folio id from its address and asks the API.
-  const dashboard = async () => {
-    const page = await ctx.templates.asset('index.html')
-    if (!page) throw fail(ERRORS.notFound)
-    return new FastResponse(asBody(page.body), { headers: { ...PAGE_HEADERS, 'cache-control': 'no-cache' } })
-  }
+  const dashboardBody = Buffer.from(ctx.web.dashboardPage)
+  const dashboard = ({ event }: { event: H3Event }) =>
+    encoded(event, dashboardBody, { ...PAGE_HEADERS, 'cache-control': 'no-cache' }, 'dashboard.html')
   mountRoute(app, ctx, dashboardPage, dashboard)
   mountRoute(app, ctx, folioPage, dashboard)
 
   mountRoute(app, ctx, viewerAsset, async ({ event, params }) => {
-    const asset = await ctx.templates.asset(params.asset)
-    if (!asset || params.asset === 'index.html' || params.asset === 'share.html') throw fail(ERRORS.notFound)
-    const headers = { 'content-type': asset.type, etag: asset.etag, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' }
+    const asset = ctx.web.get(params.asset)
+    if (!asset) throw fail(ERRORS.notFound)
+    // The hashed name a page links to is immutable; the bare name (bridge.js) is whatever is newest.
+    const cache = params.asset === asset.file ? IMMUTABLE_ASSET_CACHE : 'no-cache'
+    const headers = { 'content-type': asset.type, etag: asset.etag, 'cache-control': cache, 'x-content-type-options': 'nosniff', vary: 'accept-encoding' }
     if (noneMatchHits(event.req.headers.get('if-none-match'), asset.etag)) return new FastResponse(null, { status: 304, headers })
+    const encoding = preferredEncoding(event.req.headers.get('accept-encoding'))
+    const body = encoding ? asset.encoded[encoding] : undefined
+    if (encoding && body) return new FastResponse(asBody(body), { headers: { ...headers, 'content-encoding': encoding } })
     return new FastResponse(asBody(asset.body), { headers })
   })
 
   mountRoute(app, ctx, sharePage, async ({ event, params, query }) => {
     const meta = isFolioId(params.id) ? await folios.get(params.id) : undefined
-    if (!meta) return renderShare(ctx, { id: params.id, title: 'Not found', view: 'missing' }, { status: 404, noindex: true })
+    if (!meta) return shareAnswer(event, { id: params.id, title: 'Not found', view: 'missing' }, { status: 404, noindex: true })
     let grant = await grantOf(ctx, event, meta)
     let preview = false
     // The owner may preview a draft or private folio (in OSS the local API is open).
@@ -69,21 +89,37 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
     // Search engines keep out of drafts and private folios, whoever opens them.
     const noindex = meta.isPrivate || meta.status === 'draft'
     if (!(await ctx.viewerAccess.canView(meta, grant))) {
-      return renderShare(ctx, { id: meta.id, title: meta.title, description: meta.description, view: meta.status === 'draft' ? 'draft' : 'gate', api: `/api/files/${meta.id}` }, { noindex })
+      return shareAnswer(event, { id: meta.id, title: meta.title, description: meta.description, view: meta.status === 'draft' ? 'draft' : 'gate', api: `/api/files/${meta.id}` }, { noindex })
     }
-    return renderShare(ctx, await contentBoot(ctx, meta, grant, preview), { noindex })
+    return shareAnswer(event, await contentBoot(ctx, meta, grant, preview), { noindex })
   })
+
+  // Added to every HTML file of a folio, inline: the storage stand-ins before the page's own
+  // scripts, the bridge after them. Inline because a sandboxed frame's own requests are never
+  // served from the browser's cache on the next view (its opaque origin gets a cache partition of
+  // its own each time), while the page, under its version's immutable address, is.
+  const shims = inlineScript(ctx.web.text('storage-shims.js'))
+  const bridge = ctx.web.text('bridge.js')
+  inlineScript(bridge) // refuses one that could not be inlined, at start rather than on a viewer's request
+  const pageAdditions = `${ctx.web.get('storage-shims.js')!.etag.slice(1, 7)}${ctx.web.get('bridge.js')!.etag.slice(1, 7)}`
 
   mountRoute(app, ctx, rawFile, async ({ event, params }) => {
     const generation = isFolioId(params.id) ? ctx.hot.generation(params.id) : 0
     const meta = isFolioId(params.id) ? await folios.get(params.id) : undefined
     if (!meta) throw fail(ERRORS.notFound)
-    const found = params.access === '-' ? undefined : await ctx.viewerAccess.check(params.access, meta.id, 'frame')
+    const { access, version } = frameSegment(params.access)
+    const found = access === '-' ? undefined : await ctx.viewerAccess.check(access, meta.id, 'frame')
     // A page of the frame whose token ran out asks the share page for a fresh one.
     if (found === EXPIRED && isNavigation(event)) return expiredPage(params.path, event.url.search)
     const grant = found === EXPIRED ? undefined : found
-    if ((params.access !== '-' && !grant) || !(await ctx.viewerAccess.canView(meta, grant))) {
+    if ((access !== '-' && !grant) || !(await ctx.viewerAccess.canView(meta, grant))) {
       throw fail(ERRORS.notFound, 'This link has expired or the folio is not public: open its share page again.')
+    }
+    if (version !== undefined && version !== meta.head) {
+      // An older version's address: viewers see the latest (an older one may hold what its author took out).
+      if (version > meta.head) throw fail(ERRORS.notFound, `This folio has no version v${version}.`)
+      const latest = `/v/${meta.id}/${access}@${versionId(meta.head)}/${params.path ?? ''}${event.url.search}`
+      return new FastResponse(null, { status: 302, headers: { location: latest, 'cache-control': 'no-store', ...FOLIO_FILE_HEADERS } })
     }
     const head = await folios.manifest(meta.id, meta.head)
     const path = filePath(params.path)
@@ -91,22 +127,24 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
     if (!ref || path === undefined) throw fail(ERRORS.notFound, `This folio has no file ${JSON.stringify(path ?? params.path)}.`)
     const type = mimeForPath(path, ref.m)
     const isHtml = type.startsWith('text/html')
-    const bridge = isHtml ? await ctx.templates.asset('bridge.js') : undefined
-    // Strong validator: the content hash (and, for pages, the bridge it carries).
-    const etag = `"${ref.h}${bridge ? `.${bridge.etag.slice(1, 9)}` : ''}"`
-    const headers = { 'content-type': type, etag, ...FOLIO_FILE_HEADERS }
+    // Strong validator: the content hash (and, for pages, what is added to them).
+    const etag = `"${ref.h}${isHtml ? `.${pageAdditions}` : ''}"`
+    const headers = { 'content-type': type, etag, ...FOLIO_FILE_HEADERS, 'cache-control': version === undefined ? LATEST_CACHE : VERSIONED_CACHE, vary: 'accept-encoding' }
     if (noneMatchHits(event.req.headers.get('if-none-match'), etag)) return new FastResponse(null, { status: 304, headers })
     // Through the folio: a content replaced a moment ago may already sit in its packed history.
     let body = await folios.served(meta.id, ref)
+    const base = `/v/${meta.id}/${params.access}/`
     if (isHtml) {
-      const base = `/v/${meta.id}/${params.access}/`
-      body = Buffer.from(injectBeforeBodyEnd(body.toString('utf8'), `<script src="/_folio/bridge.js" data-folio-base="${escapeHtml(base)}"></script>`))
+      const tail = `<script data-folio-base="${escapeHtml(base)}">${bridge}</script>`
+      body = Buffer.from(injectBeforeBodyEnd(injectAtDocumentStart(body.toString('utf8'), shims), tail))
     }
-    if (params.access === '-') {
+    if (access === '-') {
       const { 'content-type': contentType, etag: _etag, ...rest } = headers
       ctx.hot.put(requestTarget(event), { body, contentType, etag, headers: rest, access: 'public', folioId: meta.id, generation })
     }
-    return new FastResponse(asBody(body), { headers })
+    // Its compressed copy is kept under what names these bytes: the content's hash, and for a page
+    // the base written into it too (the same page of two folios, or under two tokens, differs).
+    return encoded(event, body, headers, isHtml ? `${etag}${base}` : etag)
   })
 
   mountRoute(app, ctx, renewFrame, async ({ event, params }) => {
@@ -124,7 +162,7 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
       id: meta.id,
       title: meta.title,
       description: meta.description,
-      view: 'content',
+      view: 'content' as const,
       preview,
       draft: meta.status === 'draft',
       isPrivate: meta.isPrivate,
@@ -143,37 +181,18 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
   }
 }
 
-async function renderShare(ctx: ServerContext, boot: { id: string; title: string; view: string; description?: unknown } & Record<string, unknown>, options: { status?: number; noindex: boolean }) {
-  const template = await ctx.templates.asset('share.html')
-  if (!template) throw fail(ERRORS.notFound)
-  // One pass with a function: text written by owners or viewers (a title, a comment) can neither
-  // be taken for another placeholder nor expand as a replacement pattern ($', $&). The head tags
-  // go into the template first, with placeholders of their own, for the same reason.
-  const values: Record<string, string> = {
-    title: escapeHtml(boot.title),
-    description: escapeHtml(previewText(typeof boot.description === 'string' ? boot.description : '')),
-    boot: jsonForScript({ api: `/api/files/${boot.id}`, ...boot }),
-  }
-  const head = [
-    '<meta property="og:title" content="{{title}}">',
-    values.description ? '<meta property="og:description" content="{{description}}">' : '',
-    options.noindex ? '<meta name="robots" content="noindex">' : '',
-  ].filter(Boolean)
-  const html = injectIntoHead(template.body.toString('utf8'), head.join('\n  ')).replace(/\{\{(title|description|boot)\}\}/g, (_, name: string) => values[name]!)
-  // no-store: the page may carry a signed, short-lived frame link.
-  return new FastResponse(html, { status: options.status ?? 200, headers: { ...PAGE_HEADERS, 'cache-control': 'no-store' } })
-}
-
-/** A description as a link preview shows it: one line, at most 300 characters. */
-function previewText(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim()
-  return flat.length > 300 ? `${flat.slice(0, 299)}…` : flat
-}
-
-/** Puts tags at the end of the template's head (before its first </head>), else at the start. */
-function injectIntoHead(html: string, tags: string): string {
-  const at = html.toLowerCase().indexOf('</head>')
-  return at === -1 ? tags + html : `${html.slice(0, at)}  ${tags}\n${html.slice(at)}`
+/**
+ * An answer in the encoding the client prefers, when it is worth compressing. `copyKey` names
+ * these exact bytes (an ETag, with the address for pages that carry it): their compressed copy is
+ * made once and kept (ctx.compressed); without one (a page made for this request) it is made now.
+ */
+async function encodedAnswer(ctx: ServerContext, event: H3Event, body: Buffer, headers: Record<string, string>, copyKey: string | undefined, status = 200) {
+  const encoding = preferredEncoding(event.req.headers.get('accept-encoding'))
+  const all = { ...headers, vary: 'accept-encoding' }
+  if (!encoding || !isCompressible(headers['content-type'] ?? '', body.length)) return new FastResponse(asBody(body), { status, headers: all })
+  const copy = copyKey === undefined ? await compress(body, encoding) : await ctx.compressed.get(copyKey, encoding, body)
+  if (copy === body || copy.length >= body.length) return new FastResponse(asBody(body), { status, headers: all })
+  return new FastResponse(asBody(copy), { status, headers: { ...all, 'content-encoding': encoding satisfies ContentEncoding } })
 }
 
 /** The frame loading a page (not a script, image or fetch of it): browsers say so in Sec-Fetch-Dest. */
@@ -198,6 +217,12 @@ function expiredPage(rawPath: string | undefined, search: string) {
 })();</script>
 </body></html>`
   return new FastResponse(html, { status: 404, headers: { ...FOLIO_FILE_HEADERS, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } })
+}
+
+/** "-@v3" → the access ("-" or a frame token) and the version it names, if it names one. */
+function frameSegment(segment: string): { access: string; version?: number } {
+  const m = /^(.+)@v(\d{1,9})$/.exec(segment)
+  return m ? { access: m[1]!, version: Number(m[2]) } : { access: segment }
 }
 
 /** A Buffer is a Uint8Array, which srvx sends as is; the DOM typings just do not say so. */

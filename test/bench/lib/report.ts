@@ -5,13 +5,13 @@ import { writeFile } from 'node:fs/promises'
  * benchmark on a shared 2-core machine informs, it does not gate.
  */
 export interface Goal {
-  op: '>=' | '<'
+  op: '>=' | '<' | '<='
   value: number
   unit: Unit
 }
 
-/** '×' a ratio, 'MB' a size, 'ok' a yes/no check (1 = OK), 'ms' a latency, 'files' a count. */
-export type Unit = '×' | 'MB' | 'ok' | 'ms' | 'files'
+/** '×' a ratio, 'MB'/'KB' a size, 'ok' a yes/no check (1 = OK), 'ms' a latency, 'files'/'requests' a count. */
+export type Unit = '×' | 'MB' | 'KB' | 'ok' | 'ms' | 'files' | 'requests'
 
 export interface Check {
   section: string
@@ -89,14 +89,17 @@ export function goalText(goal: Goal | undefined): string {
 export function verdict(check: Pick<Check, 'value' | 'goal'>): 'PASS' | 'MISS' | '-' {
   if (!check.goal) return '-'
   if (!Number.isFinite(check.value)) return 'MISS'
-  return (check.goal.op === '>=' ? check.value >= check.goal.value : check.value < check.goal.value) ? 'PASS' : 'MISS'
+  const { op, value } = check.goal
+  return (op === '>=' ? check.value >= value : op === '<=' ? check.value <= value : check.value < value) ? 'PASS' : 'MISS'
 }
 
 export function formatValue(value: number, unit: Unit): string {
   if (unit === 'ok') return value >= 1 ? 'OK' : 'FAIL'
   if (unit === '×') return `${value.toFixed(2)}×`
   if (unit === 'MB') return `${value.toFixed(2)} MB`
+  if (unit === 'KB') return `${value.toFixed(1)} KB`
   if (unit === 'ms') return `${Math.round(value)} ms`
   if (unit === 'files') return `${value} files`
+  if (unit === 'requests') return `${value} requests`
   return String(value)
 }

@@ -1,0 +1,103 @@
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { basename, join } from 'node:path'
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
+import type { Options } from 'tsup'
+
+/**
+ * The browser's side of folio, built by tsup (tsup.config.ts) into dist/web/:
+ *
+ *   share-<hash>.js, share-<hash>.css        the share page (its CSS is also inlined into share.html)
+ *   dashboard-<hash>.js, dashboard-<hash>.css the local dashboard
+ *   bridge-<hash>.js                          the frame's bridge, added to each HTML file of a folio
+ *   storage-shims-<hash>.js                   inlined at the top of each HTML file of a folio
+ *   share.html, dashboard.html                the pages, with those names (and the share CSS) in
+ *   manifest.json                             logical name → file name, for the server
+ *
+ * Each script and stylesheet is one minified bundle whose name changes with its content, so the
+ * server sends them `immutable`; each also has a .br and a .gz beside it, compressed once here at
+ * the highest levels rather than on every request.
+ */
+export const WEB_ENTRIES = {
+  share: 'src/web/share/main.js',
+  dashboard: 'src/web/dashboard/main.js',
+  bridge: 'src/web/frame/bridge.js',
+  'storage-shims': 'src/web/frame/storage-shims.js',
+}
+
+export const WEB_OUT_DIR = 'dist/web'
+
+export interface WebManifest {
+  /** "share.js" → "share-3FZK2Q7A.js" */
+  assets: Record<string, string>
+}
+
+export function webBundles(options: { packing: boolean }): Options {
+  return {
+    name: 'web',
+    entry: WEB_ENTRIES,
+    format: ['iife'],
+    platform: 'browser',
+    // What the share page may meet: phones a few years old.
+    target: ['es2020', 'chrome100', 'firefox100', 'safari15'],
+    outDir: WEB_OUT_DIR,
+    minify: true,
+    sourcemap: false,
+    splitting: false,
+    clean: true,
+    dts: false,
+    metafile: true,
+    silent: options.packing,
+    loader: { '.css': 'css' },
+    outExtension: () => ({ js: '.js' }),
+    esbuildOptions(esbuild) {
+      esbuild.entryNames = '[name]-[hash]'
+      esbuild.legalComments = 'none'
+      esbuild.charset = 'utf8'
+    },
+    onSuccess: async () => finishWebBuild(),
+  }
+}
+
+/** After tsup wrote the bundles: the manifest, the pages and the compressed copies. */
+function finishWebBuild(): void {
+  const metafilePath = join(WEB_OUT_DIR, 'metafile-iife.json')
+  const metafile = JSON.parse(readFileSync(metafilePath, 'utf8')) as {
+    outputs: Record<string, { entryPoint?: string; cssBundle?: string }>
+  }
+  rmSync(metafilePath)
+  const assets: Record<string, string> = {}
+  const byEntry = new Map(Object.entries(WEB_ENTRIES).map(([name, path]) => [path, name]))
+  for (const [output, info] of Object.entries(metafile.outputs)) {
+    const name = info.entryPoint ? byEntry.get(info.entryPoint) : undefined
+    if (!name) continue
+    assets[`${name}.js`] = basename(output)
+    if (info.cssBundle) assets[`${name}.css`] = basename(info.cssBundle)
+  }
+  for (const file of Object.values(assets)) compressBeside(join(WEB_OUT_DIR, file))
+
+  const read = (name: string) => readFileSync(join(WEB_OUT_DIR, need(assets, name)), 'utf8')
+  for (const page of ['share.html', 'dashboard.html']) {
+    const source = readFileSync(join('src/web/pages', page), 'utf8')
+    // {{@css name}}: the stylesheet inline; {{@url name.ext}}: where the server serves a bundle.
+    const built = source
+      .replace(/\{\{@css ([\w-]+)\}\}/g, (_, name: string) => read(`${name}.css`).trim())
+      .replace(/\{\{@url ([\w.-]+)\}\}/g, (_, name: string) => `/_folio/${need(assets, name)}`)
+    writeFileSync(join(WEB_OUT_DIR, page), built)
+  }
+  writeFileSync(join(WEB_OUT_DIR, 'manifest.json'), `${JSON.stringify({ assets } satisfies WebManifest, null, 2)}\n`)
+}
+
+function need(assets: Record<string, string>, name: string): string {
+  const file = assets[name]
+  if (!file) throw new Error(`The web build made no ${name}: check WEB_ENTRIES and the pages' placeholders`)
+  return file
+}
+
+function compressBeside(path: string): void {
+  const body = readFileSync(path)
+  writeFileSync(
+    `${path}.br`,
+    brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } }),
+  )
+  writeFileSync(`${path}.gz`, gzipSync(body, { level: 9 }))
+}
