@@ -12,14 +12,14 @@ const MAY_IMPORT: Record<string, string[]> = {
   domain: [],
   api: ['domain'],
   store: ['domain'],
-  tunnel: [],
+  tunnel: ['domain'],
   terminal: [],
   log: [],
   client: ['api', 'domain'],
   tui: ['client', 'api', 'domain', 'terminal'],
   ai: ['domain'],
   server: ['store', 'api', 'domain', 'tunnel', 'log', 'ai'],
-  cli: ['server', 'tui', 'client', 'api', 'domain', 'terminal', 'log'],
+  cli: ['server', 'tui', 'client', 'api', 'domain', 'terminal', 'log', 'tunnel'],
   // The browser's side (bundled by tsup for the share page, dashboard and frame): pure rules only.
   web: ['domain'],
 }

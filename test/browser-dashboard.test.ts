@@ -1,12 +1,17 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { getFolio, updateFolio } from '../src/api/files.js'
 import { getKey } from '../src/api/keys.js'
+import { getTunnel } from '../src/api/tunnel.js'
 import { dashboardPage } from '../src/api/viewer.js'
 import { ARTIFACTS, eventually, launchBrowser } from './helpers/browser.js'
 import { viewerComment } from './helpers/inbox-seed.js'
-import { useServer } from './helpers/use-server.js'
+import { type LoopbackTunnelServer, startLoopbackTunnelServer } from './helpers/localtunnel-server.js'
+import { expectLogged, useServer } from './helpers/use-server.js'
+import { useCloudServer } from './helpers/workspaces.js'
 
 // Issue 9: the owner runs their folios from the dashboard (publish, private with a key, comments,
 // versions, the brief, delete), on a desktop and on a phone; from another machine it asks for the key.
@@ -167,6 +172,121 @@ describe('from another machine', () => {
     await page.reload()
     await card.waitFor()
     expect(await gate.isHidden()).toBe(true)
+    await context.close()
+  })
+})
+
+describe('the tunnel panel', () => {
+  // The loopback stand-in for a localtunnel server, and the page that tells its reminder page's
+  // password (FOLIO_TUNNEL_PASSWORD_URL): what https://loca.lt/mytunnelpassword is to the public one.
+  let relay: LoopbackTunnelServer
+  let passwordPage: Server
+  let passwordUrl: string
+  beforeAll(async () => {
+    relay = await startLoopbackTunnelServer()
+    passwordPage = createServer((req, res) => (req.url === '/mytunnelpassword' ? res.end('203.0.113.7') : res.writeHead(404).end()))
+    await new Promise<void>((resolve) => passwordPage.listen(0, '127.0.0.1', resolve))
+    passwordUrl = `http://127.0.0.1:${(passwordPage.address() as AddressInfo).port}/mytunnelpassword`
+  })
+  // Registered before useServer's: after-hooks run last first, so the server closes before these.
+  afterAll(async () => {
+    await relay?.close()
+    await new Promise((resolve) => passwordPage?.close(resolve))
+  })
+  const s = useServer(() => ({ config: { tunnel: { host: relay.url, passwordUrl, startTimeoutMs: 5_000 } } }))
+  const changed = (from: string, to: string) => `folio: [tunnel] The tunnel's public URL changed from ${from} to ${to}: links shared with the old one no longer work.`
+
+  it('starts a localtunnel, shows its URL and password, copies share links through it, says when it moved, and stops (phone)', async () => {
+    const title = 'Offsite deck'
+    const id = await s.api.create(title, { 'index.html': '<h1>For the board</h1>' }, { status: 'published' })
+    const { page, context } = await open(s.api.url(dashboardPage), VIEWPORTS.phone)
+    const panel = page.getByRole('region', { name: 'Tunnel', exact: true })
+    const state = panel.locator('.tunnel-state')
+    const provider = panel.getByLabel('Provider')
+    const copyLink = page.getByRole('button', { name: `Copy share link of ${title}` })
+    await expect.poll(() => state.textContent(), { timeout: 5_000 }).toBe('Stopped')
+    // The provider the server would start with (nothing chosen yet: localtunnel).
+    expect(await provider.inputValue()).toBe('localtunnel')
+    // Without a tunnel, the link is this machine's, and the toast says so.
+    await copyLink.click()
+    await expect.poll(() => clipboard(page)).toBe(new URL(`/share/${id}`, s.ts.url).href)
+    await expect.poll(() => page.locator('#toast').textContent()).toMatch(/opens on this machine only: start the tunnel/)
+
+    // A refused request shows the server's own words, inline.
+    await provider.selectOption('custom')
+    await panel.getByLabel('Your public URL').fill('ftp://files.example.com')
+    await panel.getByRole('button', { name: 'Start tunnel' }).click()
+    await expect.poll(() => panel.getByRole('alert').textContent()).toBe('customTunnelUrl must be an http(s) URL, or empty to clear it.')
+
+    await provider.selectOption('localtunnel')
+    expect(await panel.getByLabel('Your public URL').isHidden()).toBe(true)
+    await panel.getByRole('button', { name: 'Start tunnel' }).click()
+    await expect.poll(() => state.textContent(), { timeout: 10_000 }).toBe('Connected through localtunnel')
+    const url = (await s.api.send(getTunnel)).body.url as string
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(await panel.getByRole('link', { name: url }).getAttribute('href')).toBe(url)
+    expect(await panel.locator('.tunnel-password').textContent()).toBe('Tunnel password: 203.0.113.7')
+    expect(await panel.locator('.tunnel-password + p').textContent()).toContain('tell them the tunnel password is 203.0.113.7')
+    expect(await panel.getByRole('alert').isHidden()).toBe(true)
+    expect(await provider.isDisabled()).toBe(true)
+    expect(await overflow(page)).toBeLessThanOrEqual(0)
+    await page.screenshot({ path: join(ARTIFACTS, 'dashboard-tunnel-phone.png'), fullPage: true })
+
+    // A folio's link goes through the tunnel, with the password its browser viewers are asked for.
+    await copyLink.click()
+    await expect.poll(() => clipboard(page)).toBe(`${url}/share/${id}\nTunnel password: 203.0.113.7 (localtunnel's reminder page asks viewers for it once)`)
+    expect((await fetch(`${url}/share/${id}`)).status).toBe(200)
+    await panel.getByRole('button', { name: 'Copy the public URL' }).click()
+    await expect.poll(() => clipboard(page)).toBe(url)
+
+    await panel.getByRole('button', { name: 'Stop tunnel' }).click()
+    await expect.poll(() => state.textContent(), { timeout: 5_000 }).toBe('Stopped')
+    expect((await s.api.send(getTunnel)).body.state).toBe('stopped')
+    expect(await panel.locator('.tunnel-address').isHidden()).toBe(true)
+    expect(await panel.locator('.tunnel-password').isHidden()).toBe(true)
+
+    // Another start is another address: the panel says the links shared before are dead.
+    await panel.getByRole('button', { name: 'Start tunnel' }).click()
+    await expect.poll(() => state.textContent(), { timeout: 10_000 }).toBe('Connected through localtunnel')
+    const moved = (await s.api.send(getTunnel)).body.url as string
+    expect(moved).not.toBe(url)
+    expect(await panel.locator('.tunnel-moved').textContent()).toBe(`The tunnel has a new address: links shared with ${url} no longer work. Copy them again.`)
+    await copyLink.click()
+    await expect.poll(() => clipboard(page)).toBe(`${moved}/share/${id}\nTunnel password: 203.0.113.7 (localtunnel's reminder page asks viewers for it once)`)
+    expect(await overflow(page)).toBeLessThanOrEqual(0)
+    await panel.getByRole('button', { name: 'Stop tunnel' }).click()
+    await expect.poll(() => state.textContent(), { timeout: 5_000 }).toBe('Stopped')
+
+    // The owner's own URL: saved, then "started"; links use it, with no password.
+    await provider.selectOption('custom')
+    await panel.getByLabel('Your public URL').fill('https://decks.example.com')
+    await panel.getByRole('button', { name: 'Start tunnel' }).click()
+    await expect.poll(() => state.textContent(), { timeout: 10_000 }).toBe('Connected through your own URL')
+    expect((await s.api.send(getTunnel)).body).toMatchObject({ customTunnelUrl: 'https://decks.example.com', provider: 'custom', url: 'https://decks.example.com' })
+    await copyLink.click()
+    await expect.poll(() => clipboard(page)).toBe(`https://decks.example.com/share/${id}`)
+    await panel.getByRole('button', { name: 'Stop tunnel' }).click()
+    await expect.poll(() => state.textContent(), { timeout: 5_000 }).toBe('Stopped')
+    // The remembered provider: the next start's, as the server says.
+    await page.reload()
+    await expect.poll(() => provider.inputValue()).toBe('custom')
+    expect(await panel.getByLabel('Your public URL').inputValue()).toBe('https://decks.example.com')
+    expectLogged(s.ts, [changed(url, moved), changed(moved, 'https://decks.example.com')])
+    await context.close()
+  })
+})
+
+describe('the Cloud dashboard', () => {
+  const cloud = useCloudServer()
+
+  it('has no tunnel panel: the API refuses it there', async () => {
+    const { page, context } = await open(`${cloud.ts.url}/`, VIEWPORTS.desktop)
+    await page.locator('#key-input').fill(cloud.workspace.apiKey)
+    const refused = page.waitForResponse((res) => new URL(res.url()).pathname === '/api/tunnel')
+    await page.getByRole('button', { name: 'Show my folios' }).click()
+    expect((await refused).status()).toBe(403)
+    await expect.poll(() => page.locator('.empty h2').textContent()).toBe('No folios yet')
+    expect(await page.locator('#tunnel').isHidden()).toBe(true)
     await context.close()
   })
 })

@@ -271,16 +271,17 @@ describe('folio tunnel', () => {
       // No scheme: a local name gets http://, like --server.
       const started = await runCli(['--server', first.url, 'tunnel', 'start', '--tunnel-host', relay.url.replace('http://', ''), '--subdomain', 'q3-review', '--json'])
       expect(started.code, started.stderr).toBe(0)
-      expect(started.json()).toEqual({ success: true, url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) })
+      // A wall-less tunnel server: nothing is claimed about what viewers see.
+      expect(started.json()).toEqual({ success: true, url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), provider: 'localtunnel', viewerPassword: null, viewerNotice: null })
       expect(relay.ids()).toEqual(['q3-review'])
       expect((await testApi(started.json().url).send(sharePage, { params: { id } })).text).toContain('Through')
       const again = await runCli(['--server', first.url, 'tunnel', 'start', '--subdomain', 'other-name'])
-      expect(again.stdout).toContain('A tunnel is already running (folio tunnel stop, then start, to change its server or subdomain).')
+      expect(again.stdout).toContain('A tunnel is already running through localtunnel (folio tunnel stop, then start, to change its provider, server or subdomain).')
 
       // The name is taken: the tunnel server gives another, and the CLI says so.
       const taken = await runCli(['--server', second.url, 'tunnel', 'start', '--tunnel-host', relay.url, '--subdomain', 'q3-review'])
       expect(taken.code, taken.stderr).toBe(0)
-      expect(taken.stdout).toMatch(/^The tunnel server gave another address than the subdomain q3-review \(taken\?\)\. Public URL: http:\/\/127\.0\.0\.1:\d+\n$/)
+      expect(taken.stdout).toMatch(/^The tunnel server gave another address than the subdomain q3-review \(taken\?\)\.\nPublic URL: http:\/\/127\.0\.0\.1:\d+ \(localtunnel\)\n$/)
       expect(relay.ids()).toHaveLength(2)
 
       for (const args of [['tunnel', 'stop', '--subdomain', 'q3-review'], ['tunnel', 'start', '--subdomain', 'No Spaces'], ['tunnel', 'start', '--tunnel-host', 'ftp://x']]) {

@@ -47,12 +47,13 @@ describe('rate limits on public endpoints', () => {
 
 describe('clients behind the tunnel', () => {
   // A localtunnel server appends no X-Forwarded-For: what the header says, the viewer typed.
-  it('are one client whatever X-Forwarded-For they send, with a limit for the whole audience', async () => {
+  it('are one client whatever X-Forwarded-For or CF-Connecting-IP they send, with a limit for the whole audience', async () => {
     const id = await s.api.create('Watched', { 'index.html': 'x' }, { status: 'published' })
     const tunnel = testApi(s.ts.server.tunnelTarget)
     const seen: string[] = []
     for (const hop of ['203.0.113.1', '203.0.113.2', '198.51.100.7, 203.0.113.3']) {
-      const reply = await tunnel.send(getPublicFolio, { params: { id }, headers: { 'x-forwarded-for': hop } })
+      // CF-Connecting-IP too: only cloudflared's own listener believes it, not localtunnel's.
+      const reply = await tunnel.send(getPublicFolio, { params: { id }, headers: { 'x-forwarded-for': hop, 'cf-connecting-ip': hop.split(',')[0]! } })
       expect(reply.headers.get('x-ratelimit-limit')).toBe(String(5 * REMOTE_CEILING_FACTOR))
       seen.push(reply.headers.get('x-ratelimit-remaining')!)
     }

@@ -46,7 +46,7 @@ function folio(id: string, title: string, overrides: Partial<FolioRow> = {}): Fo
 function snap(folios: FolioRow[], overrides: Partial<StatusSnapshot> = {}): StatusSnapshot {
   return {
     server: { url: SERVER, reachable: true },
-    tunnel: { available: true, active: false, url: null, customTunnelUrl: '', state: 'stopped', lastError: null },
+    tunnel: { available: true, active: false, url: null, customTunnelUrl: '', state: 'stopped', lastError: null, provider: 'localtunnel', viewerPassword: null, viewerNotice: null, previousUrl: null },
     folios,
     comments: null,
     fetchedAt: '2026-01-01T10:06:00.000Z',

@@ -46,8 +46,8 @@ function folio(id: string, title: string, overrides: Partial<FolioRow> = {}): Fo
   }
 }
 
-const stopped: TunnelSnapshot = { available: true, active: false, url: null, customTunnelUrl: '', state: 'stopped', lastError: null }
-const connected: TunnelSnapshot = { available: true, active: true, url: 'https://brave-otter-42.loca.lt', customTunnelUrl: '', state: 'connected', lastError: null }
+const stopped: TunnelSnapshot = { available: true, active: false, url: null, customTunnelUrl: '', state: 'stopped', lastError: null, provider: 'localtunnel', viewerPassword: null, viewerNotice: null, previousUrl: null }
+const connected: TunnelSnapshot = { available: true, active: true, url: 'https://brave-otter-42.loca.lt', customTunnelUrl: '', state: 'connected', lastError: null, provider: 'localtunnel', viewerPassword: null, viewerNotice: null, previousUrl: null }
 
 function snapshot(overrides: Partial<StatusSnapshot> = {}): StatusSnapshot {
   return {

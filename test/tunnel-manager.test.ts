@@ -1,7 +1,8 @@
 import { createServer, get, type IncomingHttpHeaders, type Server } from 'node:http'
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { createTunnelManager, type TunnelManager, type TunnelManagerOptions, type TunnelState } from '../src/tunnel/tunnel-manager.js'
+import type { TunnelState } from '../src/tunnel/tunnel-manager.js'
+import { createTunnels, type Tunnels, type TunnelsOptions } from '../src/tunnel/tunnels.js'
 import { type LoopbackTunnelServer, startLoopbackTunnelServer } from './helpers/localtunnel-server.js'
 
 /**
@@ -13,7 +14,7 @@ let localPort: number
 const seen: IncomingHttpHeaders[] = []
 
 let loopback: LoopbackTunnelServer
-const managers: TunnelManager[] = []
+const managers: Tunnels[] = []
 /** Stand-in servers of single tests, with their connections, closed after each test. */
 const extraServers: Array<{ server: TcpServer; sockets: Set<Socket> }> = []
 function track<T extends TcpServer>(server: T): T {
@@ -26,8 +27,8 @@ function track<T extends TcpServer>(server: T): T {
   return server
 }
 
-function manager(options: Partial<TunnelManagerOptions> = {}): TunnelManager {
-  const created = createTunnelManager({ localPort, host: loopback.url, startTimeoutMs: 5_000, retryDelayMs: 100, maxRetryDelayMs: 400, ...options })
+function manager(options: Partial<TunnelsOptions> = {}): Tunnels {
+  const created = createTunnels({ ports: { localtunnel: localPort, cloudflare: 0 }, host: loopback.url, startTimeoutMs: 5_000, retryDelayMs: 100, maxRetryDelayMs: 400, ...options })
   managers.push(created)
   return created
 }
@@ -96,17 +97,17 @@ afterEach(async () => {
 describe('tunnel manager', () => {
   it('starts a tunnel that carries public requests to the local port, and reports it when asked again', async () => {
     const tunnel = manager()
-    expect(tunnel.status()).toEqual({ state: 'stopped', url: null, lastError: null })
+    expect(tunnel.status()).toMatchObject({ state: 'stopped', url: null, lastError: null })
     const started = await tunnel.start()
     expect(started.alreadyRunning).toBe(false)
     expect(started.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-    expect(tunnel.status()).toEqual({ state: 'connected', url: started.url, lastError: null })
+    expect(tunnel.status()).toMatchObject({ state: 'connected', url: started.url, lastError: null })
 
     expect(await fetchOnce(`${started.url}/some/page`)).toEqual({ status: 200, body: 'hello from local' })
     // No local_host: the public Host arrives untouched (rewriting it would mangle binary bodies).
     expect(seen.at(-1)?.host).toBe(new URL(started.url).host)
 
-    expect(await tunnel.start()).toEqual({ url: started.url, alreadyRunning: true, host: loopback.url })
+    expect(await tunnel.start()).toEqual({ url: started.url, alreadyRunning: true, provider: 'localtunnel', describe: loopback.url })
     expect(loopback.tunnels()).toBe(1)
   })
 
@@ -115,7 +116,7 @@ describe('tunnel manager', () => {
     try {
       const tunnel = manager()
       const started = await tunnel.start({ host: elsewhere.url, subdomain: 'q3-review' })
-      expect(started).toMatchObject({ alreadyRunning: false, host: elsewhere.url, subdomainGranted: true })
+      expect(started).toMatchObject({ alreadyRunning: false, describe: elsewhere.url, subdomainGranted: true })
       expect(elsewhere.ids()).toEqual(['q3-review'])
       expect(loopback.tunnels()).toBe(0)
       expect(await fetchOnce(`${started.url}/page`)).toEqual({ status: 200, body: 'hello from local' })
@@ -124,7 +125,7 @@ describe('tunnel manager', () => {
       await expect.poll(() => elsewhere.ids(), { timeout: 10_000 }).toEqual(['q3-review'])
       await tunnel.stop()
       // A start without options goes back to the manager's own server.
-      expect((await tunnel.start()).host).toBe(loopback.url)
+      expect((await tunnel.start()).describe).toBe(loopback.url)
       expect(loopback.tunnels()).toBe(1)
     } finally {
       await elsewhere.close()
@@ -164,7 +165,7 @@ describe('tunnel manager', () => {
     const requests = seen.length
 
     await tunnel.stop()
-    expect(tunnel.status()).toEqual({ state: 'stopped', url: null, lastError: null })
+    expect(tunnel.status()).toMatchObject({ state: 'stopped', url: null, lastError: null })
     await tunnel.stop()
     expect(tunnel.status().state).toBe('stopped')
 
@@ -240,10 +241,11 @@ describe('tunnel manager', () => {
     expect(second).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(second).not.toBe(first.url)
     expect(states[2]).toMatchObject({ url: null, lastError: expect.stringContaining('connection refused') })
-    expect(states.at(-1)).toEqual({ state: 'connected', url: second, lastError: null })
+    // A new URL after a drop: the old one is named, so whoever shows the tunnel can say links died.
+    expect(states.at(-1)).toEqual({ state: 'connected', url: second, lastError: null, provider: 'localtunnel', wall: null, previousUrl: first.url })
     expect(loopback.tunnels()).toBe(1)
     expect(await reach(second)).toBe('200 hello from local')
-    expect(await tunnel.start()).toEqual({ url: second, alreadyRunning: true, host: loopback.url })
+    expect(await tunnel.start()).toEqual({ url: second, alreadyRunning: true, provider: 'localtunnel', describe: loopback.url })
   })
 
   it('keeps retrying with back-off while the server is away, and stop() ends the retries', async () => {
@@ -271,10 +273,11 @@ describe('tunnel manager', () => {
     const { url } = await tunnel.start()
     await tunnel.start()
     await tunnel.stop()
+    const none = { lastError: null, wall: null, previousUrl: null }
     expect(states).toEqual([
-      { state: 'starting', url: null, lastError: null },
-      { state: 'connected', url, lastError: null },
-      { state: 'stopped', url: null, lastError: null },
+      { state: 'starting', url: null, provider: 'localtunnel', ...none },
+      { state: 'connected', url, provider: 'localtunnel', ...none },
+      { state: 'stopped', url: null, provider: null, ...none },
     ])
     unsubscribe()
     await tunnel.start()
@@ -288,6 +291,6 @@ describe('tunnel manager', () => {
     expect(tunnel.status().state).toBe('starting')
     await tunnel.stop()
     await expect(starting).rejects.toThrow('stopped before it connected')
-    expect(tunnel.status()).toEqual({ state: 'stopped', url: null, lastError: null })
+    expect(tunnel.status()).toMatchObject({ state: 'stopped', url: null, lastError: null })
   })
 })

@@ -4,6 +4,7 @@ import { createComment, deleteComment, listComments, react, resolveComment } fro
 import { createFolio, deleteFolio, getBrief, getFolio, listFolios, updateFolio } from './files.js'
 import { contractTool, type McpTool, type ToolContext } from './mcp-tool.js'
 import { controlTunnel, getTunnel } from './tunnel.js'
+import { tunnelPasswordLine } from '../domain/tunnel-providers.js'
 import { uploadFile } from './uploads.js'
 
 export type { McpTool, ToolContext, ToolRequest } from './mcp-tool.js'
@@ -195,16 +196,19 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'tunnel_status',
     title: 'Tunnel status',
     annotations: read,
-    say: (status) => (status.state === 'connected' ? `The tunnel is connected at ${status.url}.` : `The tunnel is ${status.state}${status.lastError ? ` (last error: ${status.lastError})` : ''}.`),
+    say: (status) =>
+      status.state === 'connected'
+        ? [`The tunnel is connected at ${status.url} (${status.provider}).`, status.previousUrl ? `Its URL changed: links shared with ${status.previousUrl} no longer work.` : '', ...viewerLines(status)].filter(Boolean).join('\n')
+        : `The tunnel is ${status.state} (provider ${status.provider})${status.lastError ? ` (last error: ${status.lastError})` : ''}.`,
   }),
   contractTool(controlTunnel, {
     name: 'tunnel_start',
     title: 'Start the tunnel',
-    note: 'Starts a public tunnel to this server (share pages of published folios work there).',
+    note: 'Starts a public tunnel to this server (share pages of published folios work there). provider: localtunnel (default; its public server shows browser viewers a reminder page asking for a tunnel password, which the answer gives), cloudflare (no page in between; install: true downloads cloudflared once) or custom (the saved custom URL).',
     annotations: { ...idempotent, openWorldHint: true },
-    body: ['host', 'subdomain'],
+    body: ['provider', 'install', 'host', 'subdomain'],
     fixed: { body: { action: 'start' } },
-    say: (answer) => `${answer.message ? `${answer.message} ` : ''}Public URL: ${answer.url}`,
+    say: (answer) => [`${answer.message ? `${answer.message} ` : ''}Public URL: ${answer.url}`, ...viewerLines(answer)].join('\n'),
   }),
   contractTool(controlTunnel, {
     name: 'tunnel_stop',
@@ -216,6 +220,11 @@ export const MCP_TOOLS: readonly McpTool[] = [
     say: () => 'The tunnel is stopped.',
   }),
 ]
+
+/** What to tell viewers with a tunnel link: the reminder page's password, what they see first. */
+function viewerLines(tunnel: { viewerPassword?: string | null; viewerNotice?: string | null }): string[] {
+  return [tunnelPasswordLine(tunnel.viewerPassword), tunnel.viewerNotice ?? ''].filter(Boolean)
+}
 
 /** The tools a server in this mode offers. */
 export const toolsFor = (mode: 'oss' | 'cloud') => MCP_TOOLS.filter((tool) => !tool.onlyIn || tool.onlyIn === mode)

@@ -2,6 +2,9 @@ import { z } from 'zod'
 import { defineContract } from './contract.js'
 import { ERRORS, when } from './errors.js'
 import { named } from './schemas.js'
+import { TUNNEL_PROVIDERS } from '../domain/tunnel-providers.js'
+
+const Provider = z.enum(TUNNEL_PROVIDERS)
 
 export const TunnelStatus = named(
   'TunnelStatus',
@@ -11,6 +14,13 @@ export const TunnelStatus = named(
     customTunnelUrl: z.string().describe('Saved for display only; empty when unset'),
     state: z.enum(['stopped', 'starting', 'connected', 'reconnecting']).describe('What the tunnel is doing (beyond the spec: reconnects are visible)'),
     lastError: z.string().nullable().describe('Why the last attempt failed, if it did'),
+    provider: Provider.describe('The provider of the running tunnel, else the one the next start uses (the last one chosen)'),
+    viewerPassword: z
+      .string()
+      .nullable()
+      .describe("What a browser viewer must type on the public localtunnel server's reminder page (this machine's public IP address); null when the server has no such page or it could not be fetched"),
+    viewerNotice: z.string().nullable().describe('One sentence for the author: what a viewer sees before the folio through this tunnel'),
+    previousUrl: z.string().nullable().describe('The public URL before the tunnel came back with another one: links shared with it no longer work'),
   }),
 )
 
@@ -19,6 +29,8 @@ export const TunnelAction = named(
   z.object({
     action: z.string().describe('start, stop or save_custom'),
     customTunnelUrl: z.string().optional().describe('With save_custom'),
+    provider: Provider.optional().describe('With start (beyond the spec): localtunnel, cloudflare or custom (the saved customTunnelUrl); remembered for later starts'),
+    install: z.boolean().optional().describe("With start and provider cloudflare (beyond the spec): download cloudflared on the server's machine when it is not there (about 40 MB, once)"),
     host: z
       .string()
       .regex(/^https?:\/\/[^\s/]+\/?$/, 'host must be an http(s) URL of a localtunnel server, e.g. https://localtunnel.me')
@@ -61,7 +73,15 @@ export const controlTunnel = defineContract({
   response: {
     status: 200,
     description: 'Done',
-    schema: z.object({ success: z.literal(true), url: z.string().optional(), message: z.string().optional(), customTunnelUrl: z.string().optional() }),
+    schema: z.object({
+      success: z.literal(true),
+      url: z.string().optional(),
+      message: z.string().optional(),
+      customTunnelUrl: z.string().optional(),
+      provider: Provider.optional(),
+      viewerPassword: z.string().nullable().optional(),
+      viewerNotice: z.string().nullable().optional(),
+    }),
   },
   errors: [
     ERRORS.invalidTunnelAction,

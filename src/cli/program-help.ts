@@ -23,7 +23,11 @@ Environment:
                      the sync endpoint (alias SERVICE_API_KEY)
   FOLIO_CONFIG_DIR   where folio login keeps its profile and sync remembers folders
                      (default ~/.config/folio)
+  FOLIO_TUNNEL_PROVIDER  localtunnel, cloudflare or custom: the tunnel of folio tunnel start and
+                     folio serve --tunnel (else the last one used)
   FOLIO_TUNNEL_HOST  your own localtunnel server for the public tunnel of folio serve
+  FOLIO_CLOUDFLARED  the cloudflared executable of the Cloudflare tunnel (else folio's download,
+                     then PATH); FOLIO_INSTALL_CLOUDFLARED=1 downloads it without asking
   BROWSER            the browser folio open (and o in folio status) starts
   PORT               default port of folio serve
   FOLIO_DATA         default data folder of folio serve and folio admin

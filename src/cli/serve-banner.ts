@@ -7,6 +7,8 @@ export interface BannerInfo {
   /** Listening on loopback only (no network addresses by choice). */
   loopback: boolean
   publicUrl?: string
+  /** Said under the public URL: the tunnel password viewers need, what they see first. */
+  publicNotes?: string[]
   dataDir: string
   mode: string
   /** The command to run next, e.g. folio create --dir . --publish */
@@ -35,7 +37,7 @@ export function serveBanner(info: BannerInfo, style: BannerStyle): string {
     const why = info.loopback ? 'this machine only; --host 0.0.0.0 opens it to your network' : 'none found (no network interface is up)'
     lines.push(`${label('Network', 'gray')} ${paint(colors, 'gray', why)}`)
   }
-  if (info.publicUrl) lines.push(`${label('Public', 'yellow')} ${link(info.publicUrl)}`)
+  if (info.publicUrl) lines.push(`${label('Public', 'yellow')} ${link(info.publicUrl)}`, ...(info.publicNotes ?? []).map((note) => paint(colors, 'gray', `              ${note}`)))
   lines.push(`${label('API', 'gray')} ${link(`${info.url}/api/openapi`)}`, `${label('Data', 'gray')} ${info.dataDir} (${info.mode} mode)`)
   if (style.qr && info.networkUrls[0]) lines.push('', ...qrCode(info.networkUrls[0], colors))
   lines.push('', `Next: ${paint(colors, 'bold', info.nextStep)}`, 'Press Ctrl+C to stop.')

@@ -3,7 +3,7 @@ import { ERRORS } from '../api/errors.js'
 import { contracts } from '../api/index.js'
 import { createLogger, type Logger } from '../log/logger.js'
 import type { FolioStore, SharedState } from '../store/index.js'
-import type { TunnelManager } from '../tunnel/tunnel-manager.js'
+import type { Tunnels } from '../tunnel/tunnels.js'
 import { sharePage } from '../api/viewer.js'
 import { ApiKeys } from './api-keys.js'
 import { CommentNotifier } from './comment-notifier.js'
@@ -53,7 +53,7 @@ export interface CreateAppOptions {
   config: ServerConfig
   /** Loaded by the caller (ApiKeys.load); defaults to the environment's key only. */
   keys?: ApiKeys
-  tunnel?: TunnelManager
+  tunnel?: Tunnels
   /** Cloud: the token of the operator's API (routes/admin.ts); without one there is none. */
   adminToken?: string
   /** What several instances must agree on; by default the store's (records persisted in the data dir). */

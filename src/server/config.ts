@@ -86,6 +86,11 @@ export interface ServerConfig {
   tunnel: {
     /** The localtunnel server (FOLIO_TUNNEL_HOST); the client's default when unset. */
     host?: string
+    /**
+     * FOLIO_TUNNEL_PASSWORD_URL: where your own localtunnel server, if it has the public one's
+     * reminder page, tells its password (localtunnel-wall.ts knows the public server's).
+     */
+    passwordUrl?: string
     startTimeoutMs: number
   }
 }
@@ -142,7 +147,7 @@ export function defaultConfig(overrides: ConfigOverrides = {}): ServerConfig {
     },
     rateLimits: { ...DEFAULT_RATE_LIMITS, ...rateLimitsFromEnv(process.env.FOLIO_RATE_LIMITS), ...overrides.rateLimits },
     keyGuesses: { ...DEFAULT_KEY_GUESS_LIMITS, ...overrides.keyGuesses },
-    tunnel: { host: process.env.FOLIO_TUNNEL_HOST || undefined, startTimeoutMs: 15_000, ...overrides.tunnel },
+    tunnel: { host: process.env.FOLIO_TUNNEL_HOST || undefined, passwordUrl: process.env.FOLIO_TUNNEL_PASSWORD_URL || undefined, startTimeoutMs: 15_000, ...overrides.tunnel },
   }
 }
 

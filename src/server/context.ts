@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import type { FolioStore, SharedState } from '../store/index.js'
-import type { TunnelManager } from '../tunnel/tunnel-manager.js'
+import type { Tunnels } from '../tunnel/tunnels.js'
 import type { ApiKeys } from './api-keys.js'
 import type { CommentNotifier } from './comment-notifier.js'
 import type { Auth } from './auth.js'
@@ -26,7 +26,7 @@ export interface ServerContext {
   auth: Auth
   keys: ApiKeys
   /** The public tunnel; only `folio serve` has one. */
-  tunnel?: TunnelManager
+  tunnel?: Tunnels
   /** What several server instances must agree on: rate windows, counters, short-lived records. */
   shared: SharedState
   /** Cloud: the token of the operator's API (folio admin on a running server). */

@@ -8,12 +8,29 @@ import type { H3Event } from 'h3'
  */
 const VIA_TUNNEL = Symbol('folio.viaTunnel')
 
-export function markViaTunnel(req: IncomingMessage): void {
-  ;(req as unknown as Record<symbol, boolean>)[VIA_TUNNEL] = true
+/** `viewer`: the viewer's address, when the tunnel that forwarded the request names it. */
+export function markViaTunnel(req: IncomingMessage, viewer?: string): void {
+  ;(req as unknown as Record<symbol, string | true>)[VIA_TUNNEL] = viewer || true
 }
 
 export function viaTunnel(req: IncomingMessage | undefined): boolean {
-  return Boolean(req && (req as unknown as Record<symbol, boolean>)[VIA_TUNNEL])
+  return Boolean(req && (req as unknown as Record<symbol, string | true>)[VIA_TUNNEL])
+}
+
+function tunnelViewer(req: IncomingMessage): string | undefined {
+  const mark = (req as unknown as Record<symbol, string | true | undefined>)[VIA_TUNNEL]
+  return typeof mark === 'string' ? mark : undefined
+}
+
+/**
+ * The viewer behind a Cloudflare tunnel: Cloudflare's edge sets CF-Connecting-IP to the address
+ * it was reached from (overwriting whatever the viewer sent). Read only on cloudflared's own
+ * listener (serve.ts); anywhere else the header is the client's to write.
+ */
+export function cloudflareViewer(req: IncomingMessage): string | undefined {
+  const value = req.headers['cf-connecting-ip']
+  const address = (Array.isArray(value) ? value[0] : value)?.trim()
+  return address && isIP(address) ? address : undefined
 }
 
 /** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6 (a listener on :: sees ::ffff:127.0.0.1). */
@@ -48,10 +65,11 @@ export function nodeRequest(event: H3Event): IncomingMessage | undefined {
 }
 
 /**
- * The one id of every client behind the tunnel: a localtunnel server proxies with the viewer's
- * own headers and appends no X-Forwarded-For (localtunnel/server, lib/Client.js), so whatever
- * that header says, the viewer typed. Unless the operator says their proxy appends it
- * (FOLIO_TRUST_PROXY), the tunnel's viewers are one client.
+ * The one id of every client behind a tunnel that does not name them: a localtunnel server
+ * proxies with the viewer's own headers and appends no X-Forwarded-For (localtunnel/server,
+ * lib/Client.js), so whatever that header says, the viewer typed. Unless the operator says their
+ * proxy appends it (FOLIO_TRUST_PROXY), localtunnel's viewers are one client; cloudflared's are
+ * told apart by CF-Connecting-IP.
  */
 export const REMOTE_CLIENT = 'remote'
 const UNKNOWN_CLIENT = 'unknown'
@@ -61,14 +79,17 @@ export const namesOneClient = (client: string) => client !== REMOTE_CLIENT && cl
 
 /**
  * Who the client is, for rate limits and key-guess budgets: the socket's peer address, or
- * REMOTE_CLIENT through the tunnel. With trustProxy, the last X-Forwarded-For hop (the one the
+ * through a tunnel `remote:<viewer>` where it names the viewer, else REMOTE_CLIENT. With trustProxy, the last X-Forwarded-For hop (the one the
  * operator's proxy appended; earlier hops are whatever the client sent), as `remote:<address>`.
  */
 export function clientOf(req: IncomingMessage | undefined, trustProxy: boolean): string {
   if (!req) return UNKNOWN_CLIENT
   const forwarded = trustProxy ? lastForwardedHop(req) : undefined
   if (forwarded) return `${REMOTE_CLIENT}:${forwarded}`
-  if (viaTunnel(req)) return REMOTE_CLIENT
+  if (viaTunnel(req)) {
+    const viewer = tunnelViewer(req)
+    return viewer ? `${REMOTE_CLIENT}:${viewer}` : REMOTE_CLIENT
+  }
   return req.socket.remoteAddress ?? UNKNOWN_CLIENT
 }
 

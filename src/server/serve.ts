@@ -4,7 +4,7 @@ import { type AddressInfo, isIP } from 'node:net'
 import { toNodeHandler } from 'h3/node'
 import { createLogger, type Logger } from '../log/logger.js'
 import { openStore, type FolioStore } from '../store/index.js'
-import { createTunnelManager, type TunnelManager } from '../tunnel/tunnel-manager.js'
+import { createTunnels, type Tunnels } from '../tunnel/tunnels.js'
 import { removeAdminFile, writeAdminFile } from './admin-file.js'
 import { ApiKeys } from './api-keys.js'
 import { createApp, createServerContext, logProblemsTo } from './app.js'
@@ -12,10 +12,13 @@ import type { ServerContext } from './context.js'
 import { type ConfigOverrides, defaultConfig, type Mode } from './config.js'
 import { listenMain, networkUrls } from './listener.js'
 import { createMailer, mailNotice } from './mailer.js'
-import { markViaTunnel } from './remote.js'
+import { cloudflareViewer, markViaTunnel } from './remote.js'
 import { onRequestEnd } from './request-end.js'
 import { type BodyTimeouts, closeIfLeftoverStalls, setBodyTimeouts } from './slow-body.js'
 import { logRequests } from './request-log.js'
+
+/** Settings key: the public URL of the last tunnel, to tell the author when a new one differs. */
+const LAST_TUNNEL_URL = 'tunnel-last-url'
 
 export { PortInUseError } from './listener.js'
 
@@ -39,7 +42,7 @@ export interface RunningServer {
   /** The same server on this machine's network addresses (listening on 0.0.0.0, ::, or a LAN address); [] on loopback. */
   networkUrls: string[]
   store: FolioStore
-  tunnel: TunnelManager
+  tunnel: Tunnels
   /** What the routes share (auth, shared state): for what plugs into a running server, and tests. */
   context: ServerContext
   /** The loopback address the tunnel forwards to: everything arriving there counts as remote. */
@@ -111,21 +114,26 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // requestTimeout (a ceiling; slow-body.ts judges bodies by their progress). Checked every
   // connectionsCheckingInterval: 30 s on the main listener (listhen makes it), finer here.
   const timeouts = { headersTimeout: limits.headersTimeoutMs, requestTimeout: Math.max(limits.requestTimeoutMs, limits.headersTimeoutMs) }
-  const tunnelListener = createServer(
-    { ...timeouts, connectionsCheckingInterval: Math.min(30_000, Math.max(250, limits.headersTimeoutMs / 4)) },
-    inFlight.track(
-      logRequests(http, (req, res) => {
-        markViaTunnel(req)
-        handle(req, res)
-      }, 'tunnel'),
-    ),
-  )
+  // One listener per tunnel provider, on loopback, that only its tunnel forwards to: what arrives
+  // there is remote, whatever its headers say. Only cloudflared's names the viewer
+  // (CF-Connecting-IP, which Cloudflare's edge sets); localtunnel's passes the viewer's own headers.
+  const tunnelListenerFor = (viewerOf: (req: IncomingMessage) => string | undefined) =>
+    createServer(
+      { ...timeouts, connectionsCheckingInterval: Math.min(30_000, Math.max(250, limits.headersTimeoutMs / 4)) },
+      inFlight.track(
+        logRequests(http, (req, res) => {
+          markViaTunnel(req, viewerOf(req))
+          handle(req, res)
+        }, 'tunnel'),
+      ),
+    )
+  const tunnelListeners = { localtunnel: tunnelListenerFor(() => undefined), cloudflare: tunnelListenerFor(cloudflareViewer) }
   const main = await listenMain(inFlight.track(logRequests(http, handle)), options).catch(async (error: unknown) => {
     await store.close()
     throw error
   })
   try {
-    await listen(tunnelListener, 0, '127.0.0.1')
+    for (const listener of Object.values(tunnelListeners)) await listen(listener, 0, '127.0.0.1')
   } catch (error) {
     await main.close()
     await store.close()
@@ -134,11 +142,18 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const server = main.server as Server
   Object.assign(server, timeouts)
   const tunnelLog = logger.withTag('tunnel')
-  const tunnel = createTunnelManager({
-    localPort: (tunnelListener.address() as AddressInfo).port,
+  const portOf = (listener: Server) => (listener.address() as AddressInfo).port
+  const tunnel = createTunnels({
+    ports: { localtunnel: portOf(tunnelListeners.localtunnel), cloudflare: portOf(tunnelListeners.cloudflare) },
     host: config.tunnel.host,
+    passwordUrl: config.tunnel.passwordUrl,
     startTimeoutMs: config.tunnel.startTimeoutMs,
+    lastUrl: (await store.settings.get<{ url?: string }>(LAST_TUNNEL_URL))?.url ?? null,
     log: (m, level) => (level === 'info' ? tunnelLog.info(m) : tunnelLog.warn(m)),
+  })
+  // The URL links were last shared with, kept across restarts: a quick tunnel's next one differs.
+  tunnel.onChange((state) => {
+    if (state.url) void store.settings.set(LAST_TUNNEL_URL, { url: state.url }).catch(() => {})
   })
   ctx.tunnel = tunnel
   const { port } = main.address
@@ -159,18 +174,19 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     store,
     tunnel,
     context: ctx,
-    tunnelTarget: `http://127.0.0.1:${(tunnelListener.address() as AddressInfo).port}`,
+    tunnelTarget: `http://127.0.0.1:${portOf(tunnelListeners.localtunnel)}`,
     close: () =>
       (closing ??= (async () => {
         await tunnel.stop().catch(() => {})
         // listhen's close: no new connections; idle ones close now, busy ones after their answer.
-        const stopped = Promise.all([main.close(), new Promise<void>((resolve) => tunnelListener.close(() => resolve()))])
-        tunnelListener.closeIdleConnections()
+        const tunnelServers = Object.values(tunnelListeners)
+        const stopped = Promise.all([main.close(), ...tunnelServers.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve())))])
+        for (const listener of tunnelServers) listener.closeIdleConnections()
         ctx.live.closeAll()
         ctx.notifier?.close()
         await Promise.race([inFlight.drained(), sleep(15_000)])
         server.closeAllConnections()
-        tunnelListener.closeAllConnections()
+        for (const listener of tunnelServers) listener.closeAllConnections()
         await stopped
         if (adminToken) await removeAdminFile(options.dataDir, adminToken)
         await store.close()

@@ -1,84 +1,75 @@
-import type { EventEmitter } from 'node:events'
-import { get as httpGet } from 'node:http'
-import { get as httpsGet } from 'node:https'
-import type { Socket } from 'node:net'
-// @ts-expect-error -- localtunnel's Tunnel class ships without types; ClientTunnel below says what we use.
-import TunnelClass from 'localtunnel/lib/Tunnel.js'
+import { messageOf, type TunnelConnection, type TunnelConnector, type TunnelProviderName, type TunnelWall } from './providers.js'
 
 export type TunnelPhase = 'stopped' | 'starting' | 'connected' | 'reconnecting'
-export interface TunnelState { state: TunnelPhase; url: string | null; lastError: string | null }
+export interface TunnelState {
+  state: TunnelPhase
+  url: string | null
+  lastError: string | null
+  /** The provider of the tunnel running or being started; null when stopped. */
+  provider: TunnelProviderName | null
+  /** What viewers meet before the folio (localtunnel's reminder page), when the provider says. */
+  wall: TunnelWall | null
+  /** The URL links were shared with before this tunnel came up at another one; null when unchanged. */
+  previousUrl: string | null
+}
 export interface TunnelManagerOptions {
-  /** The local port the tunnel forwards to (a listener of ours dedicated to tunnel traffic). */
-  localPort: number
-  /** The localtunnel server, e.g. https://localtunnel.me (its default) or http://127.0.0.1:4321 in tests. */
-  host?: string
-  /** How long start() waits for the first connection before giving up (default 15_000). */
-  startTimeoutMs?: number
   /** Back-off between reconnect attempts after the tunnel drops: first delay, doubling, capped (defaults 1_000 and 30_000). */
   retryDelayMs?: number
   maxRetryDelayMs?: number
+  /** The public URL of the last tunnel this server had (kept across restarts): a new one is a change to report. */
+  lastUrl?: string | null
   /** Problems (warn, the default) and news (info: connected). */
   log?: (message: string, level?: 'info' | 'warn') => void
-}
-/** What one start may ask for: another tunnel server than the default, a subdomain of its own. */
-export interface TunnelRequest {
-  host?: string
-  /** Asked as GET {host}/{subdomain} instead of /?new; the server may give another one (a taken name). */
-  subdomain?: string
 }
 export interface TunnelStarted {
   url: string
   alreadyRunning: boolean
-  /** The tunnel server used. */
-  host: string
+  provider: TunnelProviderName
+  /** The connector's description: the tunnel server, the executable. */
+  describe: string
   /** With a subdomain asked for: whether the server gave that one. */
   subdomainGranted?: boolean
+  wall?: TunnelWall
 }
 export interface TunnelManager {
-  /** Starts the tunnel (or returns the URL of the running one). Rejects with a clear Error on timeout/failure and then stays 'stopped'. Concurrent calls share one attempt. */
-  start(request?: TunnelRequest): Promise<TunnelStarted>
-  /** Stops it (idempotent); no reconnect happens after stop(). */
+  /**
+   * Starts a tunnel through `connector` (or returns the running one's URL). Rejects with a clear
+   * Error on timeout/failure and then stays 'stopped'. Concurrent calls share one attempt.
+   */
+  start(connector: TunnelConnector): Promise<TunnelStarted>
+  /** Stops it (idempotent); no reconnect happens after stop(), and the provider's process is gone when it resolves. */
   stop(): Promise<void>
   status(): TunnelState
   /** Called on every state change; returns an unsubscribe function. */
   onChange(listener: (state: TunnelState) => void): () => void
 }
 
-/** What we use of localtunnel 2.0.2's lib/Tunnel.js, private `_init`/`_getInfo` included. */
-interface ClientTunnel extends EventEmitter {
-  url: string
-  tunnelCluster: EventEmitter
-  open(done: (error?: Error) => void): void
-  close(): void
-  _init(done: (error: Error | null, info?: unknown) => void): void
-  _getInfo(body: unknown): unknown
-}
-const Tunnel = TunnelClass as new (options: { port: number; host: string }) => ClientTunnel
+const STOPPED: TunnelState = { state: 'stopped', url: null, lastError: null, provider: null, wall: null, previousUrl: null }
 
-/** A connected tunnel: the client plus the sockets it holds open to the server right now. */
-interface Live { tunnel: ClientTunnel; url: string; name: string; sockets: Set<Socket>; watchdog?: NodeJS.Timeout }
-
-export function createTunnelManager(options: TunnelManagerOptions): TunnelManager {
-  const defaultHost = (options.host ?? 'https://localtunnel.me').replace(/\/+$/, '')
-  // What the current generation asked for: reconnects ask the same server for the same name.
-  let host = defaultHost
-  let subdomain: string | undefined
-  const startTimeoutMs = options.startTimeoutMs ?? 15_000
+/**
+ * One public tunnel at a time, whatever provides it: starts, reconnects with back-off when it is
+ * lost, reports a URL that changed, and stops everything it started. Providers (localtunnel.ts,
+ * cloudflare.ts, custom URLs) only open and close one connection.
+ */
+export function createTunnelManager(options: TunnelManagerOptions = {}): TunnelManager {
   const firstDelay = options.retryDelayMs ?? 1_000
   const maxDelay = options.maxRetryDelayMs ?? 30_000
   const log = options.log ?? (() => {})
   const listeners = new Set<(state: TunnelState) => void>()
-  let state: TunnelState = { state: 'stopped', url: null, lastError: null }
+  let state: TunnelState = { ...STOPPED }
+  let lastUrl = options.lastUrl ?? null
   // Every start() and stop() begins a new generation; callbacks of an older one change nothing.
   let generation = 0
-  let current: Live | null = null
+  let connector: TunnelConnector | null = null
+  let current: TunnelConnection | null = null
   let pending: AbortController | null = null
   let starting: Promise<TunnelStarted> | null = null
   let retryTimer: NodeJS.Timeout | undefined
+  const closing = new Set<Promise<void>>()
 
   const set = (patch: Partial<TunnelState>) => {
     const next = { ...state, ...patch }
-    if (next.state === state.state && next.url === state.url && next.lastError === state.lastError) return
+    if ((Object.keys(next) as Array<keyof TunnelState>).every((key) => next[key] === state[key])) return
     state = next
     for (const listener of [...listeners]) {
       try {
@@ -89,106 +80,48 @@ export function createTunnelManager(options: TunnelManagerOptions): TunnelManage
     }
   }
 
-  /**
-   * One attempt: ask the server for a tunnel, then wait for the client's first socket to it.
-   * We replace the client's `_init` (its GET /?new) because that one retries every second
-   * forever and cannot be cancelled: a timed-out attempt would keep a timer and requests alive.
-   */
-  const connect = (signal: AbortSignal): Promise<Live> =>
-    new Promise((resolve, reject) => {
-      const attempt = new AbortController()
-      // No local_host: with it the client rewrites the Host header by turning the first chunk of
-      // each connection into a string and back, which mangles binary request bodies (uploads).
-      // Without it the client dials "localhost", which Node 20 tries as ::1 and 127.0.0.1 both.
-      const tunnel = new Tunnel({ port: options.localPort, host })
-      const sockets = new Set<Socket>()
-      let granted = ''
-      let settled = false
-      const finish = (error: Error | null) => {
-        if (settled) return
-        settled = true
-        clearTimeout(timer)
-        signal.removeEventListener('abort', onAbort)
-        tunnel.off('error', onRefused)
-        if (!error) return resolve({ tunnel, url: tunnel.url, name: granted, sockets })
-        attempt.abort(error)
-        teardown({ tunnel, url: '', name: '', sockets })
-        reject(error)
-      }
-      const onAbort = () => finish(signal.reason as Error)
-      const onRefused = (error: Error) => finish(new Error(`The tunnel server ${host} refused the tunnel connection: ${error.message}`))
-      const timer = setTimeout(() => finish(new Error(`The tunnel server ${host} did not open a tunnel within ${startTimeoutMs / 1000} s.`)), startTimeoutMs)
-      signal.addEventListener('abort', onAbort, { once: true })
-      // Always listening: an 'error' event without a listener would crash the process.
-      tunnel.on('error', () => {})
-      tunnel.on('error', onRefused)
-      tunnel._init = (done) =>
-        void requestTunnel(host, subdomain, attempt.signal).then((body) => {
-          granted = String(body.id ?? '')
-          done(null, tunnel._getInfo(body))
-        }, done)
-      tunnel.open((error) => {
-        if (error) return finish(error)
-        tunnel.tunnelCluster.on('open', (socket: Socket) => {
-          sockets.add(socket)
-          socket.once('close', () => sockets.delete(socket))
-          // The client turns keep-alive on with the OS delay (2 h on Linux); a dead peer should
-          // not look connected that long.
-          socket.setKeepAlive(true, 15_000)
-          finish(null)
-        })
-      })
-    })
-
-  /** The tunnel is gone for good (or never came): its client stops and its sockets close. */
-  const teardown = (live: Live) => {
-    clearInterval(live.watchdog)
-    live.tunnel.close()
-    for (const socket of live.sockets) socket.destroy()
+  /** Closes a connection, remembered until done: stop() waits for every process to be gone. */
+  const end = (connection: TunnelConnection) => {
+    const done = connection.close().catch((error: unknown) => log(`The tunnel did not close cleanly: ${messageOf(error)}`))
+    closing.add(done)
+    void done.finally(() => closing.delete(done))
   }
 
-  const adopt = (live: Live, epoch: number) => {
-    current = live
-    const lost = (why: string) => {
-      if (epoch !== generation || current !== live) return
-      current = null // first: teardown's close() emits 'close', which comes back here
-      teardown(live)
+  const adopt = (connection: TunnelConnection, epoch: number, via: TunnelConnector) => {
+    current = connection
+    connection.onLost((why) => {
+      if (epoch !== generation || current !== connection) return
+      current = null
+      end(connection)
       log(`Tunnel lost (${why}); reconnecting`)
       set({ state: 'reconnecting', url: null, lastError: why })
-      retry(epoch, firstDelay)
-    }
-    // The client reconnects a socket to the server's tunnel port whenever one closes; a refused
-    // reconnect ('error') means the server forgot us. It never reports a server that went silent,
-    // so a tunnel without a single open socket for a while (half a start timeout, twice) is lost too.
-    live.tunnel.on('error', (error: Error) => lost(error.message))
-    live.tunnel.on('close', () => lost('the tunnel client closed'))
-    let empty = false
-    live.watchdog = setInterval(() => {
-      if (live.sockets.size > 0) empty = false
-      else if (empty) lost(`every connection to ${host} closed and none could be reopened`)
-      else empty = true
-    }, startTimeoutMs / 2)
-    live.watchdog.unref()
-    log(`Tunnel connected: ${live.url}`, 'info')
-    set({ state: 'connected', url: live.url, lastError: null })
+      retry(epoch, via, firstDelay)
+    })
+    // A URL other than the one last shared: say so where the author looks (and keep saying it).
+    const changedFrom = lastUrl && lastUrl !== connection.url ? lastUrl : state.previousUrl
+    if (lastUrl && lastUrl !== connection.url) log(`The tunnel's public URL changed from ${lastUrl} to ${connection.url}: links shared with the old one no longer work.`)
+    lastUrl = connection.url
+    log(`Tunnel connected: ${connection.url}`, 'info')
+    if (connection.wall) log(connection.wall.notice, 'info')
+    set({ state: 'connected', url: connection.url, lastError: null, wall: connection.wall ?? null, previousUrl: changedFrom ?? null })
   }
 
   /** Reconnects after a drop, doubling the delay after each failure, until stop() or start(). */
-  const retry = (epoch: number, delay: number) => {
+  const retry = (epoch: number, via: TunnelConnector, delay: number) => {
     retryTimer = setTimeout(() => {
       const controller = (pending = new AbortController())
-      connect(controller.signal).then(
-        (live) => {
+      via.connect(controller.signal).then(
+        (connection) => {
           if (pending === controller) pending = null
-          if (epoch === generation) adopt(live, epoch)
-          else teardown(live)
+          if (epoch === generation) adopt(connection, epoch, via)
+          else end(connection)
         },
         (error) => {
           if (pending === controller) pending = null
           if (epoch !== generation) return
           log(`Tunnel reconnect failed (${messageOf(error)}); next try in ${Math.min(delay * 2, maxDelay) / 1000} s`)
           set({ lastError: messageOf(error) })
-          retry(epoch, Math.min(delay * 2, maxDelay))
+          retry(epoch, via, Math.min(delay * 2, maxDelay))
         },
       )
     }, delay)
@@ -203,32 +136,31 @@ export function createTunnelManager(options: TunnelManagerOptions): TunnelManage
     clearTimeout(retryTimer)
     pending?.abort(new Error(reason))
     pending = null
-    const live = current
+    const connection = current
     current = null
-    if (live) teardown(live)
+    if (connection) end(connection)
     return generation
   }
 
   /** One start() attempt; concurrent start() calls get this same promise. */
-  const begin = async (request: TunnelRequest): Promise<TunnelStarted> => {
-    // Also while 'reconnecting': the caller asked for a tunnel now, so try now, with their timeout.
+  const begin = async (via: TunnelConnector): Promise<TunnelStarted> => {
+    // Also while 'reconnecting': the caller asked for a tunnel now, so try now.
     const epoch = cancelAll('superseded by start()')
-    host = (request.host ?? defaultHost).replace(/\/+$/, '')
-    subdomain = request.subdomain
-    set({ state: 'starting', url: null })
+    connector = via
+    set({ state: 'starting', url: null, provider: via.provider, wall: null, previousUrl: null })
     const controller = (pending = new AbortController())
     try {
-      const live = await connect(controller.signal)
+      const connection = await via.connect(controller.signal)
       if (epoch !== generation) {
-        teardown(live)
+        end(connection)
         throw new Error('The tunnel was stopped before it connected.')
       }
-      adopt(live, epoch)
-      return { url: live.url, alreadyRunning: false, host, ...(subdomain ? { subdomainGranted: live.name === subdomain } : {}) }
+      adopt(connection, epoch, via)
+      return started(connection, via, false)
     } catch (error) {
       if (epoch === generation) {
         log(`Tunnel failed to start: ${messageOf(error)}`)
-        set({ state: 'stopped', url: null, lastError: messageOf(error) })
+        set({ ...STOPPED, lastError: messageOf(error) })
       }
       throw error
     } finally {
@@ -237,17 +169,24 @@ export function createTunnelManager(options: TunnelManagerOptions): TunnelManage
     }
   }
 
+  const started = (connection: TunnelConnection, via: TunnelConnector, alreadyRunning: boolean): TunnelStarted => ({
+    url: connection.url,
+    alreadyRunning,
+    provider: via.provider,
+    describe: via.describe,
+    ...(connection.subdomainGranted === undefined ? {} : { subdomainGranted: connection.subdomainGranted }),
+    ...(connection.wall ? { wall: connection.wall } : {}),
+  })
+
   return {
-    start(request = {}) {
-      if (state.state === 'connected' && current) {
-        const live = current
-        return Promise.resolve({ url: live.url, alreadyRunning: true, host, ...(request.subdomain ? { subdomainGranted: live.name === request.subdomain } : {}) })
-      }
-      return (starting ??= begin(request))
+    start(via) {
+      if (state.state === 'connected' && current && connector) return Promise.resolve(started(current, connector, true))
+      return (starting ??= begin(via))
     },
     async stop() {
       cancelAll('The tunnel was stopped before it connected.')
-      set({ state: 'stopped', url: null })
+      set({ ...STOPPED })
+      await Promise.all([...closing])
     },
     status: () => ({ ...state }),
     onChange(listener) {
@@ -255,40 +194,4 @@ export function createTunnelManager(options: TunnelManagerOptions): TunnelManage
       return () => void listeners.delete(listener)
     },
   }
-}
-
-/**
- * GET {host}/?new (or {host}/{subdomain}), the way the client does it, but abortable and failing
- * fast. node:http with no agent: one connection that ends with the request (fetch's pool
- * reconnected after an abort).
- */
-function requestTunnel(host: string, subdomain: string | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
-  const get = host.startsWith('https:') ? httpsGet : httpGet
-  return new Promise((resolve, reject) => {
-    const req = get(`${host}/${subdomain ? encodeURIComponent(subdomain) : '?new'}`, { agent: false, signal, headers: { accept: 'application/json' } }, (res) => {
-      let text = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => (text += chunk))
-      res.on('error', reject)
-      res.on('end', () => {
-        const body = parseObject(text)
-        if (res.statusCode === 200 && body && typeof body.port === 'number' && typeof body.url === 'string') return resolve(body)
-        const why = typeof body?.message === 'string' ? `: ${body.message}` : ''
-        reject(new Error(`The tunnel server ${host} did not grant a tunnel (HTTP ${res.statusCode}${why}).`))
-      })
-    })
-    req.on('error', (error) => reject(signal.aborted ? signal.reason : new Error(`Could not reach the tunnel server ${host}: ${messageOf(error)}`)))
-  })
-}
-
-function parseObject(text: string): Record<string, unknown> | null {
-  try {
-    return JSON.parse(text) as Record<string, unknown> | null
-  } catch {
-    return null
-  }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

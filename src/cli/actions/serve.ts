@@ -12,6 +12,9 @@ import { DEFAULT_PORT, parsePort } from '../port.js'
 import { POOL_SIZE_HINT, poolSizeOf } from '../pool-size.js'
 import { serveBanner } from '../serve-banner.js'
 import { describeDatabase } from '../../domain/database-url.js'
+import { startTunnel, tunnelSettings } from '../../server/tunnel-control.js'
+import { isTunnelProvider, TUNNEL_PROVIDERS, tunnelPasswordLine } from '../../domain/tunnel-providers.js'
+import { ensureCloudflared } from '../cloudflared-setup.js'
 
 interface ServeFlags {
   port?: number
@@ -69,9 +72,12 @@ export default async (options: ServeFlags, command: Command) => {
     log.warn(`listening on ${options.host}: other machines can reach this server. Network addresses need the API key (folio keys show prints it).`)
   }
   let publicUrl: string | undefined
+  let tunnelLines: string[] = []
   if (options.tunnel) {
     try {
-      publicUrl = (await server.tunnel.start()).url
+      const started = await startServeTunnel(server, note)
+      publicUrl = started.url
+      tunnelLines = [tunnelPasswordLine(started.wall?.password), started.wall?.notice ?? ''].filter(Boolean)
     } catch (error) {
       log.warn(`the tunnel did not start (${(error as Error).message}); the server runs locally. Retry with folio tunnel start.`)
     }
@@ -87,12 +93,24 @@ export default async (options: ServeFlags, command: Command) => {
     const nextStep = `${folio} create --dir . --publish${onDefaultServer ? '' : ` --server ${url}`}`
     const interactive = Boolean(process.stdout.isTTY)
     const data = databaseUrl ? `PostgreSQL ${describeDatabase(databaseUrl)}` : dataDir
-    printResult(serveBanner({ url, networkUrls, loopback, publicUrl, dataDir: data, mode: options.mode, nextStep }, { colors: wantsColors(process.stdout), qr: interactive }))
+    printResult(serveBanner({ url, networkUrls, loopback, publicUrl, publicNotes: tunnelLines, dataDir: data, mode: options.mode, nextStep }, { colors: wantsColors(process.stdout), qr: interactive }))
   }
   if (options.open && !(await openUrl(url))) log.warn(`no browser could be opened (set BROWSER to choose one); the dashboard is at ${url}`)
   note(`${await stopSignal.received}: finishing in-flight requests…`)
   await server.close().catch((error: unknown) => log.error(`error while stopping: ${(error as Error).message}`))
   note('Stopped.')
+}
+
+/**
+ * folio serve --tunnel: the provider FOLIO_TUNNEL_PROVIDER names, else the one last used; for
+ * Cloudflare, cloudflared is checked (and offered) first, here at the terminal.
+ */
+async function startServeTunnel(server: RunningServer, note: (message: string) => void) {
+  const named = process.env.FOLIO_TUNNEL_PROVIDER || undefined
+  if (named !== undefined && !isTunnelProvider(named)) throw new UsageError(`FOLIO_TUNNEL_PROVIDER is one of ${TUNNEL_PROVIDERS.join(', ')}, got ${JSON.stringify(named)}.`)
+  const provider = named ?? (await tunnelSettings(server.context)).provider
+  if (provider === 'cloudflare') await ensureCloudflared({ note })
+  return startTunnel(server.context, { provider })
 }
 
 function parsePoolSize(value: string): number {

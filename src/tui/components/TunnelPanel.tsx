@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink'
 import type { ReactNode } from 'react'
+import { tunnelPasswordLine } from '../../domain/tunnel-providers.js'
 import { oneLine } from '../format.js'
 import type { ShareLinks } from '../share-links.js'
 import type { FolioRow, TunnelSnapshot } from '../snapshot.js'
@@ -44,11 +45,18 @@ export function tunnelHeadLines({ tunnel, busy, folio, links }: Omit<TunnelPanel
           <>
             <Text color={stateColor[tunnel.state]}>{tunnel.state === 'starting' || tunnel.state === 'reconnecting' ? `${tunnel.state}…` : tunnel.state}</Text>
             {tunnel.state === 'connected' && tunnel.url ? <Text>  {tunnel.url}</Text> : null}
+            <Text dimColor>  ({tunnel.provider})</Text>
           </>
         )}
       </Text>
     ),
   })
+  if (tunnel.available && tunnel.state === 'connected' && tunnel.previousUrl) {
+    lines.push({ key: 'changed', node: <Text color="yellow" wrap="truncate-end">new URL: links shared with {tunnel.previousUrl} no longer work</Text> })
+  }
+  if (tunnel.available && tunnel.state === 'connected' && tunnel.viewerPassword) {
+    lines.push({ key: 'password', node: <Text wrap="truncate-end">{tunnelPasswordLine(tunnel.viewerPassword)}</Text> })
+  }
   if (tunnel.available && tunnel.lastError) {
     lines.push({ key: 'error', node: <Text color="red" wrap="truncate-end">last error: {tunnel.lastError}</Text> })
   }

@@ -57,3 +57,7 @@ export const getBrief = (id) => call('GET', `${folio(id)}/brief`);
 export const changeComment = (id, commentId, change) => call('PUT', `${folio(id)}/comments`, { commentId, ...change }).then((r) => r.comment);
 /** The owner's DELETE: the comment is gone for good. */
 export const removeComment = (id, commentId) => call('DELETE', `${folio(id)}/comments?commentId=${encodeURIComponent(commentId)}`);
+/** The serve process's public tunnel (OSS only: Cloud answers 403). */
+export const getTunnel = () => call('GET', '/api/tunnel');
+/** {action: 'start', provider?, install?}, {action: 'stop'} or {action: 'save_custom', customTunnelUrl}. */
+export const controlTunnel = (body) => call('POST', '/api/tunnel', body);

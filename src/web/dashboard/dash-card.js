@@ -4,20 +4,25 @@ import { ago, h } from '../common/ui.js';
 import { controls, remembered, showBrief } from './dash-controls.js';
 import { copyText, bytes, duration, number, toast } from './dash-dom.js';
 import { counts } from './dash-comments.js';
+import { shareLink } from './dash-tunnel.js';
 
 const EMOJI = ['👍', '❤️', '💡', '🔥'];
 const LOCK = '<svg viewBox="0 0 24 24" aria-hidden="true"><rect x="4" y="10" width="16" height="11" rx="2"/><path d="M8 10V7a4 4 0 0 1 8 0v3"/></svg>';
 
-export const shareUrl = (id) => new URL(`/share/${encodeURIComponent(id)}`, location.origin).href;
+export const sharePath = (id) => `/share/${encodeURIComponent(id)}`;
 export const folioPath = (id) => `/folios/${encodeURIComponent(id)}`;
+const LOOPBACK = /^(127\.0\.0\.1|localhost|\[::1\])$/;
 
 async function onCopyLink(event) {
-  const button = event.currentTarget;
+  // Made at the click, not with the card: the tunnel may have come up, or moved, since.
+  const link = shareLink(event.currentTarget.dataset.path);
   try {
-    await copyText(button.dataset.url);
-    toast('Share link copied.');
+    await copyText(link.text);
+    if (link.password) toast('Share link copied, through the tunnel, with the password its viewers are asked for.');
+    else if (link.public) toast('Share link copied, through the tunnel.');
+    else toast(link.tunnelOff && LOOPBACK.test(location.hostname) ? 'Share link copied. It opens on this machine only: start the tunnel to share it.' : 'Share link copied.');
   } catch {
-    toast(`Copy the link yourself: ${button.dataset.url}`, { kind: 'error' });
+    toast(`Copy the link yourself: ${link.text}`, { kind: 'error' });
   }
 }
 
@@ -68,9 +73,9 @@ export function card(f, app, { page = false } = {}) {
       })),
     h('div', { class: 'actions' },
       published && !f.isPrivate
-        ? h('a', { class: 'btn primary', href: `/share/${encodeURIComponent(f.id)}`, target: '_blank', rel: 'noopener' }, 'Open share page')
-        : h('a', { class: 'btn primary', href: `/share/${encodeURIComponent(f.id)}?preview=1`, target: '_blank', rel: 'noopener', title: 'What viewers will see; only you can open it like this' }, 'Preview'),
-      h('button', { class: 'btn', type: 'button', 'data-url': shareUrl(f.id), 'data-key': 'copy-link', onclick: onCopyLink, 'aria-label': `Copy share link of ${title}` }, 'Copy link'),
+        ? h('a', { class: 'btn primary', href: sharePath(f.id), target: '_blank', rel: 'noopener' }, 'Open share page')
+        : h('a', { class: 'btn primary', href: `${sharePath(f.id)}?preview=1`, target: '_blank', rel: 'noopener', title: 'What viewers will see; only you can open it like this' }, 'Preview'),
+      h('button', { class: 'btn', type: 'button', 'data-path': sharePath(f.id), 'data-key': 'copy-link', onclick: onCopyLink, 'aria-label': `Copy share link of ${title}` }, 'Copy link'),
       h('button', { class: 'btn', type: 'button', 'data-key': 'brief', onclick: () => showBrief(f, app), 'aria-label': `Brief of ${title}` }, 'Brief'),
       !page && h('a', { class: 'btn', href: folioPath(f.id), 'aria-label': `Comments and versions of ${title}` }, `Comments${n.all ? ` (${number.format(n.all)})` : ''}`)),
     page ? controls(f, app) : remembered(f, 'manage', 'Manage', controls(f, app)));

@@ -3,6 +3,7 @@
  * of every comment; at /folios/{id} one folio, its versions and its comments. Polls
  * GET /api/files every 10 s (it carries each folio's versions and comments) and after every
  * action. Cards and inbox sections are keyed by their data and only rebuilt when it changed.
+ * The tunnel panel (dash-tunnel.js) follows its own status once a list has loaded: the owner's.
  */
 
 import '../common/tokens.css';
@@ -14,6 +15,7 @@ import { isCloud, setUpEmailSignIn, signInWithKey } from './dash-signin.js';
 import { card } from './dash-card.js';
 import { counts, FILTERS } from './dash-comments.js';
 import { emptyInbox, folioInbox, hasComments } from './dash-inbox.js';
+import { followTunnel } from './dash-tunnel.js';
 import { bytes, keyedRender, number, plural, toast } from './dash-dom.js';
 
 const REFRESH_MS = 10_000;
@@ -24,7 +26,7 @@ const $ = (id) => document.getElementById(id);
 const els = {
   layout: $('layout'), folios: $('folios'), inbox: $('inbox'), inboxTitle: $('inbox-title'), inboxList: $('inbox-list'), filters: $('filters'),
   error: $('error'), summary: $('summary'), jump: $('jump-inbox'), updated: $('updated'), gate: $('key-gate'), gateWhy: $('key-why'), keyInput: $('key-input'),
-  keyWhere: $('key-where'), emailGate: $('email-gate'),
+  keyWhere: $('key-where'), emailGate: $('email-gate'), tunnel: $('tunnel'),
 };
 /** The folio of /folios/{id}, or undefined on the dashboard. */
 const folioId = (() => {
@@ -67,6 +69,7 @@ whenUnauthorized(({ refused }) => {
   els.gate.hidden = false;
   els.layout.hidden = true;
   els.error.hidden = true;
+  els.tunnel.hidden = true;
   els.gateWhy.textContent = refused
     ? 'The server refused that key: it may have been rotated. Paste the current one.'
     : 'You are not on the machine that runs folio, so the server wants its API key before it shows your folios.';
@@ -226,6 +229,8 @@ async function load() {
     els.error.hidden = true;
     els.updated.textContent = `Refreshed ${new Date().toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' })}`;
     loadedOnce = true;
+    // The dashboard shows the panel; a folio's page only follows the tunnel, for its share link.
+    followTunnel(folioId ? undefined : els.tunnel);
   } catch (err) {
     if (err.status === 401) return; // the key form is up; loading resumes when it is sent
     if (mine < shown) return; // a newer list is on screen already
