@@ -1,15 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import type { Browser, Frame, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Frame, Page } from 'playwright-core'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { listComments } from '../src/api/engagement.js'
 import { sharePage } from '../src/api/viewer.js'
 import type { Comment } from '../src/domain/model.js'
-import { eventually, launchBrowser } from './helpers/browser.js'
+import { eventually, useBrowserAndFolder } from './helpers/browser.js'
 import { runCli } from './helpers/cli.js'
 import { CHARTS, chartDashboard, MARP, marpDeck, REVEAL, revealDemo } from './helpers/real-decks.js'
-import { closePage, commentOn, DESKTOP, expectPinOn, folioFrame, openPage, PHONE, pressInFolio, shot } from './helpers/share-page.js'
+import { closePage, commentOn, DESKTOP, expectPinOn, folioFrame, openPage, pathOf, PHONE, pressInFolio, shot } from './helpers/share-page.js'
 import { useServer } from './helpers/use-server.js'
 
 /**
@@ -20,17 +17,7 @@ import { useServer } from './helpers/use-server.js'
  * its element at the other width too.
  */
 const s = useServer()
-let browser: Browser
-let work: string
-
-beforeAll(async () => {
-  browser = await launchBrowser()
-  work = await mkdtemp(join(tmpdir(), 'folio-real-decks-'))
-})
-afterAll(async () => {
-  await browser?.close()
-  if (work) await rm(work, { recursive: true, force: true })
-})
+const scratch = useBrowserAndFolder('folio-real-decks-')
 
 type Viewport = typeof DESKTOP
 const other = (viewport: Viewport): Viewport => (viewport === DESKTOP ? PHONE : DESKTOP)
@@ -59,7 +46,7 @@ interface Viewer {
 async function open(id: string, viewport: Viewport): Promise<Viewer> {
   const errors: string[] = []
   const origin = new URL(s.ts.url).origin
-  const page = await openPage(browser, s.api.url(sharePage, { id }), viewport, errors, async (page) => {
+  const page = await openPage(scratch.browser, s.api.url(sharePage, { id }), viewport, errors, async (page) => {
     await page.route((url) => url.origin !== origin, (route) => route.abort('blockedbyclient'))
     page.on('console', (message) => {
       if (message.type() !== 'error') return
@@ -81,19 +68,6 @@ async function pin(viewer: Viewer, id: string, selector: string, text: string, p
     const list: Comment[] = (await s.api.send(listComments, { params: { id } })).body
     return list.length === before + 1 && list.find((c) => c.text === text)
   }, `the comment “${text}”`)
-}
-
-/** A selector (nth-child steps from <html>) for the element `locator` finds in the frame now. */
-async function pathOf(frame: Frame, locator: string): Promise<string> {
-  return frame.locator(locator).evaluate((el) => {
-    const steps: string[] = []
-    for (let node: Element | null = el; node && node !== document.documentElement; node = node.parentElement) {
-      let i = 1
-      for (let sib = node.previousElementSibling; sib; sib = sib.previousElementSibling) i++
-      steps.unshift(`*:nth-child(${i})`)
-    }
-    return ['html', ...steps].join(' > ')
-  })
 }
 
 /** What the stored selector names in the frame now: whether it is the element `path` names, and its text. */
@@ -209,7 +183,7 @@ const expectRevealOn = (page: Page, h: number) => expect.poll(() => revealSlide(
 describe('reveal.js: its own demo', () => {
   let id: string
   beforeAll(async () => {
-    id = await publish(await revealDemo(work))
+    id = await publish(await revealDemo(scratch.folder))
   })
 
   for (const viewport of [DESKTOP, PHONE]) {
@@ -296,7 +270,7 @@ async function marpToSlide3(page: Page): Promise<void> {
 describe('Marp: a deck rendered by marp-core', () => {
   let id: string
   beforeAll(async () => {
-    id = await publish(await marpDeck(work))
+    id = await publish(await marpDeck(scratch.folder))
   })
 
   for (const viewport of [DESKTOP, PHONE]) {
@@ -370,7 +344,7 @@ const allDrawn = CHARTS.charts.map((sel) => `${sel}: drawn`).join(', ')
 describe('Chart.js: a dashboard', () => {
   let id: string
   beforeAll(async () => {
-    id = await publish(await chartDashboard(work))
+    id = await publish(await chartDashboard(scratch.folder))
   })
 
   for (const viewport of [DESKTOP, PHONE]) {

@@ -9,6 +9,7 @@ import { cliEnv } from './helpers/cli.js'
 import { BIN } from './helpers/cli-process.js'
 import { useServer } from './helpers/use-server.js'
 import { useCloudServer } from './helpers/workspaces.js'
+import { dataOf, textOf } from './helpers/mcp-answers.js'
 
 /** `folio mcp` as an agent runs it: the built CLI, spoken to by the SDK's stdio client. */
 async function folioMcp(env: Record<string, string>, args: string[] = []) {
@@ -31,14 +32,15 @@ describe('folio mcp against an OSS server on this machine', () => {
       const names = (await mcp.client.listTools()).tools.map((t) => t.name)
       expect(names).toEqual(expect.arrayContaining(['create_folio', 'publish_folio', 'get_brief', 'tunnel_status']))
       const created = await call(mcp.client, 'create_folio', { title: 'Over stdio', initialHtml: '<h1>stdio</h1>' })
-      const id = (created.structuredContent as any).project.id as string
+      const id = dataOf(created).id as string
       expect((await call(mcp.client, 'publish_folio', { id })).isError).toBeFalsy()
       expect((await s.api.send(getFolio, { params: { id } })).body.status).toBe('published')
       await call(mcp.client, 'add_comment', { id, text: 'Louder', versionId: 'v1', filename: 'index.html' })
       const brief = await call(mcp.client, 'get_brief', { id })
       expect((brief.content[0] as { text: string }).text).toContain('Louder')
       const missing = await call(mcp.client, 'get_folio', { id: 'nosuchfolio' })
-      expect(missing).toMatchObject({ isError: true, structuredContent: { error: 'Project not found.' } })
+      expect(missing.isError).toBe(true)
+      expect(textOf(missing)).toMatch(/^Project not found\./)
       const page = await mcp.client.readResource({ uri: `folio://${id}/index.html` })
       expect(page.contents[0]).toMatchObject({ text: '<h1>stdio</h1>' })
     } finally {
@@ -64,7 +66,7 @@ describe('folio mcp against an OSS server on this machine', () => {
     const answers = stdout.trim().split('\n').map((line) => JSON.parse(line))
     expect(answers.map((a) => a.id).sort()).toEqual([1, 2])
     expect(answers.find((a) => a.id === 1).result.tools.length).toBeGreaterThan(10)
-    expect(answers.find((a) => a.id === 2).result.structuredContent.project.title).toBe('Piped')
+    expect(dataOf(answers.find((a) => a.id === 2).result).title).toBe('Piped')
   })
 
   it('answers every request with why when the server cannot be reached', async () => {

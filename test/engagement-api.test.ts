@@ -27,6 +27,9 @@ describe('comments', () => {
       y: 40,
       selector: 'body > h1',
       elementHtml: '<h1>Hi</h1>',
+      // The selector names an element of the page: the anchor a click on it would have made.
+      anchor: { selector: 'body > h1', quote: 'Hi', offsetX: 50, offsetY: 50 },
+      anchoredVersionId: 'v1',
     })
     const named = await s.api.send(createComment, { params: { id }, body: { text: 'ok', versionId: 'v1', filename: 'about.html', author: 'Ann' } })
     expect(named.body.comment.author).toBe('Ann')

@@ -1,15 +1,9 @@
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { toNodeHandler } from 'h3/node'
 import { afterEach, expect, it } from 'vitest'
 import { createFolio, getFolio, listFolios, updateFolio } from '../src/api/files.js'
 import { rotateKey } from '../src/api/keys.js'
-import { createApp, createServerContext } from '../src/server/app.js'
-import { defaultConfig } from '../src/server/config.js'
-import type { FolioStore } from '../src/store/index.js'
-import type { StoreRepositories } from '../src/store/assemble-store.js'
 import { testApi } from './helpers/api.js'
 import { openEvents } from './helpers/events.js'
+import { instanceServers } from './helpers/instance-servers.js'
 import { startInstances } from './helpers/instances.js'
 
 /**
@@ -19,31 +13,14 @@ import { startInstances } from './helpers/instances.js'
  */
 
 let running: Awaited<ReturnType<typeof startInstances>> | undefined
-const servers: Server[] = []
-const problems: string[] = []
+const instances = instanceServers()
+const serve = instances.serve
 afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections()
-    await new Promise((resolve) => server.close(resolve))
-  }
+  await instances.closeAll()
   await running?.close()
   running = undefined
-  expect(problems.splice(0)).toEqual([])
+  expect(instances.problems.splice(0)).toEqual([])
 })
-
-async function serve(repositories: StoreRepositories): Promise<string> {
-  const store: FolioStore = { ...repositories, dataDir: 'memory', readiness: async () => ({ ready: true }), close: async () => {}, writeBack: async () => {} }
-  const ctx = createServerContext({ store, config: defaultConfig({ mode: 'cloud' }), log: (message, error) => problems.push(`${message} ${error ?? ''}`) })
-  await ctx.cloud?.load()
-  await ctx.oauth.load()
-  const routed = toNodeHandler(createApp(ctx))
-  const server = createServer((req, res) => {
-    if (!ctx.hot.serve(req, res, routed)) void routed(req, res)
-  })
-  servers.push(server)
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-}
 
 /** Asks until `check` holds: another instance's change is seen once its message arrives. */
 async function eventually<T>(ask: () => Promise<T>, check: (value: T) => boolean, ms = 3_000): Promise<T> {

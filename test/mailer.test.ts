@@ -61,11 +61,12 @@ describe('a Cloud server without FOLIO_SMTP_URL', () => {
 })
 
 describe('OSS', () => {
-  it('has no agent registration or sign-in: one workspace, its own key', async () => {
+  it('sends no codes: no e-mail claim nor sign-in, one workspace with its own key (agents get it from POST /api/agent/auth)', async () => {
     const ts = await startTestServer()
     try {
-      for (const contract of [agentAuth, requestSignInCode]) {
-        const reply = await testApi(ts.url).send(contract, { body: { type: 'anonymous', email: 'a@example.com' } })
+      const body = { email: 'a@example.com', registration_session_id: 'any' }
+      for (const contract of [agentClaim, requestSignInCode]) {
+        const reply = await testApi(ts.url).send(contract, { body })
         expect([reply.status, reply.body.error]).toEqual([403, 'Endpoint not available in OSS'])
       }
     } finally {

@@ -8,6 +8,7 @@ import { mcp } from '../src/api/mcp.js'
 import { DEFAULT_RATE_LIMITS } from '../src/server/rate-limit.js'
 import { lanAddresses } from './helpers/cli-process.js'
 import { tinyPng } from './helpers/images.js'
+import { dataOf, textOf } from './helpers/mcp-answers.js'
 import { useServer } from './helpers/use-server.js'
 import { useCloudServer } from './helpers/workspaces.js'
 
@@ -20,8 +21,6 @@ async function connect(base: string, key?: string): Promise<Client> {
 }
 
 const call = async (client: Client, name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult
-const textOf = (result: CallToolResult) => result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n')
-const structured = (result: CallToolResult) => result.structuredContent as any
 
 /** A raw JSON-RPC POST, as the spec shows it (no Accept, no initialize). */
 const rpc = (base: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -35,34 +34,35 @@ describe('POST /api/mcp in OSS, from this machine (no key)', () => {
     try {
       const { tools } = await client.listTools()
       const names = tools.map((t) => t.name)
-      for (const name of ['list_folios', 'get_folio', 'create_folio', 'update_folio', 'delete_folio', 'list_versions', 'restore_version', 'get_brief', 'list_comments', 'add_comment', 'resolve_comment', 'delete_comment', 'react', 'publish_folio', 'unpublish_folio', 'set_sharing', 'upload_image', 'list_design_systems', 'tunnel_status', 'tunnel_start', 'tunnel_stop']) {
+      for (const name of ['list_folios', 'get_folio', 'read_file', 'get_feedback', 'create_folio', 'update_folio', 'delete_folio', 'list_versions', 'restore_version', 'get_brief', 'list_comments', 'add_comment', 'resolve_comment', 'delete_comment', 'react', 'publish_folio', 'unpublish_folio', 'set_sharing', 'upload_image', 'list_design_systems', 'tunnel_status', 'tunnel_start', 'tunnel_stop']) {
         expect(names, name).toContain(name)
       }
 
       const created = await call(client, 'create_folio', { title: 'Agent deck', initialHtml: '<h1>Hello</h1>' })
       expect(created.isError).toBeFalsy()
-      const id = structured(created).project.id as string
+      const id = dataOf(created).id as string
       expect(textOf(created)).toContain(`Created "Agent deck" (${id})`)
-      expect(structured(created).project.status).toBe('draft')
+      expect(dataOf(created).status).toBe('draft')
 
       const published = await call(client, 'publish_folio', { id })
-      expect(structured(published).project.status).toBe('published')
+      expect(dataOf(published).status).toBe('published')
       expect(textOf(published)).toContain(`${s.ts.url}/share/${id}`)
       // The HTTP API sees what the tool did.
       expect((await s.api.send(getFolio, { params: { id } })).body.status).toBe('published')
 
       const added = await call(client, 'add_comment', { id, text: 'Make the title bigger', versionId: 'v1', filename: 'index.html' })
-      const commentId = structured(added).comment.id as string
+      const commentId = dataOf(added).id as string
       expect(commentId).toMatch(/^c_/)
       const brief = await call(client, 'get_brief', { id })
+      // The brief once: markdown, no JSON copy of it.
       expect(textOf(brief)).toContain('Make the title bigger')
-      expect(structured(brief).openComments.map((c: { id: string }) => c.id)).toEqual([commentId])
+      expect(textOf(brief).split('Make the title bigger')).toHaveLength(2)
 
       const resolved = await call(client, 'resolve_comment', { id, commentId, resolved: true })
-      expect(structured(resolved).comment.resolved).toBe(true)
-      expect(structured(await call(client, 'get_brief', { id })).openComments).toEqual([])
+      expect(dataOf(resolved)).toEqual({ id: commentId, resolved: true })
+      expect(textOf(await call(client, 'get_brief', { id }))).not.toContain('Make the title bigger')
       const listed = await call(client, 'list_comments', { id })
-      expect(textOf(listed)).toContain(`${commentId} (resolved)`)
+      expect(dataOf(listed).map((c: { id: string; resolved: boolean }) => [c.id, c.resolved])).toEqual([[commentId, true]])
     } finally {
       await client.close()
     }
@@ -71,17 +71,17 @@ describe('POST /api/mcp in OSS, from this machine (no key)', () => {
   it('updates, lists versions, restores, uploads an image and reads files as resources', async () => {
     const client = await connect(s.ts.url)
     try {
-      const id = structured(await call(client, 'create_folio', { title: 'History', defaultFiles: { 'index.html': '<p>one</p>' } })).project.id
+      const id = dataOf(await call(client, 'create_folio', { title: 'History', defaultFiles: { 'index.html': '<p>one</p>' } })).id
       const updated = await call(client, 'update_folio', { id, files: { 'index.html': '<p>two</p>' }, commitMessage: 'second' })
-      expect(structured(updated).project.versions.at(-1)).toMatchObject({ versionId: 'v2', fileList: ['index.html'] })
-      const versions = structured(await call(client, 'list_versions', { id })).versions
+      expect(dataOf(updated)).toMatchObject({ latestVersionId: 'v2', fileList: ['index.html'] })
+      const versions = dataOf(await call(client, 'list_versions', { id })).versions
       expect(versions.map((v: { versionId: string; commitMessage: string }) => [v.versionId, v.commitMessage])).toEqual([['v1', expect.any(String)], ['v2', 'second']])
       const restored = await call(client, 'restore_version', { id, restoreVersionId: 'v1' })
-      expect(structured(restored).project.versions.at(-1).versionId).toBe('v3')
+      expect(dataOf(restored).latestVersionId).toBe('v3')
 
       const png = tinyPng()
       const uploaded = await call(client, 'upload_image', { id, path: 'img/dot.png', data: png.toString('base64') })
-      expect(structured(uploaded)).toEqual({ success: true, path: 'img/dot.png' })
+      expect(dataOf(uploaded)).toEqual({ success: true, path: 'img/dot.png' })
 
       const page = await client.readResource({ uri: `folio://${id}/index.html` })
       expect(page.contents[0]).toMatchObject({ mimeType: 'text/html; charset=utf-8', text: '<p>one</p>' })
@@ -103,16 +103,15 @@ describe('POST /api/mcp in OSS, from this machine (no key)', () => {
     try {
       const missing = await call(client, 'get_folio', { id: 'nosuchfolio' })
       expect(missing.isError).toBe(true)
-      expect(structured(missing).error).toBe('Project not found.')
       expect(textOf(missing)).toMatch(/^Project not found\./)
       // The contract's own validation, before the endpoint is asked: the same string as HTTP.
       const blank = await call(client, 'create_folio', { title: '  ' })
       expect(blank.isError).toBe(true)
-      expect(structured(blank)).toEqual({ error: 'Title is required' })
+      expect(textOf(blank)).toBe('Title is required')
       const noText = await call(client, 'add_comment', { id: 'nosuchfolio', versionId: 'v1', filename: 'index.html' })
-      expect(structured(noText).error).toBe('Missing comment parameters')
-      const badImage = await call(client, 'upload_image', { id: structured(await call(client, 'create_folio', { title: 'Img' })).project.id, path: 'a.png', data: Buffer.from('not an image').toString('base64') })
-      expect(structured(badImage).error).toBe('Unsupported file type')
+      expect(textOf(noText)).toMatch(/^Missing comment parameters/)
+      const badImage = await call(client, 'upload_image', { id: dataOf(await call(client, 'create_folio', { title: 'Img' })).id, path: 'a.png', data: Buffer.from('not an image').toString('base64') })
+      expect(textOf(badImage)).toMatch(/^Unsupported file type/)
       await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/Unknown tool/)
     } finally {
       await client.close()
@@ -177,7 +176,7 @@ describe('POST /api/mcp in Cloud mode', () => {
       expect(names.filter((n) => n.startsWith('tunnel'))).toEqual([])
       const created = await call(client, 'create_folio', { title: 'Cloud folio' })
       expect(created.isError).toBeFalsy()
-      expect(structured(await call(client, 'get_folio', { id: structured(created).project.id, files: 'none' })).title).toBe('Cloud folio')
+      expect(dataOf(await call(client, 'get_folio', { id: dataOf(created).id })).title).toBe('Cloud folio')
     } finally {
       await client.close()
     }
@@ -190,13 +189,13 @@ describe('POST /api/mcp keeps the endpoints’ limits', () => {
   it('counts a tool against its endpoint’s rate limit, and refuses a message over the body limit', async () => {
     const client = await connect(s.ts.url)
     try {
-      const id = structured(await call(client, 'create_folio', { title: 'Limited', status: 'published' })).project.id
-      const first = await call(client, 'list_comments', { id })
-      expect(first.isError, textOf(first)).toBeFalsy()
-      expect((await call(client, 'add_comment', { id, text: 'one', versionId: 'v1', filename: 'index.html' })).isError).toBeFalsy()
-      const third = await call(client, 'list_comments', { id })
+      const id = dataOf(await call(client, 'create_folio', { title: 'Limited', status: 'published' })).id
+      const comment = (text: string) => call(client, 'add_comment', { id, text, versionId: 'v1', filename: 'index.html' })
+      expect((await comment('one')).isError).toBeFalsy()
+      expect((await comment('two')).isError).toBeFalsy()
+      const third = await comment('three')
       expect(third.isError).toBe(true)
-      expect(structured(third).error).toBe('Too many requests')
+      expect(textOf(third)).toMatch(/^Too many requests/)
     } finally {
       await client.close()
     }

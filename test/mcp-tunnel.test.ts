@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { getKey } from '../src/api/keys.js'
 import { mcp } from '../src/api/mcp.js'
 import { type LoopbackTunnelServer, startLoopbackTunnelServer } from './helpers/localtunnel-server.js'
+import { dataOf, textOf } from './helpers/mcp-answers.js'
 import { useServer } from './helpers/use-server.js'
 
 let relay: LoopbackTunnelServer
@@ -26,11 +27,11 @@ describe('the tunnel through MCP (a real localtunnel client and a loopback tunne
   it('starts and stops as tools; through it /api/mcp needs the key, and its tools run as that remote caller', async () => {
     const local = await connect(s.ts.url)
     try {
-      expect((await call(local, 'tunnel_status')).structuredContent).toMatchObject({ state: 'stopped', url: null })
+      expect(dataOf(await call(local, 'tunnel_status'))).toMatchObject({ state: 'stopped', url: null })
       const started = await call(local, 'tunnel_start')
-      const url = (started.structuredContent as { url: string }).url
+      const url = dataOf(started).url as string
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+/)
-      expect((started.content[0] as { text: string }).text).toBe(`Public URL: ${url}`)
+      expect(textOf(started).split('\n\n')[0]).toBe(`Public URL: ${url}`)
 
       const anonymous = await fetch(new URL(mcp.path, url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })
       expect(anonymous.status).toBe(401)
@@ -46,7 +47,7 @@ describe('the tunnel through MCP (a real localtunnel client and a loopback tunne
         await remote.close()
       }
       expect((await call(local, 'tunnel_stop')).isError).toBeFalsy()
-      expect((await call(local, 'tunnel_status')).structuredContent).toMatchObject({ state: 'stopped' })
+      expect(dataOf(await call(local, 'tunnel_status'))).toMatchObject({ state: 'stopped' })
     } finally {
       await local.close()
     }

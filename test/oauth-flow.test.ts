@@ -1,13 +1,17 @@
 import { readdir, readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import * as oauth from 'oauth4webapi'
-import { describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
 import { createFolio, getFolio, listFolios } from '../src/api/files.js'
 import { getKey, rotateKey } from '../src/api/keys.js'
 import { authorizationServerMetadata, listOAuthGrants, protectedResourceMetadata, revokeOAuthGrant } from '../src/api/oauth.js'
+import { defaultConfig } from '../src/server/config.js'
+import type { StoreRepositories } from '../src/store/assemble-store.js'
 import { testApi } from './helpers/api.js'
 import { runCli } from './helpers/cli.js'
 import { lanAddresses } from './helpers/cli-process.js'
+import { instanceServers } from './helpers/instance-servers.js'
+import { startInstances } from './helpers/instances.js'
 import {
   approve,
   authorizationUrl,
@@ -23,6 +27,9 @@ import {
 import { startTestServer, type TestServer } from './helpers/server.js'
 import { closeClean, expectCleanLog, useServer } from './helpers/use-server.js'
 
+/** A replaced refresh token's grace period (config oauthRefreshGraceSeconds, 60 by default). */
+const GRACE_MS = defaultConfig().oauthRefreshGraceSeconds * 1000
+
 /**
  * OAuth 2.0 in OSS, driven by oauth4webapi (a strict, independent client): discovery, dynamic
  * registration, the consent page approved through its form by the local owner, the code with
@@ -31,6 +38,9 @@ import { closeClean, expectCleanLog, useServer } from './helpers/use-server.js'
 describe('OAuth in OSS, with oauth4webapi', () => {
   const s = useServer({ config: { rateLimits: { auth: 10_000 } } })
   const base = () => s.ts.url
+  afterEach(() => {
+    vi.useRealTimers()
+  })
 
   it('publishes discovery documents whose issuer and resource are the origin the client used', async () => {
     const root = await s.api.send(protectedResourceMetadata)
@@ -67,20 +77,74 @@ describe('OAuth in OSS, with oauth4webapi', () => {
     expect(grants.body.grants).toEqual([expect.objectContaining({ clientId: flow.client.client_id, clientName: 'Probe agent', role: 'owner', current: false })])
     expect((await s.api.send(listOAuthGrants, { headers: bearer(tokens.access_token) })).body.grants[0].current).toBe(true)
 
-    // Refresh: a new pair; the replaced refresh token presented again revokes the grant.
+    // Refresh: a new pair; the replaced refresh token presented again at once gets that pair
+    // again (the grace period), and after the grace period revokes the grant.
     const refreshed = await oauth.processRefreshTokenResponse(
       flow.as,
       flow.client,
       await oauth.refreshTokenGrantRequest(flow.as, flow.client, oauth.None(), tokens.refresh_token!, { ...insecure, additionalParameters: { resource: flow.resource } }),
     )
+    expect(refreshed).toMatchObject({ token_type: 'bearer', expires_in: 3600, scope: 'folio' })
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token)
     expect((await s.api.send(listFolios, { headers: bearer(refreshed.access_token) })).status).toBe(200)
+    const retried = await oauth.processRefreshTokenResponse(flow.as, flow.client, await oauth.refreshTokenGrantRequest(flow.as, flow.client, oauth.None(), tokens.refresh_token!, insecure))
+    expect([retried.access_token, retried.refresh_token]).toEqual([refreshed.access_token, refreshed.refresh_token])
+    expect(retried.expires_in).toEqual(expect.any(Number))
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + GRACE_MS + 1_000 })
     const replay = await oauth.refreshTokenGrantRequest(flow.as, flow.client, oauth.None(), tokens.refresh_token!, insecure)
     const refused = await oauth.processRefreshTokenResponse(flow.as, flow.client, replay).catch((e) => e)
     expect(refused).toBeInstanceOf(oauth.ResponseBodyError)
     expect(refused.cause).toMatchObject({ error: 'invalid_grant' })
     expect((await s.api.send(listFolios, { headers: bearer(refreshed.access_token) })).status).toBe(401)
     expect((await s.api.send(listOAuthGrants)).body.grants).toEqual([])
+  })
+
+  it('answers parallel refreshes with one refresh token alike: the same new pair, and the grant keeps working', async () => {
+    const flow = await obtainTokens(base())
+    const refresh = async (token: string) =>
+      oauth.processRefreshTokenResponse(flow.as, flow.client, await oauth.refreshTokenGrantRequest(flow.as, flow.client, oauth.None(), token, { ...insecure, additionalParameters: { resource: flow.resource } }))
+    // Several connections of one client (MCP sessions of one app) share the token and refresh at once.
+    const answers = await Promise.all([1, 2, 3, 4].map(() => refresh(flow.tokens.refresh_token!)))
+    const [first] = answers
+    expect(first!.refresh_token).not.toBe(flow.tokens.refresh_token)
+    for (const answer of answers) {
+      expect([answer.access_token, answer.refresh_token]).toEqual([first!.access_token, first!.refresh_token])
+      expect(answer.expires_in).toBeGreaterThan(3590)
+      expect(answer.expires_in).toBeLessThanOrEqual(3600)
+    }
+    // One grant, working: the new access token, and the new refresh token refreshes again.
+    expect((await s.api.send(listFolios, { headers: bearer(first!.access_token) })).status).toBe(200)
+    const grants = (await s.api.send(listOAuthGrants)).body.grants.filter((g: { clientId: string }) => g.clientId === flow.client.client_id)
+    expect(grants).toHaveLength(1)
+    const next = await refresh(first!.refresh_token!)
+    expect(next).toMatchObject({ expires_in: 3600 })
+    expect(next.refresh_token).not.toBe(first!.refresh_token)
+    expect((await s.api.send(listFolios, { headers: bearer(next.access_token) })).status).toBe(200)
+  })
+
+  it('gives the grace period to the same client only, and a replaced token reused after it revokes the grant', async () => {
+    const flow = await obtainTokens(base())
+    const refreshed = await tokenRequest(base(), { grant_type: 'refresh_token', refresh_token: flow.tokens.refresh_token!, client_id: flow.client.client_id })
+    expect([refreshed.status, refreshed.body.expires_in]).toEqual([200, 3600])
+    // Another client presenting it gets nothing, and changes nothing.
+    const other = await discoverAndRegister(base())
+    const stranger = await tokenRequest(base(), { grant_type: 'refresh_token', refresh_token: flow.tokens.refresh_token!, client_id: other.client.client_id })
+    expect([stranger.status, stranger.body.error]).toEqual([400, 'invalid_grant'])
+    expect((await s.api.send(listFolios, { headers: bearer(refreshed.body.access_token) })).status).toBe(200)
+    // Within the grace period (59 s later): the same pair, its access token's time left.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + GRACE_MS - 1_000 })
+    const again = await tokenRequest(base(), { grant_type: 'refresh_token', refresh_token: flow.tokens.refresh_token!, client_id: flow.client.client_id })
+    expect(again.status).toBe(200)
+    expect([again.body.access_token, again.body.refresh_token]).toEqual([refreshed.body.access_token, refreshed.body.refresh_token])
+    expect(again.body.expires_in).toBeLessThanOrEqual(3600 - 58)
+    // Past it: reuse detection, as before the grace period existed.
+    vi.setSystemTime(Date.now() + 2_000)
+    const late = await tokenRequest(base(), { grant_type: 'refresh_token', refresh_token: flow.tokens.refresh_token!, client_id: flow.client.client_id })
+    expect([late.status, late.body.error]).toEqual([400, 'invalid_grant'])
+    expect(late.body.error_description).toMatch(/revoked/)
+    expect((await s.api.send(listFolios, { headers: bearer(refreshed.body.access_token) })).status).toBe(401)
+    const next = await tokenRequest(base(), { grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token, client_id: flow.client.client_id })
+    expect([next.status, next.body.error]).toEqual([400, 'invalid_grant'])
   })
 
   it('revokes (RFC 7009): the refresh token and its access token stop at once', async () => {
@@ -303,6 +367,42 @@ describe('OAuth across a restart', () => {
       await rm(first.dataDir, { recursive: true, force: true })
       expectCleanLog(first)
     }
+  })
+})
+
+/**
+ * Cloud runs several instances over one store: the two refreshes of one token may reach two of
+ * them. Two real apps over stores that share ONE storage, SharedState and message bus
+ * (test/helpers/instances.ts), as in instances-http.test.ts.
+ */
+describe('OAuth refresh across instances', () => {
+  let running: Awaited<ReturnType<typeof startInstances>> | undefined
+  const instances = instanceServers()
+  afterAll(async () => {
+    await instances.closeAll()
+    await running?.close()
+    expect(instances.problems).toEqual([])
+  })
+  const serve = (repositories: StoreRepositories) => instances.serve(repositories, { rateLimits: { auth: 10_000 } })
+
+  it('gives both the same new pair when one refresh token reaches two instances at once', async () => {
+    running = await startInstances(2)
+    const [a, b] = running.instances
+    const urlA = await serve(a!.store)
+    const urlB = await serve(b!.store)
+    const { apiKey } = await a!.store.workspaces.create({ name: 'Team', owner: { name: 'Owner', email: 'owner@example.com' } })
+    const flow = await obtainTokens(urlA, { apiKey })
+    const form = { grant_type: 'refresh_token', refresh_token: flow.tokens.refresh_token!, client_id: flow.client.client_id }
+    const answers = await Promise.all([tokenRequest(urlA, form), tokenRequest(urlB, form), tokenRequest(urlB, form), tokenRequest(urlA, form)])
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200])
+    const pair = answers.map((answer) => [answer.body.access_token, answer.body.refresh_token])
+    expect(new Set(pair.map((p) => p.join(' '))).size).toBe(1)
+    for (const answer of answers) expect(answer.body.expires_in).toEqual(expect.any(Number))
+    const [access, refresh] = pair[0]!
+    for (const url of [urlA, urlB]) expect((await testApi(url).send(listFolios, { headers: bearer(access) })).status).toBe(200)
+    const next = await tokenRequest(urlB, { ...form, refresh_token: refresh })
+    expect([next.status, next.body.expires_in]).toEqual([200, 3600])
+    expect((await testApi(urlA).send(listFolios, { headers: bearer(next.body.access_token) })).status).toBe(200)
   })
 })
 

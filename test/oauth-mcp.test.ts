@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
+import { dataOf } from './helpers/mcp-answers.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { describe, expect, it } from 'vitest'
 import { listOAuthGrants } from '../src/api/oauth.js'
@@ -50,7 +51,7 @@ class MemoryProvider implements OAuthClientProvider {
 }
 
 const text = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text
-const structured = (result: unknown) => (result as CallToolResult).structuredContent as any
+const structured = (result: unknown) => dataOf(result as CallToolResult)
 
 /**
  * The MCP SDK's own Client and OAuth support, knowing nothing but the MCP URL: the 401's
@@ -86,12 +87,12 @@ describe('an MCP SDK client connects to Cloud with OAuth alone', () => {
       expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['create_folio', 'publish_folio', 'add_comment', 'resolve_comment', 'get_brief']))
       expect(tools.map((t) => t.name)).not.toContain('tunnel_start')
 
-      const id = structured(await client.callTool({ name: 'create_folio', arguments: { title: 'Agent deck', initialHtml: '<h1>Hello</h1>' } })).project.id as string
+      const id = structured(await client.callTool({ name: 'create_folio', arguments: { title: 'Agent deck', initialHtml: '<h1>Hello</h1>' } })).id as string
       expect(text(await client.callTool({ name: 'publish_folio', arguments: { id } }))).toContain('published')
-      const comment = structured(await client.callTool({ name: 'add_comment', arguments: { id, text: 'Bigger title', versionId: 'v1', filename: 'index.html' } })).comment
+      const comment = structured(await client.callTool({ name: 'add_comment', arguments: { id, text: 'Bigger title', versionId: 'v1', filename: 'index.html' } }))
       expect(text(await client.callTool({ name: 'get_brief', arguments: { id } }))).toContain('Bigger title')
       const resolved = await client.callTool({ name: 'resolve_comment', arguments: { id, commentId: comment.id, resolved: true } })
-      expect(text(resolved)).toBe(`Comment ${comment.id} is resolved.`)
+      expect(text(resolved).split('\n\n')[0]).toBe(`Comment ${comment.id} is resolved.`)
       // The folio is the workspace's: its key holder sees it.
       expect((await s.workspace.api.send(listOAuthGrants)).body.grants[0]).toMatchObject({ clientName: 'MCP SDK probe' })
 

@@ -26,14 +26,23 @@ const Pending = z.object({
   registration_session_id: z.string(),
   status: z.literal('pending_claim'),
   credential: z.object({
-    token: z.string().describe('A pre-claim key (folio_pre_ + 48 hex): a Bearer credential of a new workspace until expires_at'),
+    token: z
+      .string()
+      .describe('Cloud: a pre-claim key (folio_pre_ + 48 hex), a Bearer credential of a new workspace until expires_at. OSS: the server’s API key, which outlives expires_at'),
     token_type: z.literal('APIKey'),
     expires_at: z.string().describe('ISO 8601: 15 minutes after registration'),
   }),
 })
 
-/** OSS has one workspace and its own key (folio keys show): nothing to register for. */
-const cloudOnly = { mode: 'cloud' as const, error: ERRORS.cloudOnly }
+/**
+ * The e-mail claim exists in Cloud only: in OSS, POST /api/agent/auth already answers with the
+ * server's own key, which lasts (there is no pre-claim key to trade in, nor an account to join).
+ */
+const cloudOnly = {
+  mode: 'cloud' as const,
+  error: ERRORS.cloudOnly,
+  message: 'This server (OSS) has nothing to claim: the token POST /api/agent/auth gave is its own API key, and it lasts until the key is rotated.',
+}
 const expired = when(ERRORS.sessionExpired, 'The registration session is past its 15 minutes, or unknown')
 
 export const agentAuth = defineContract({
@@ -43,14 +52,23 @@ export const agentAuth = defineContract({
   tag: 'Agent authentication',
   summary: 'Register an agent: an identity assertion gets a key at once, anonymous a pre-claim key',
   description:
-    'identity_assertion: an unsigned JWT (alg none) with an email or sub claim always makes a new workspace and returns its key; a JWT signed by an issuer the operator trusts (FOLIO_AGENT_ISSUERS) maps to the existing account of its verified email. anonymous: a registration session (15 minutes) with a pre-claim key; claim it by e-mail to get a lasting key.',
+    'Cloud: identity_assertion: an unsigned JWT (alg none) with an email or sub claim always makes a new workspace and returns its key; a JWT signed by an issuer the operator trusts (FOLIO_AGENT_ISSUERS) maps to the existing account of its verified email. anonymous: a registration session (15 minutes) with a pre-claim key; claim it by e-mail to get a lasting key. ' +
+    'OSS: the body is checked the same way, then both types answer with the server’s own API key (the organization is the one local workspace; nothing to claim, the key lasts until rotated). It is given to the callers that could read it anyway: programs on this machine (unless FOLIO_API_KEY is set) and callers that send the key; anyone else gets 403.',
   access: 'public',
-  onlyIn: cloudOnly,
   rateLimit: 'auth',
   body: AgentAuthBody,
   bodyShapeError: ERRORS.missingType,
   response: { status: 200, description: 'completed (identity assertion) or pending_claim (anonymous)', schema: z.union([Completed, Pending]) },
-  errors: [ERRORS.cloudOnly, ERRORS.missingType, ERRORS.invalidAssertionFormat, ERRORS.assertionVerificationFailed, ERRORS.invalidBody, ERRORS.tooManyRequests],
+  errors: [
+    ERRORS.missingType,
+    ERRORS.invalidAssertionFormat,
+    ERRORS.assertionVerificationFailed,
+    ERRORS.invalidBody,
+    when(ERRORS.unauthorized, 'OSS: the Authorization header holds a wrong key'),
+    when(ERRORS.forbidden, 'OSS: a caller from elsewhere (another machine, the tunnel, a web page; or on this machine when FOLIO_API_KEY is set) sent no key, or an OAuth token'),
+    when(ERRORS.noApiKey, 'OSS: the key is revoked (folio keys rotate makes a new one)'),
+    ERRORS.tooManyRequests,
+  ],
 })
 
 export const agentClaim = defineContract({

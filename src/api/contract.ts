@@ -31,8 +31,8 @@ export interface Contract {
   summary: string
   description?: string
   access: Access
-  /** The endpoint exists in one mode only; in the other every call gets this error. */
-  onlyIn?: { mode: Mode; error: ErrorCase }
+  /** The endpoint exists in one mode only; in the other every call gets this error (and message, saying what to do instead). */
+  onlyIn?: { mode: Mode; error: ErrorCase; message?: string }
   params?: z.ZodObject
   query?: z.ZodObject
   /** A JSON body, validated before the handler runs. */

@@ -4,10 +4,11 @@ import type { Contract, HttpMethod, Mode, ResponseOf } from './contract.js'
 /**
  * An MCP tool is one of the API's operations offered to agents (api/mcp-tools.ts lists them).
  * Its input schema is assembled from the contract's own params, query and body schemas (the
- * same objects that validate the HTTP request and render the OpenAPI document), its description
- * from the contract's summary and description; running it is an HTTP request to the endpoint,
- * built here from the arguments (the server sends it through its own router, the caller's
- * credential attached: server/mcp-server.ts).
+ * same objects that validate the HTTP request and render the OpenAPI document), narrowed to what
+ * the tool is for; its description is the tool's own (an agent pays for every byte of every
+ * description on every turn: the endpoint's, written for HTTP callers, is not repeated). Running
+ * it is an HTTP request to the endpoint, built here from the arguments (the server sends it
+ * through its own router, the caller's credential attached: server/mcp-server.ts).
  */
 export interface McpTool {
   name: string
@@ -22,9 +23,15 @@ export interface McpTool {
   /** The endpoint request for arguments that passed `input`. */
   request(args: Record<string, unknown>): ToolRequest
   /** What of the endpoint's answer the tool returns (by default all of it). */
-  result(answer: unknown): unknown
+  result(answer: unknown, args: Record<string, unknown>): unknown
   /** A short text for people (and the agent) about a success. */
   say(answer: unknown, args: Record<string, unknown>, context: ToolContext): string
+  /** The text says it all (get_brief's markdown): no JSON of the result after it. */
+  textOnly: boolean
+  /** MCP Apps: the ui:// resource a host that supports Apps shows with this tool's answer. */
+  ui?: string
+  /** Where the tool differs from its endpoint: fields of its own, shorter descriptions, other defaults. */
+  own: { fields: string[]; described: string[]; defaults: string[] }
 }
 
 export interface ToolAnnotations {
@@ -56,8 +63,8 @@ type Args = Record<string, unknown>
 interface ToolSpec<C extends Contract> {
   name: string
   title: string
-  /** Said before the contract's own summary and description, where the tool is narrower than its endpoint. */
-  note?: string
+  /** What the tool does and when to use it, for an agent: short, and its own. */
+  description: string
   annotations: ToolAnnotations
   /** Query fields offered as arguments: all of the contract's (default), none, or these. */
   query?: 'all' | 'none' | readonly string[]
@@ -67,9 +74,18 @@ interface ToolSpec<C extends Contract> {
   require?: readonly string[]
   /** What the tool always sends. */
   fixed?: { query?: Record<string, string>; body?: Args }
+  /** Query values sent when the arguments leave them out (get_folio: no file contents by default). */
+  defaults?: { query?: Record<string, string> }
+  /** MCP Apps: the ui:// resource that shows this tool's answer (server/mcp-app.ts serves it). */
+  ui?: string
+  /** Shorter descriptions of the endpoint's fields, for this tool (the HTTP ones speak to HTTP callers). */
+  describe?: Record<string, string>
+  /** Arguments of the tool's own, not sent to the endpoint: result() and say() read them. */
+  extra?: Shape
+  textOnly?: boolean
   /** A raw body made from arguments of its own (the contract's body is bytes). */
   raw?: { shape: Shape; build(args: Args): { bytes: Uint8Array<ArrayBuffer>; contentType: string; headers?: Record<string, string> } }
-  result?(answer: ResponseOf<C>): unknown
+  result?(answer: ResponseOf<C>, args: Args): unknown
   say(answer: ResponseOf<C>, args: Args, context: ToolContext): string
 }
 
@@ -93,6 +109,7 @@ export function contractTool<C extends Contract>(contract: C, spec: ToolSpec<C>)
     params: shapeOf(contract.params),
     query: select(shapeOf(contract.query), spec.query),
     body: spec.raw ? spec.raw.shape : select(shapeOf(contract.body), spec.body),
+    extra: spec.extra ?? {},
   }
   const shape: Shape = {}
   for (const part of Object.values(parts)) {
@@ -108,18 +125,28 @@ export function contractTool<C extends Contract>(contract: C, spec: ToolSpec<C>)
     const inner = field.unwrap() as z.ZodType
     shape[key] = field.description ? inner.describe(field.description) : inner
   }
+  // A default of the tool's own shows in its schema: what the agent gets when it leaves the field out.
+  for (const [key, value] of Object.entries(spec.defaults?.query ?? {})) {
+    const field = shape[key]
+    if (!(field instanceof z.ZodDefault)) throw new Error(`mcp tool ${spec.name}: ${key} has no default to change`)
+    shape[key] = (field.unwrap() as z.ZodType).default(value as never)
+  }
+  for (const [key, text] of Object.entries(spec.describe ?? {})) {
+    if (!shape[key]) throw new Error(`mcp tool ${spec.name}: no field ${key} to describe`)
+    shape[key] = shape[key].describe(text)
+  }
   const keys = { params: Object.keys(parts.params), query: Object.keys(parts.query), body: Object.keys(parts.body) }
   return {
     name: spec.name,
     title: spec.title,
-    description: [spec.note, `${contract.summary}.`, contract.description].filter(Boolean).join(' '),
+    description: spec.description,
     contract,
     input: z.object(shape),
     annotations: spec.annotations,
     onlyIn: contract.onlyIn?.mode,
     request(args) {
       const path = contract.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(args[name])))
-      const query = new URLSearchParams({ ...stringValues(pick(args, keys.query)), ...spec.fixed?.query })
+      const query = new URLSearchParams({ ...spec.defaults?.query, ...stringValues(pick(args, keys.query)), ...spec.fixed?.query })
       const url = query.size ? `${path}?${query}` : path
       if (spec.raw) {
         const { headers, ...raw } = spec.raw.build(args)
@@ -128,8 +155,11 @@ export function contractTool<C extends Contract>(contract: C, spec: ToolSpec<C>)
       const json = contract.body ? { ...pick(args, keys.body), ...spec.fixed?.body } : undefined
       return { method: contract.method, path: url, json }
     },
-    result: (answer) => (spec.result ? spec.result(answer as ResponseOf<C>) : answer),
+    result: (answer, args) => (spec.result ? spec.result(answer as ResponseOf<C>, args) : answer),
     say: (answer, args, context) => spec.say(answer as ResponseOf<C>, args, context),
+    textOnly: spec.textOnly ?? false,
+    ...(spec.ui ? { ui: spec.ui } : {}),
+    own: { fields: Object.keys(parts.extra), described: Object.keys(spec.describe ?? {}), defaults: Object.keys(spec.defaults?.query ?? {}) },
   }
 }
 

@@ -117,7 +117,7 @@ export const oauthToken = defineContract({
   tag: 'OAuth',
   summary: 'Exchange a code (with its PKCE verifier) or a refresh token for tokens',
   description:
-    'grant_type=authorization_code (code, code_verifier, redirect_uri, client_id) or refresh_token (refresh_token, client_id). Codes are single-use and live 5 minutes; a reused code revokes the tokens it gave. Refresh tokens rotate: each use returns a new one, and a replaced one presented again revokes the grant. The access token (Bearer, 1 hour) works on every protected endpoint, in the workspace that approved it.',
+    'grant_type=authorization_code (code, code_verifier, redirect_uri, client_id) or refresh_token (refresh_token, client_id). Codes are single-use and live 5 minutes; a reused code revokes the tokens it gave. Refresh tokens rotate: each use returns a new one. A replaced one presented again by its client within 60 seconds returns the same new pair (connections that share a token may refresh at once); later, it revokes the grant. Every answer has expires_in. The access token (Bearer, 1 hour) works on every protected endpoint, in the workspace that approved it.',
   access: 'public',
   rateLimit: 'auth',
   rawBody: { contentType: form, description: 'The grant' },

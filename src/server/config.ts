@@ -83,6 +83,11 @@ export interface ServerConfig {
   oauthCodeSeconds: number
   /** How long an OAuth access token lives; the client refreshes it with its refresh token. */
   oauthAccessTokenSeconds: number
+  /**
+   * How long a replaced refresh token, presented again by its client, gets the same new pair
+   * (connections of one client that share it refresh at once); after that it revokes the grant.
+   */
+  oauthRefreshGraceSeconds: number
   tunnel: {
     /** The localtunnel server (FOLIO_TUNNEL_HOST); the client's default when unset. */
     host?: string
@@ -115,6 +120,7 @@ export function defaultConfig(overrides: ConfigOverrides = {}): ServerConfig {
     publicUrl: originFromEnv(process.env.FOLIO_PUBLIC_URL),
     oauthCodeSeconds: 5 * 60,
     oauthAccessTokenSeconds: 60 * 60,
+    oauthRefreshGraceSeconds: 60,
     smtpUrl: process.env.FOLIO_SMTP_URL || undefined,
     mailFrom: process.env.FOLIO_MAIL_FROM || undefined,
     agentIssuers: process.env.FOLIO_AGENT_ISSUERS || undefined,

@@ -19,6 +19,22 @@ const LISTED_FOLIOS = 20
 /** MCP's code for a resource that does not exist. */
 const RESOURCE_NOT_FOUND = -32002
 
+/** A resource of another module's (the MCP Apps view: mcp-app.ts), listed and read beside the files. */
+export interface ServedResource {
+  resource: Resource
+  read(): ReadResourceResult
+}
+
+/** The low-level Server takes one handler per method: the others' resources are kept here, per server. */
+const served = new WeakMap<Server, Map<string, ServedResource>>()
+
+/** Adds a resource to this server's resources/list and resources/read (either order with registerFolioResources). */
+export function addResource(server: Server, entry: ServedResource): void {
+  let entries = served.get(server)
+  if (!entries) served.set(server, (entries = new Map()))
+  entries.set(entry.resource.uri, entry)
+}
+
 export const folioFileUri = (id: string, path: string) => `folio://${encodeURIComponent(id)}/${path.split('/').map(encodeURIComponent).join('/')}`
 
 function parseUri(uri: string): { id: string; path: string } | undefined {
@@ -58,7 +74,7 @@ export function registerFolioResources(server: Server, send: (request: ToolReque
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
     const folios = (await get<Array<z.output<typeof FolioListItem>>>(listFolios.path)).slice(0, LISTED_FOLIOS)
-    const resources: Resource[] = []
+    const resources: Resource[] = [...(served.get(server)?.values() ?? [])].map((entry) => entry.resource)
     for (const folio of await Promise.all(folios.map((f) => get<z.output<typeof Folio>>(folioPath(f.id, 'none'))))) {
       for (const path of folio.versions.at(-1)?.fileList ?? []) {
         resources.push({ uri: folioFileUri(folio.id, path), name: `${folio.title}: ${path}`, mimeType: mimeForPath(path) })
@@ -69,6 +85,8 @@ export function registerFolioResources(server: Server, send: (request: ToolReque
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request): Promise<ReadResourceResult> => {
     const { uri } = request.params
+    const own = served.get(server)?.get(uri)
+    if (own) return own.read()
     const target = parseUri(uri)
     if (!target) throw new McpError(ErrorCode.InvalidParams, `Not a folio file: ${uri}; folio://{id}/{path} is.`)
     const folio = await get<z.output<typeof Folio>>(folioPath(target.id, 'latest'))

@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { ERRORS } from '../api/errors.js'
 import type { McpTool, ToolContext, ToolRequest } from '../api/mcp-tools.js'
 import type { ApiError } from './errors.js'
+import { registerFolioApp } from './mcp-app.js'
 import { registerFolioResources } from './mcp-resources.js'
 import { validationError } from './route.js'
 
@@ -35,6 +36,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     return callTool(tool, request.params.arguments ?? {}, options)
   })
   registerFolioResources(server, options.send)
+  registerFolioApp(server, { base: options.context.base })
   return server
 }
 
@@ -48,10 +50,11 @@ function listing(tool: McpTool): Tool {
       name: tool.name,
       title: tool.title,
       description: tool.description,
-      inputSchema: z.toJSONSchema(tool.input, { target: 'draft-7', io: 'input', unrepresentable: 'any' }) as Tool['inputSchema'],
-      annotations: { title: tool.title, ...tool.annotations },
-      // Which operation of GET /api/openapi the tool runs.
-      _meta: { 'folio/operationId': tool.contract.operationId },
+      // No $schema: the same line in every tool, on every turn.
+      inputSchema: withoutSchemaKey(z.toJSONSchema(tool.input, { target: 'draft-7', io: 'input', unrepresentable: 'any' })) as Tool['inputSchema'],
+      annotations: tool.annotations,
+      // MCP Apps: hosts that support them show this resource with the answer; others ignore it.
+      ...(tool.ui ? { _meta: { ui: { resourceUri: tool.ui } } } : {}),
     }
     listings.set(tool, listed)
   }
@@ -70,19 +73,33 @@ async function callTool(tool: McpTool, args: Record<string, unknown>, options: M
   }
   const answer = await readAnswer(response)
   if (!response.ok) return errorResult(isErrorBody(answer) ? answer : { error: ERRORS.internalError.error, message: `HTTP ${response.status}` })
-  const result = tool.result(answer)
-  return {
-    content: [
-      { type: 'text', text: tool.say(answer, args, options.context) },
-      { type: 'text', text: JSON.stringify(result) },
-    ],
-    ...(isObject(result) ? { structuredContent: result } : {}),
-  }
+  // The data once: the text for the agent, then the result as JSON (no structuredContent: no
+  // tool declares an outputSchema, and a client would show the model both).
+  const said = tool.say(answer, args, options.context)
+  return { content: [{ type: 'text', text: withinBudget(tool.textOnly ? said : `${said}\n\n${JSON.stringify(tool.result(answer, args))}`) }] }
 }
 
-/** An endpoint's {error, message?} as a tool error: the spec's string first in the text, the body as structuredContent. */
+/** The most one tool answer holds: a model's context is shared with everything else it does. */
+export const MAX_TOOL_ANSWER_BYTES = 256 * 1024
+
+/** An answer past the budget is cut at it, and says so and where the rest is. */
+function withinBudget(text: string): string {
+  const bytes = Buffer.byteLength(text)
+  if (bytes <= MAX_TOOL_ANSWER_BYTES) return text
+  const note = `\n\n[Cut: this answer is ${bytes.toLocaleString('en-US')} bytes, over the ${MAX_TOOL_ANSWER_BYTES / 1024} KB a tool answer holds. Ask for less (get_folio without files, list_versions), or read files one at a time with read_file or the folio://{id}/{path} resources.]`
+  const room = MAX_TOOL_ANSWER_BYTES - Buffer.byteLength(note)
+  // Cut on a character boundary: decoding the cut bytes drops a split last character.
+  return Buffer.from(text).subarray(0, room).toString('utf8').replace(/\uFFFD$/, '') + note
+}
+
+const withoutSchemaKey = (schema: Record<string, unknown>) => {
+  const { $schema: _, ...rest } = schema
+  return rest
+}
+
+/** An endpoint's {error, message?} as a tool error: the spec's string first, then what to do. */
 function errorResult(body: { error: string; message?: string }): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: body.message ? `${body.error}: ${body.message}` : body.error }], structuredContent: body }
+  return { isError: true, content: [{ type: 'text', text: body.message ? `${body.error}: ${body.message}` : body.error }] }
 }
 
 const apiErrorBody = (error: ApiError) => (error.detail ? { error: error.error, message: error.detail } : { error: error.error })

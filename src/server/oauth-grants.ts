@@ -5,6 +5,7 @@ import type { SharedState } from '../store/index.js'
 import { secretsEqual } from './auth-secrets.js'
 import { type CredentialChanges, CredentialIndex, NO_EXPIRY, newToken, tokenHash } from './credential-index.js'
 import { fail } from './errors.js'
+import { openPair, type RefreshedPair, sealPair } from './oauth-refresh-grace.js'
 
 /** Own prefixes: auth.ts's resolver tells them from workspace keys without a lookup. */
 export const ACCESS_TOKEN_PREFIX = 'folio_at_'
@@ -55,8 +56,24 @@ interface AccessRecord {
 interface RefreshRecord {
   grantId: string
   clientId: string
-  /** Replaced by a newer refresh token: presenting it again means it was stolen (RFC 9700 §4.14.2). */
+  /**
+   * Replaced by a newer refresh token: presenting it again means it was stolen (RFC 9700 §4.14.2),
+   * unless within the grace period (below).
+   */
   rotated: boolean
+  /** When it was replaced (epoch ms). */
+  rotatedAt?: number
+  /** The hash of the refresh token that replaced it: where the answer it got is kept for the grace period. */
+  successor?: string
+}
+
+/**
+ * What a refresh answered, kept for the grace period under `oauth:refresh-grace:<hash of the new
+ * refresh token>`, sealed with the presented token (oauth-refresh-grace.ts): several connections
+ * of one client that share a refresh token and refresh at once all get this pair.
+ */
+interface GraceRecord {
+  sealed: string
 }
 
 export interface IssuedTokens {
@@ -75,6 +92,8 @@ export interface OAuthGrantsDeps {
   memberRole?: (workspaceId: string, email: string) => Role | undefined
   codeSeconds: number
   accessTokenSeconds: number
+  /** How long a replaced refresh token, presented again by its client, gets the pair it was replaced by. */
+  refreshGraceSeconds: number
   /** Several instances (store/change-feed.ts): grants and tokens another made are read on a miss. */
   changes?: CredentialChanges
 }
@@ -148,36 +167,92 @@ export class OAuthGrants {
     return this.#issue(grant)
   }
 
-  /** refresh_token: rotation; a rotated token presented again revokes its whole grant. */
+  /**
+   * refresh_token: rotation. A rotated token presented again revokes its whole grant, except
+   * within the grace period: then its client gets the same new pair again. One client's several
+   * connections (MCP sessions of one app) share a refresh token and refresh at once; the one
+   * that lost the race must not log them all out. What answers the retry is in SharedState, not
+   * in this process: the retry may reach another instance.
+   */
   async refresh(clientId: string, refreshToken: string): Promise<IssuedTokens> {
     const key = `oauth:refresh:${tokenHash(refreshToken)}`
     const found = await this.#deps.shared.get<RefreshRecord>(key)
     if (!found || found.value.clientId !== clientId) throw invalidGrant('The refresh token is unknown, expired, or another client’s.')
-    if (found.value.rotated) {
-      await this.revoke(found.value.grantId)
-      throw invalidGrant('This refresh token was replaced already: the grant is revoked (approve the client again).')
-    }
-    await this.grants.lookup(found.value.grantId)
-    const grant = this.live(found.value.grantId)
+    if (found.value.rotated) return this.#again(found.value, refreshToken)
+    const grant = await this.#liveGrant(found.value.grantId)
     if (!grant) throw invalidGrant('The authorization was revoked (or the workspace key changed): approve the client again.')
-    const marked = await this.#deps.shared.set(key, { ...found.value, rotated: true }, found.expiresAt, found.version)
+    // The new pair is stored (with its sealed copy) before the old token is marked: whoever
+    // then finds it rotated finds the pair too, whichever instance it asks.
+    const now = Date.now()
+    const pair = this.#newPair(now)
+    const successor = tokenHash(pair.refreshToken)
+    await this.#store(grant, pair)
+    await this.#deps.shared.set(`oauth:refresh-grace:${successor}`, { sealed: sealPair(pair, refreshToken) } satisfies GraceRecord, now + this.#deps.refreshGraceSeconds * 1000)
+    // Compared-and-set: of two refreshes at once, one rotates; the other drops its pair and answers the winner's.
+    const marked = await this.#deps.shared.set(key, { ...found.value, rotated: true, rotatedAt: now, successor } satisfies RefreshRecord, found.expiresAt, found.version)
     if (marked === false) {
-      await this.revoke(grant.id)
+      await this.#discard(pair)
+      const winner = await this.#deps.shared.get<RefreshRecord>(key)
+      if (!winner?.value.rotated) throw invalidGrant('The authorization was revoked (or the workspace key changed): approve the client again.')
+      return this.#again(winner.value, refreshToken)
+    }
+    await this.grants.put(grant.id, { ...grant, refreshHash: successor }, NO_EXPIRY)
+    return this.#answer(grant, pair, now)
+  }
+
+  /** A replaced refresh token presented again: the pair it got, within the grace period; else the grant ends. */
+  async #again(record: RefreshRecord, refreshToken: string): Promise<IssuedTokens> {
+    const now = Date.now()
+    const inGrace = record.rotatedAt !== undefined && record.successor !== undefined && now - record.rotatedAt < this.#deps.refreshGraceSeconds * 1000
+    const kept = inGrace ? await this.#deps.shared.get<GraceRecord>(`oauth:refresh-grace:${record.successor}`) : undefined
+    const pair = kept && openPair(kept.value.sealed, refreshToken)
+    if (!pair) {
+      await this.revoke(record.grantId)
       throw invalidGrant('This refresh token was replaced already: the grant is revoked (approve the client again).')
     }
-    return this.#issue(grant)
+    const grant = await this.#liveGrant(record.grantId)
+    if (!grant) throw invalidGrant('The authorization was revoked (or the workspace key changed): approve the client again.')
+    return this.#answer(grant, pair, now)
+  }
+
+  /** The grant, read from SharedState if another instance made it, if it still holds. */
+  async #liveGrant(grantId: string): Promise<Grant | undefined> {
+    await this.grants.lookup(grantId)
+    return this.live(grantId)
   }
 
   /** A new access token and refresh token for the grant (stored as hashes, the grant updated). */
   async #issue(grant: Grant): Promise<IssuedTokens> {
-    const accessToken = newToken(ACCESS_TOKEN_PREFIX)
-    const refreshToken = newToken(REFRESH_TOKEN_PREFIX)
-    const refreshHash = tokenHash(refreshToken)
     const now = Date.now()
-    await this.#deps.shared.set(`oauth:refresh:${refreshHash}`, { grantId: grant.id, clientId: grant.clientId, rotated: false } satisfies RefreshRecord, now + REFRESH_MS)
-    await this.grants.put(grant.id, { ...grant, refreshHash }, NO_EXPIRY)
-    await this.#access.put(tokenHash(accessToken), { grantId: grant.id }, now + this.#deps.accessTokenSeconds * 1000)
-    return { access_token: accessToken, token_type: 'Bearer', expires_in: this.#deps.accessTokenSeconds, refresh_token: refreshToken, scope: grant.scope }
+    const pair = this.#newPair(now)
+    await this.#store(grant, pair)
+    await this.grants.put(grant.id, { ...grant, refreshHash: tokenHash(pair.refreshToken) }, NO_EXPIRY)
+    return this.#answer(grant, pair, now)
+  }
+
+  #newPair(now: number): RefreshedPair {
+    return { accessToken: newToken(ACCESS_TOKEN_PREFIX), refreshToken: newToken(REFRESH_TOKEN_PREFIX), accessExpiresAt: now + this.#deps.accessTokenSeconds * 1000 }
+  }
+
+  /** The pair's records: each token under its hash, pointing at the grant. */
+  async #store(grant: Grant, pair: RefreshedPair): Promise<void> {
+    const record: RefreshRecord = { grantId: grant.id, clientId: grant.clientId, rotated: false }
+    await this.#deps.shared.set(`oauth:refresh:${tokenHash(pair.refreshToken)}`, record, Date.now() + REFRESH_MS)
+    await this.#access.put(tokenHash(pair.accessToken), { grantId: grant.id }, pair.accessExpiresAt)
+  }
+
+  /** A pair that lost the race to rotate: never handed out, so nothing of it is kept. */
+  async #discard(pair: RefreshedPair): Promise<void> {
+    const successor = tokenHash(pair.refreshToken)
+    await this.#deps.shared.delete(`oauth:refresh-grace:${successor}`)
+    await this.#deps.shared.delete(`oauth:refresh:${successor}`)
+    await this.#access.remove(tokenHash(pair.accessToken))
+  }
+
+  /** The token answer; a pair answered again says how long its access token has left. */
+  #answer(grant: Grant, pair: RefreshedPair, now: number): IssuedTokens {
+    const expiresIn = Math.max(1, Math.ceil((pair.accessExpiresAt - now) / 1000))
+    return { access_token: pair.accessToken, token_type: 'Bearer', expires_in: expiresIn, refresh_token: pair.refreshToken, scope: grant.scope }
   }
 
   /**

@@ -38,6 +38,7 @@ export function createOAuth({ auth, shared, config, keys, workspaces, changes }:
     memberRole: cloud ? (id, email) => workspaces.member(id, email)?.role : undefined,
     codeSeconds: config.oauthCodeSeconds,
     accessTokenSeconds: config.oauthAccessTokenSeconds,
+    refreshGraceSeconds: config.oauthRefreshGraceSeconds,
     changes,
   })
   auth.addResolver(grants.resolve, grants.refreshAccess)

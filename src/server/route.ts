@@ -78,7 +78,7 @@ export function mountRoute<C extends Contract>(app: H3, ctx: ServerContext, cont
   // Parsed once: most requests carry no query string, and their query is the defaults.
   const defaultQuery = contract.query?.safeParse({})
   const route = (event: H3Event) => {
-    if (contract.onlyIn && ctx.config.mode !== contract.onlyIn.mode) throw fail(contract.onlyIn.error)
+    if (contract.onlyIn && ctx.config.mode !== contract.onlyIn.mode) throw fail(contract.onlyIn.error, contract.onlyIn.message)
     const principal = ctx.auth.authorizeOrRefresh(event, contract.access)
     // A key another instance made: known once the storage was read again.
     return principal instanceof Promise ? principal.then((found) => limited(event, found)) : limited(event, principal)

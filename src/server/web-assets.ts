@@ -28,6 +28,8 @@ export interface WebAssets {
   text(logical: string): string
   sharePage: string
   dashboardPage: string
+  /** The MCP Apps view (server/mcp-app.ts): one document, its script and styles inline. */
+  mcpAppPage: string
 }
 
 const TYPES: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' }
@@ -79,6 +81,7 @@ function readWebAssets(dir: string): WebAssets {
     text: (logical) => byName.get(fileOf(logical))!.body.toString('utf8').trim(),
     sharePage: readFileSync(join(dir, 'share.html'), 'utf8'),
     dashboardPage: readFileSync(join(dir, 'dashboard.html'), 'utf8'),
+    mcpAppPage: readFileSync(join(dir, 'mcp-app.html'), 'utf8'),
   }
 }
 

@@ -1,7 +1,9 @@
-import { mkdir } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type Browser, chromium } from 'playwright-core'
-import { inject } from 'vitest'
+import { afterAll, beforeAll, inject } from 'vitest'
 import type { ChromiumLaunch } from './chromium-setup.js'
 
 /** Screenshots and other things a person may want to look at after a run. */
@@ -33,5 +35,30 @@ export async function eventually<T>(check: () => Promise<T | undefined | false>,
     if (value) return value
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`)
     await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+/**
+ * For a browser test file: one Chromium and a scratch folder (decks copied from npm packages are
+ * written there), both opened before its tests and gone after them.
+ */
+export function useBrowserAndFolder(prefix: string) {
+  let browser: Browser | undefined
+  let folder: string | undefined
+  beforeAll(async () => {
+    browser = await launchBrowser()
+    folder = await mkdtemp(join(tmpdir(), prefix))
+  })
+  afterAll(async () => {
+    await browser?.close()
+    if (folder) await rm(folder, { recursive: true, force: true })
+  })
+  return {
+    get browser(): Browser {
+      return browser!
+    },
+    get folder(): string {
+      return folder!
+    },
   }
 }

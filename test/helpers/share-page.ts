@@ -152,3 +152,16 @@ export async function commentOn(page: Page, selector: string, text: string, posi
 }
 
 export const shot = (page: Page, name: string) => page.screenshot({ path: join(ARTIFACTS, `issue9-${name}.png`) })
+
+/** A selector (nth-child steps from <html>) for the element `locator` finds in the frame now (a deck's script may have moved it). */
+export async function pathOf(frame: Frame, locator: string): Promise<string> {
+  return frame.locator(locator).evaluate((el) => {
+    const steps: string[] = []
+    for (let node: Element | null = el; node && node !== document.documentElement; node = node.parentElement) {
+      let i = 1
+      for (let sib = node.previousElementSibling; sib; sib = sib.previousElementSibling) i++
+      steps.unshift(`*:nth-child(${i})`)
+    }
+    return ['html', ...steps].join(' > ')
+  })
+}

@@ -14,9 +14,12 @@ import { ERRORS } from '../../api/errors.js'
 import { parseBeacon } from '../../domain/analytics.js'
 import { type CommentActor, type CommentRequest, hashAuthorToken, newAuthorToken } from '../../domain/comments.js'
 import { versionNumber } from '../../domain/ids.js'
-import type { FolioMeta } from '../../domain/model.js'
+import { mimeForPath } from '../../domain/image-sniff.js'
+import type { BlobRef, CommentAnchor, FolioMeta } from '../../domain/model.js'
 import { CommentForbiddenError, CommentLimitError, CommentNotFoundError, InvalidReplyError } from '../../store/index.js'
+import { REANCHOR_MAX_FILE_BYTES } from '../../store/comment-anchors.js'
 import { isTooSlow, readBodyBytes } from '../body.js'
+import { commentAuthor } from '../comment-author.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../errors.js'
 import { isOwner, isOwnersOwnView, requireViewable } from '../folio-access.js'
@@ -42,27 +45,44 @@ function actorOf(ctx: ServerContext, event: H3Event, meta: FolioMeta): CommentAc
   return { owner: isOwner(ctx, event, meta), tokenHash: token && token.length <= 256 ? hashAuthorToken(token) : undefined }
 }
 
+/**
+ * A comment that names its element by the spec's `selector` alone (the API, MCP) gets the anchor
+ * a click in the share page would have made (domain/anchor-from-selector.ts), read from the
+ * version's page: pinned on its element at every width and followed across versions.
+ */
+async function anchorOfSelector(ctx: ServerContext, id: string, ref: BlobRef, body: { filename: string; selector?: string; elementHtml?: string; parentId?: string }): Promise<CommentAnchor | undefined> {
+  // Only pages have elements; a reply shows under its parent; a page past this size is not parsed
+  // on a request (re-anchoring skips such pages too).
+  if (!body.selector || body.parentId !== undefined || !mimeForPath(body.filename, ref.m).startsWith('text/html') || ref.s > REANCHOR_MAX_FILE_BYTES) return undefined
+  const html = (await ctx.store.folios.content(id, ref.h)).toString('utf8')
+  const { anchorFromSelector } = await import('../../domain/anchor-from-selector.js')
+  return anchorFromSelector(html, body.selector, body.elementHtml)
+}
+
 /** Comments, reactions and analytics: the viewer-facing engagement endpoints. */
 export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
   const { engagement, folios } = ctx.store
 
+  // The comment endpoints let the owner in on drafts and private folios (its agents list and answer there).
+  const ownerToo = { owner: true }
   mountRoute(app, ctx, listComments, async ({ event, params, query }) => {
-    await requireViewable(ctx, event, params.id)
+    await requireViewable(ctx, event, params.id, ERRORS.projectNotFound, ownerToo)
     return engagement.publicComments(params.id, { limit: query.limit, versionId: query.versionId })
   })
 
   mountRoute(app, ctx, createComment, async ({ event, params, body, principal }) => {
-    const { meta } = await requireViewable(ctx, event, params.id)
+    const { meta } = await requireViewable(ctx, event, params.id, ERRORS.projectNotFound, ownerToo)
     if (!meta.allowComments) throw fail(ERRORS.commentsDisabled)
     if (body.parentId !== undefined && body.anchor) throw fail(ERRORS.invalidBody, 'anchor: a reply has no anchor of its own, it shows under its parent. Send parentId or anchor, not both.')
     const n = versionNumber(body.versionId)
     const version = n !== undefined && n <= meta.head ? await folios.manifest(meta.id, n) : undefined
     if (!version) throw fail(ERRORS.invalidBody, `versionId: ${body.versionId} is not a version of this folio (latest is v${meta.head}).`)
     if (!Object.hasOwn(version.files, body.filename)) throw fail(ERRORS.invalidBody, `filename: ${body.filename} is not a file of ${body.versionId}.`)
+    const anchor = body.anchor ?? (await anchorOfSelector(ctx, meta.id, version.files[body.filename]!, body))
     const { token, hash } = newAuthorToken()
     const { commentsPerFolio, commentBytesPerFolio } = ctx.config.limits
     const comment = await engagement
-      .addComment(meta.id, { ...body, author: body.author || principal?.email || 'Guest', authorTokenHash: hash }, { maxComments: commentsPerFolio, maxBytes: commentBytesPerFolio })
+      .addComment(meta.id, { ...body, ...(anchor ? { anchor } : {}), author: commentAuthor(ctx, principal, body.author), authorTokenHash: hash }, { maxComments: commentsPerFolio, maxBytes: commentBytesPerFolio })
       .catch(commentErrors)
     if (!comment) throw fail(ERRORS.projectNotFound)
     // A pin made on a page open since before the latest version: bring it to that version.
@@ -75,7 +95,7 @@ export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
   })
 
   const moderate = async (event: H3Event, id: string, commentId: string, request: CommentRequest) => {
-    const { meta } = await requireViewable(ctx, event, id)
+    const { meta } = await requireViewable(ctx, event, id, ERRORS.projectNotFound, ownerToo)
     const outcome = await engagement.moderateComment(meta.id, commentId, request, actorOf(ctx, event, meta), meta.commentModeration ?? 'anyone').catch(commentErrors)
     if (!outcome) throw fail(ERRORS.projectNotFound)
     return outcome

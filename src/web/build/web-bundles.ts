@@ -1,6 +1,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
+import type { Plugin } from 'esbuild'
 import type { Options } from 'tsup'
 
 /**
@@ -11,6 +12,9 @@ import type { Options } from 'tsup'
  *   bridge-<hash>.js                          the frame's bridge, added to each HTML file of a folio
  *   storage-shims-<hash>.js                   inlined at the top of each HTML file of a folio
  *   share.html, dashboard.html                the pages, with those names (and the share CSS) in
+ *   mcp-app.html                              the MCP Apps view (server/mcp-app.ts): one document,
+ *                                             its script and CSS inline (hosts load it as a
+ *                                             document, from no URL); its bundles are not kept
  *   manifest.json                             logical name → file name, for the server
  *
  * Each script and stylesheet is one minified bundle whose name changes with its content, so the
@@ -22,7 +26,13 @@ export const WEB_ENTRIES = {
   dashboard: 'src/web/dashboard/main.js',
   bridge: 'src/web/frame/bridge.js',
   'storage-shims': 'src/web/frame/storage-shims.js',
+  'mcp-app': 'src/web/mcp-app/main.js',
 }
+
+/** Entries only ever inlined into a page: no manifest entry, no compressed copies, not kept. */
+const INLINE_ONLY = new Set(['mcp-app'])
+
+const PAGES = ['share.html', 'dashboard.html', 'mcp-app.html']
 
 export const WEB_OUT_DIR = 'dist/web'
 
@@ -48,6 +58,7 @@ export function webBundles(options: { packing: boolean }): Options {
     metafile: true,
     silent: options.packing,
     loader: { '.css': 'css' },
+    esbuildPlugins: [zodEnglishOnly],
     outExtension: () => ({ js: '.js' }),
     esbuildOptions(esbuild) {
       esbuild.entryNames = '[name]-[hash]'
@@ -66,25 +77,56 @@ function finishWebBuild(): void {
   }
   rmSync(metafilePath)
   const assets: Record<string, string> = {}
+  const inlined: Record<string, string> = {}
   const byEntry = new Map(Object.entries(WEB_ENTRIES).map(([name, path]) => [path, name]))
   for (const [output, info] of Object.entries(metafile.outputs)) {
     const name = info.entryPoint ? byEntry.get(info.entryPoint) : undefined
     if (!name) continue
-    assets[`${name}.js`] = basename(output)
-    if (info.cssBundle) assets[`${name}.css`] = basename(info.cssBundle)
+    const into = INLINE_ONLY.has(name) ? inlined : assets
+    into[`${name}.js`] = basename(output)
+    if (info.cssBundle) into[`${name}.css`] = basename(info.cssBundle)
   }
   for (const file of Object.values(assets)) compressBeside(join(WEB_OUT_DIR, file))
 
-  const read = (name: string) => readFileSync(join(WEB_OUT_DIR, need(assets, name)), 'utf8')
-  for (const page of ['share.html', 'dashboard.html']) {
+  const all = { ...assets, ...inlined }
+  const read = (name: string) => readFileSync(join(WEB_OUT_DIR, need(all, name)), 'utf8').trim()
+  for (const page of PAGES) {
     const source = readFileSync(join('src/web/pages', page), 'utf8')
-    // {{@css name}}: the stylesheet inline; {{@url name.ext}}: where the server serves a bundle.
+    // {{@css name}}: the stylesheet inline; {{@js name}}: the script inline; {{@url name.ext}}:
+    // where the server serves a bundle.
     const built = source
-      .replace(/\{\{@css ([\w-]+)\}\}/g, (_, name: string) => read(`${name}.css`).trim())
+      .replace(/\{\{@css ([\w-]+)\}\}/g, (_, name: string) => read(`${name}.css`))
+      .replace(/\{\{@js ([\w-]+)\}\}/g, (_, name: string) => inlinable(read(`${name}.js`), name))
       .replace(/\{\{@url ([\w.-]+)\}\}/g, (_, name: string) => `/_folio/${need(assets, name)}`)
     writeFileSync(join(WEB_OUT_DIR, page), built)
   }
+  for (const file of Object.values(inlined)) rmSync(join(WEB_OUT_DIR, file))
   writeFileSync(join(WEB_OUT_DIR, 'manifest.json'), `${JSON.stringify({ assets } satisfies WebManifest, null, 2)}\n`)
+}
+
+/** A script inside <script>…</script> must not end it early, nor open an HTML comment. */
+function inlinable(script: string, name: string): string {
+  if (/<\/script|<!--/i.test(script)) throw new Error(`${name}.js holds </script or <!--: it cannot be inlined as it is`)
+  return script
+}
+
+/**
+ * zod (under the MCP Apps SDK, in the MCP Apps view) exports its error messages in 40-odd
+ * languages through a namespace the bundler cannot trim: about 260 KB of the view's 660. The view
+ * never shows a zod message to anyone; English, the one zod configures itself with, is kept.
+ */
+const zodEnglishOnly: Plugin = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'zod-english-only', pluginData: args.resolveDir } : undefined,
+    )
+    build.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({
+      contents: "export { default as en } from '../locales/en.js'",
+      resolveDir: args.pluginData as string,
+      loader: 'js',
+    }))
+  },
 }
 
 function need(assets: Record<string, string>, name: string): string {

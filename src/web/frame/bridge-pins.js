@@ -5,7 +5,8 @@
  * and is hidden while the element cannot be seen (another slide, a closed tab, scrolled away in
  * its container). Placement is redone, at most once per animation frame, whenever something may
  * have moved it: a resize, a DOM change, a slide or hash change, a scroll anywhere, a transition
- * ending. A comment without an anchor (or whose element is gone) keeps the page percentage x/y.
+ * ending. A comment posted with the spec's selector and no anchor gets one (bridge-pin-anchors.js).
+ * A comment with neither (or whose element is gone) keeps the page percentage x/y.
  *
  * Bundled into the bridge (bridge.js calls it); shares only the bridge's namespace.
  */
@@ -43,8 +44,8 @@ export function installPins(ns) {
     @media (prefers-reduced-motion: reduce) { .pin, .pin.flash { transition: none; animation: none; } }
   `;
 
-  let pins = []; // what the share page sent: {id, n, x, y, anchor?, author, text, replies[]}
-  const drawn = new Map(); // id → {pin, button, el (the anchored element, or null)}
+  let pins = []; // what the share page sent: {id, n, x, y, anchor?, selector?, author, text, replies[]}
+  const drawn = new Map(); // id → {pin, button, el (the anchored element, or null), made? (an anchor made from the selector)}
   let host = null; // <folio-pins>, holding the shadow root
   let layer = null;
   let tip = null;
@@ -166,7 +167,7 @@ export function installPins(ns) {
     for (const entry of drawn.values()) {
       const p = entry.pin;
       if (stale || (entry.el && !entry.el.isConnected)) {
-        const el = p.anchor ? ns.anchors.resolve(p.anchor) : null;
+        const el = ns.pinAnchors.find(entry);
         if (el !== entry.el) {
           if (entry.el) resized?.unobserve(entry.el);
           if (el) resized?.observe(el);
@@ -176,20 +177,22 @@ export function installPins(ns) {
       let x;
       let y;
       let visible;
+      const anchor = ns.pinAnchors.anchorOf(entry);
       if (entry.el) {
         const r = entry.el.getBoundingClientRect();
-        x = r.left + (r.width * clampPercent(p.anchor.offsetX)) / 100;
-        y = r.top + (r.height * clampPercent(p.anchor.offsetY)) / 100;
+        x = r.left + (r.width * clampPercent(anchor.offsetX)) / 100;
+        y = r.top + (r.height * clampPercent(anchor.offsetY)) / 100;
         visible = ns.anchors.visibleAt(entry.el, x, y);
         const slide = ns.anchors.slideIndexOf(entry.el, slides);
         if (slide !== undefined) onSlides[p.id] = slide;
         x -= origin.left;
         y -= origin.top;
       } else {
-        // The page percentage: a comment made before anchors, or one whose element is gone.
+        // The page percentage: a comment made before anchors whose selector names nothing, or
+        // one whose element is gone.
         x = (clampPercent(p.x) / 100) * page.width;
         y = (clampPercent(p.y) / 100) * page.height;
-        const slide = p.anchor?.slide;
+        const slide = anchor?.slide;
         visible = slide === undefined || active === undefined || slide === active;
       }
       const { button } = entry;
@@ -276,7 +279,8 @@ export function installPins(ns) {
     if (stale) place(); // the pins came with this message: find their elements first
     // The slide its element is on now, named the way this deck names slides; else where it was made.
     const slide = entry.el ? ns.anchors.slideIndexOf(entry.el, ns.anchors.slideState().slides) : undefined;
-    const hash = (slide !== undefined && ns.anchors.hashForSlide(slide, location.hash || entry.pin.anchor?.hash)) || entry.pin.anchor?.hash;
+    const anchor = ns.pinAnchors.anchorOf(entry);
+    const hash = (slide !== undefined && ns.anchors.hashForSlide(slide, location.hash || anchor?.hash)) || anchor?.hash;
     // On another slide of a deck whose framework we know: it shows that slide itself.
     const deck = ns.deck?.known();
     if (deck && slide !== undefined && deck.active() !== slide && !navigated) {

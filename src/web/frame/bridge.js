@@ -8,12 +8,14 @@
  * origin gets a cache of its own for each page, so a bridge loaded by URL would be fetched again on
  * every view, while the page itself, under its version's address, is kept.
  *
- * Its parts: bridge-anchors.js (what an anchor names), deck.js (slides, as the deck itself says),
+ * Its parts: bridge-anchors.js (what an anchor names), bridge-pin-anchors.js (the anchor of a comment
+ * that names its element by the spec's selector only), deck.js (slides, as the deck itself says),
  * bridge-pins.js (drawing the pins). This file: messages, comment mode, where the viewer is
  * (hash, slide, scroll), links under a fresh frame token. The storage stand-ins the folio's own
  * scripts need run before all of them, inline at the top of the page (storage-shims.js).
  */
 import { installAnchors } from './bridge-anchors.js';
+import { installPinAnchors } from './bridge-pin-anchors.js';
 import { installPins } from './bridge-pins.js';
 import { installDeck } from './deck.js';
 
@@ -324,6 +326,7 @@ function startBridge() {
     reportWhere();
   });
   installAnchors(ns);
+  installPinAnchors(ns);
   installPins(ns);
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start, { once: true });
   else start();

@@ -62,6 +62,9 @@ export function createComments(view) {
     const pins = state.presenting ? [] : threads.map(({ comment: c, replies }) => ({
       n: numbers.get(c.id), id: c.id, x: Number(c.x) || 0, y: Number(c.y) || 0,
       anchor: c.anchor && typeof c.anchor === 'object' ? c.anchor : undefined,
+      // A comment from the API or MCP names its element by the spec's selector only: the bridge
+      // makes its anchor from it (bridge-pin-anchors.js). An anchor already carries its own.
+      selector: c.anchor || typeof c.selector !== 'string' ? undefined : c.selector,
       author: c.author || 'Guest', text: c.text,
       replies: replies.filter((r) => !r.resolved || c.resolved).map((r) => ({ author: r.author || 'Guest', text: r.text })),
     }));
