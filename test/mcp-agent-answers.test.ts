@@ -95,14 +95,16 @@ for (const mode of ['oss', 'cloud'] as const) {
       })
     }
 
-    it('shows the owner the comments of a draft and of a private folio', async () => {
+    it('lets the owner comment on, and list the comments of, a draft and a private folio', async () => {
       const client = await overHttp(s.ts.url, key())
       try {
         const draft = await api().create('Draft with notes', { 'index.html': '<h1>Draft</h1>' })
         const secret = await api().create('Board pack', { 'index.html': '<h1>Numbers</h1>' }, { status: 'published' })
         await api().send(updateFolio, { params: { id: secret }, body: { isPrivate: true, accessKey: 'a-long-access-key-1' } })
         for (const folio of [draft, secret]) {
-          expect((await api().send(createComment, { params: { id: folio }, body: { text: `Note on ${folio}`, versionId: 'v1', filename: 'index.html' } })).status).toBe(200)
+          // The owner's agent comments there too (a viewer could not: the draft is unpublished, the folio private).
+          const added = await call(client, 'add_comment', { id: folio, text: `Note on ${folio}`, versionId: 'v1', filename: 'index.html' })
+          expect(added.isError, textOf(added)).toBeFalsy()
           const listed = await call(client, 'list_comments', { id: folio })
           expect(listed.isError, textOf(listed)).toBeFalsy()
           expect(dataOf(listed).map((c: { text: string }) => c.text)).toEqual([`Note on ${folio}`])

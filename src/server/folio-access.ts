@@ -5,6 +5,8 @@ import type { H3Event } from 'h3'
 import { DENIED, type Principal } from './auth.js'
 import type { ServerContext } from './context.js'
 import { fail } from './errors.js'
+import { nodeRequest } from './remote.js'
+import { isAgentSubRequest } from './sub-request.js'
 import { grantOf, type Grant } from './viewer-access.js'
 
 /**
@@ -42,9 +44,11 @@ export async function requireViewable(ctx: ServerContext, event: H3Event, id: st
   const meta = await ctx.store.folios.get(id)
   if (!meta) throw fail(error)
   const grant = await grantOf(ctx, event, meta)
-  // options.owner: the folio's owner reads and writes its comments on a draft or private folio
-  // too (an agent on this machine in OSS sends no key: the open local API is the owner there).
-  if (!(await ctx.viewerAccess.canView(meta, grant)) && !(options.owner && isOwner(ctx, event, meta))) {
+  // options.owner: an owner's agent (an MCP tool, whose caller passed /api/mcp's check) reads and
+  // writes comments on a draft or private folio too. Not any local request: in OSS every page on
+  // this machine is "the owner", and the share page in a normal tab is a viewer like any other.
+  const agent = options.owner && isAgentSubRequest(nodeRequest(event)) && isOwner(ctx, event, meta)
+  if (!agent && !(await ctx.viewerAccess.canView(meta, grant))) {
     throw fail(ERRORS.accessKeyRequired, meta.status === 'draft' ? 'This folio is not published yet.' : 'This folio is private: prove its access key with POST /api/files/{id}/public first.')
   }
   return { meta, grant }

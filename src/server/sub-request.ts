@@ -41,5 +41,16 @@ export function subRequest(event: H3Event, request: ToolRequest): Request {
  * hot cache) must not take a tool's answer for POST /api/mcp's.
  */
 function asTarget(req: IncomingMessage, path: string): IncomingMessage {
-  return Object.create(req, { url: { value: path, enumerable: true } }) as IncomingMessage
+  return Object.create(req, { url: { value: path, enumerable: true }, [FOR_AGENT]: { value: true } }) as IncomingMessage
+}
+
+/**
+ * Marks a sub-request made by an MCP tool: its caller passed /api/mcp's `required` check, so it
+ * is the owner; the viewer endpoints (comments) let such a caller in on drafts and private folios.
+ * A symbol on the node request, set only here: no header can claim it.
+ */
+const FOR_AGENT = Symbol('folio.forAgent')
+
+export function isAgentSubRequest(req: IncomingMessage | undefined): boolean {
+  return Boolean(req && (req as unknown as Record<symbol, boolean>)[FOR_AGENT])
 }
