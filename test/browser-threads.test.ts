@@ -208,22 +208,32 @@ describe('a link to one comment', () => {
 
     for (const [linked, shown] of [[answer.body.comment.id, open.id], [done.id, done.id]] as const) {
       let list!: HeldList
-      const page = await openPage(browser, `${s.api.url(sharePage, { id })}?preview=1#comment=${encodeURIComponent(linked)}`, DESKTOP, pageErrors, async (p) => { list = await holdFullList(p) })
+      const page = await openPage(browser, `${s.api.url(sharePage, { id })}?preview=1#comment=${encodeURIComponent(linked)}`, DESKTOP, pageErrors, async (p) => {
+        list = await holdFullList(p)
+        // The flash is brief (share.css .comment.flash): record it from the page's start, as it
+        // happens, so a busy machine's slow poll cannot miss it.
+        await p.addInitScript(() => {
+          const flashed: string[] = []
+          ;(window as unknown as { flashed: string[] }).flashed = flashed
+          // A flash is added to an item on screen, or carried onto the item of a list drawn anew
+          // before it is inserted: both are seen.
+          const seen = (el: Element) => {
+            for (const item of [el, ...el.querySelectorAll('.flash')]) {
+              const id = (item as HTMLElement).dataset?.id
+              if (item.classList.contains('flash') && id) flashed.push(id)
+            }
+          }
+          new MutationObserver((changes) => {
+            for (const change of changes) {
+              if (change.type === 'attributes') seen(change.target as Element)
+              for (const node of change.addedNodes) if (node instanceof Element) seen(node)
+            }
+          }).observe(document, { subtree: true, attributes: true, attributeFilter: ['class'], childList: true })
+        })
+      })
       // The folio is on screen (the link is being followed) before the full list, which alone
       // holds the resolved comment, reaches the page.
       await expectPinOn(page, open.id, SEP)
-      // The flash is brief (share.css .comment.flash): record it as it happens, so a busy machine's
-      // slow poll cannot miss it.
-      await page.evaluate(() => {
-        const flashed: string[] = []
-        ;(window as unknown as { flashed: string[] }).flashed = flashed
-        new MutationObserver((changes) => {
-          for (const change of changes) {
-            const el = change.target as HTMLElement
-            if (el.classList?.contains('flash') && el.dataset.id) flashed.push(el.dataset.id)
-          }
-        }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['class'], childList: true })
-      })
       await list.release()
       await expect.poll(() => page.locator('#comments-panel').isVisible()).toBe(true)
       // The thread's comment is brought into view and flashed.
