@@ -47,16 +47,21 @@ export interface HeldList {
 export async function holdFullList(page: Page): Promise<HeldList> {
   const held: Array<() => Promise<void>> = []
   let served = 0
+  let released = false
   await page.route((url) => /^\/api\/files\/[^/]+\/comments$/.test(url.pathname) && url.searchParams.has('limit'), async (route) => {
     if (route.request().method() !== 'GET') return route.fallback()
     const response = await route.fetch()
     const body = await response.body()
     served++
+    // The page asks for the full list once its folio is painted, which may come after release():
+    // a list asked for after it goes through, not held for ever.
+    if (released) return route.fulfill({ response, body })
     held.push(() => route.fulfill({ response, body }))
   })
   return {
     served: () => served,
     release: async () => {
+      released = true
       for (const answer of held.splice(0)) await answer()
     },
   }
