@@ -142,7 +142,7 @@ describe('POST /api/files/{id}/ai in OSS with an OpenAI-compatible server (OPENA
     expect(reply.status).toBe(200)
     expect(reply.body.toolCalls.map((c: { status: string; result: string }) => [c.status, c.result])).toEqual([
       ['error', `Only addresses the user wrote can be fetched; ${fake.url}/secret is not one of them.`],
-      ['error', '169.254.169.254 is a private or local address; only public web addresses are fetched.'],
+      ['error', "169.254.169.254 is not a public address: the server does not connect to private, loopback or reserved networks on a user's behalf."],
     ])
     // The fake itself was asked only by folio's model calls, never fetched as a page.
     expect(fake.requests.map((r) => r.url)).toEqual(['/v1/chat/completions', '/v1/chat/completions', '/v1/chat/completions'])

@@ -1,9 +1,11 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { isPrivateAddress, urlsIn, WEB_FETCH_LIMITS, webFetch } from '../src/ai/web-fetch.js'
+import { urlsIn, WEB_FETCH_LIMITS, webFetch } from '../src/ai/web-fetch.js'
+import { isPublicAddress } from '../src/domain/public-address.js'
+import { guardedFetch } from '../src/server/outbound-guard.js'
 
-/** A real web server on loopback; the fetches that may reach it say so with addressAllowed. */
+/** A real web server on loopback; the fetches that may reach it are told 127.0.0.1 is public. */
 let base: string
 let server: http.Server
 beforeAll(async () => {
@@ -23,7 +25,10 @@ beforeAll(async () => {
 })
 afterAll(() => new Promise<void>((r) => server.close(() => r())))
 
-const loopbackAllowed = { addressAllowed: (a: string) => a === '127.0.0.1' }
+/** web_fetch as the server gives it (ai-service.ts: public addresses only), 127.0.0.1 counting as public where a test says so. */
+const through = (isPublic?: (address: string) => boolean) => ({ fetch: guardedFetch({ maxRedirects: WEB_FETCH_LIMITS.maxRedirects, isPublic }) })
+const loopbackAllowed = through((a) => a === '127.0.0.1')
+const publicOnly = through()
 
 describe('web_fetch', () => {
   it('reads text pages, follows redirects, cuts what is too big', async () => {
@@ -35,14 +40,15 @@ describe('web_fetch', () => {
   })
 
   it('never reaches private, loopback or link-local addresses, directly, by name or by redirect', async () => {
-    await expect(webFetch(`${base}/page`)).rejects.toThrow('127.0.0.1 is a private or local address')
-    await expect(webFetch(`http://localhost:${new URL(base).port}/page`)).rejects.toThrow('localhost is a private or local address')
-    await expect(webFetch(`${base}/to-metadata`, loopbackAllowed)).rejects.toThrow('169.254.169.254 is a private or local address')
-    await expect(webFetch('http://[::1]/')).rejects.toThrow('is a private or local address')
-    await expect(webFetch(`http://[::ffff:127.0.0.1]:${new URL(base).port}/page`)).rejects.toThrow('is a private or local address')
-    await expect(webFetch('file:///etc/passwd')).rejects.toThrow('Only http and https addresses can be fetched')
-    for (const address of ['10.1.2.3', '192.168.0.1', '172.20.0.1', '100.64.0.1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:a9fe:a9fe', 'fd00::1', 'fe80::1', '0.0.0.0']) expect([address, isPrivateAddress(address)]).toEqual([address, true])
-    for (const address of ['93.184.216.34', '2606:4700::1111']) expect([address, isPrivateAddress(address)]).toEqual([address, false])
+    await expect(webFetch(`${base}/page`, publicOnly)).rejects.toThrow('127.0.0.1 is not a public address')
+    await expect(webFetch(`http://localhost:${new URL(base).port}/page`, publicOnly)).rejects.toThrow('localhost is not a public address')
+    await expect(webFetch(`${base}/to-metadata`, loopbackAllowed)).rejects.toThrow('169.254.169.254 is not a public address')
+    await expect(webFetch('http://[::1]/', publicOnly)).rejects.toThrow('is not a public address')
+    await expect(webFetch(`http://[::ffff:127.0.0.1]:${new URL(base).port}/page`, publicOnly)).rejects.toThrow('is not a public address')
+    await expect(webFetch(`http://[::127.0.0.1]:${new URL(base).port}/page`, publicOnly)).rejects.toThrow('is not a public address')
+    await expect(webFetch('file:///etc/passwd', publicOnly)).rejects.toThrow('Only http and https addresses can be fetched')
+    for (const address of ['10.1.2.3', '192.168.0.1', '172.20.0.1', '100.64.0.1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:a9fe:a9fe', 'fd00::1', 'fe80::1', '0.0.0.0']) expect([address, isPublicAddress(address)]).toEqual([address, false])
+    for (const address of ['93.184.216.34', '2606:4700::1111']) expect([address, isPublicAddress(address)]).toEqual([address, true])
   })
 
   it('takes the addresses the user wrote, without trailing punctuation', () => {

@@ -213,12 +213,25 @@ describe('the share page in a real browser', () => {
     await page.close()
   })
 
-  it('keeps drafts from viewers', async () => {
-    const id = await s.api.create('Unfinished', SITE)
+  it('keeps drafts from viewers: not there for them until published; the owner sees its notice', async () => {
+    const id = await s.api.create('Unfinished', SITE, { description: 'Secret plans' })
+    // A viewer (through the tunnel: not this machine) meets the page of a folio that does not exist.
+    const viewer = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+    viewer.on('pageerror', (error) => pageErrors.push(`${viewer.url()}: ${error.message}`))
+    await viewer.goto(`${s.ts.server.tunnelTarget}/share/${id}`)
+    await expect.poll(() => viewer.locator('h1').first().textContent()).toBe('This folio does not exist (any more)')
+    expect(await viewer.locator('iframe').count()).toBe(0)
+    expect(await viewer.content()).not.toMatch(/Unfinished|Secret plans/)
+    expect(await viewer.title()).toBe('Not found')
+    // The owner, on this machine: the draft notice.
     const page = await openShare(id)
     await expect.poll(() => page.locator('h1').first().textContent()).toBe('This folio is not published yet')
     expect(await page.locator('iframe').count()).toBe(0)
     await page.close()
+    // Published, it appears on the viewer's open page.
+    await s.api.send(updateFolio, { params: { id }, body: { status: 'published' } })
+    await expect.poll(() => frameOf(viewer).locator('#title').textContent(), { timeout: 10_000 }).toBe('Quarterly review')
+    await viewer.close()
   })
 
   it('opens a presentation-only folio behind a launch gate', async () => {

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createComment } from '../src/api/engagement.js'
 import { createFolio, updateFolio } from '../src/api/files.js'
 import { getIntegrations, setIntegrations } from '../src/api/integrations.js'
-import { guardedLookup, isPrivateAddress } from '../src/server/webhook-delivery.js'
+import { isPublicAddress } from '../src/domain/public-address.js'
+import { guardedFetch, OutboundRefused } from '../src/server/outbound-guard.js'
 import { expectLogged, useServer } from './helpers/use-server.js'
 import { useCloudServer } from './helpers/workspaces.js'
 
@@ -93,11 +94,13 @@ describe('Cloud: new comments are posted to the workspace’s chat webhooks', ()
       { url: 'https://hooks.slack.com/services/T1/B1/x' },
     ])
     expect(reply.status).toBe(200)
+    // Each says who configured it (test/integration-managers.test.ts): here the workspace key.
+    const by = { configuredBy: { credential: 'api-key', name: 'First' }, configuredAt: expect.any(String) }
     const expected = [
-      { url: 'https://hooks.slack.com/services/T1/B1/x', format: 'slack' },
-      { url: 'https://discord.com/api/webhooks/1/abc', format: 'discord' },
-      { url: 'https://example.webhook.office.com/webhookb2/x', format: 'teams' },
-      { url: 'https://chat.example.org/hooks/y', format: 'discord' },
+      { url: 'https://hooks.slack.com/services/T1/B1/x', format: 'slack', ...by },
+      { url: 'https://discord.com/api/webhooks/1/abc', format: 'discord', ...by },
+      { url: 'https://example.webhook.office.com/webhookb2/x', format: 'teams', ...by },
+      { url: 'https://chat.example.org/hooks/y', format: 'discord', ...by },
     ]
     expect(reply.body.integrations).toEqual(expected)
     const read = await s.api.send(getIntegrations, { headers: auth })
@@ -252,8 +255,9 @@ describe('OSS mode has no chat integrations (spec: Cloud mode)', () => {
 
 describe('the delivery-time address check', () => {
   it('refuses a name that resolves into a private network, whatever was checked when it was saved', async () => {
-    const error = await new Promise<Error | null>((resolve) => guardedLookup('localhost', {}, (e) => resolve(e)))
-    expect(error?.message).toBe('localhost resolves to a private address')
+    const error = await guardedFetch({ maxRedirects: 0 })('http://localhost:9/hook', { method: 'POST', body: '{}' }).then(() => undefined, (e: unknown) => e)
+    expect(error).toBeInstanceOf(OutboundRefused)
+    expect((error as Error).message).toContain('localhost is not a public address')
   })
 
   it.each([
@@ -261,6 +265,6 @@ describe('the delivery-time address check', () => {
     ['0.0.0.0', true], ['::1', true], ['::', true], ['fd00::1', true], ['fe80::1', true], ['::ffff:10.0.0.1', true], ['::ffff:7f00:1', true], ['::ffff:808:808', false],
     ['8.8.8.8', false], ['172.32.0.1', false], ['1.1.1.1', false], ['2606:4700:4700::1111', false],
   ])('%s is private: %s', (address, expected) => {
-    expect(isPrivateAddress(address)).toBe(expected)
+    expect(isPublicAddress(address)).toBe(!expected)
   })
 })

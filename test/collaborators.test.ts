@@ -83,21 +83,27 @@ describe('a signed-in collaborator sees that folio’s drafts and private versio
     const collaborator = await sessionCookie('viewer@example.com')
     const stranger = await sessionCookie('stranger@example.com')
 
-    const files = async (id: string, headers: Record<string, string> = {}) => (await api().send(getPublicFolio, { params: { id }, headers })).body.activeFileList
-    for (const id of [draft, privateOne]) {
-      expect(await files(id)).toEqual([])
-      expect(await files(id, { cookie: stranger })).toEqual([])
+    // What GET /public gives: the file list, or nothing (a private folio), or 404 (a draft is not there for anyone but its owner).
+    const files = async (id: string, headers: Record<string, string> = {}) => {
+      const reply = await api().send(getPublicFolio, { params: { id }, headers })
+      return reply.status === 404 ? 404 : reply.body.activeFileList
+    }
+    for (const [id, closed] of [[draft, 404], [privateOne, []]] as const) {
+      expect(await files(id)).toEqual(closed)
+      expect(await files(id, { cookie: stranger })).toEqual(closed)
       expect(await files(id, { cookie: collaborator })).toEqual(['index.html'])
       // Another site's page sending the cookie gets nothing.
-      expect(await files(id, { cookie: collaborator, origin: 'https://evil.example' })).toEqual([])
+      expect(await files(id, { cookie: collaborator, origin: 'https://evil.example' })).toEqual(closed)
       const page = await api().send(sharePage, { params: { id }, headers: { cookie: collaborator } })
       expect(page.text).toContain('"view":"content"')
     }
-    expect(await files(notMine, { cookie: collaborator })).toEqual([])
-    expect((await api().send(sharePage, { params: { id: notMine }, headers: { cookie: collaborator } })).text).toContain('"view":"draft"')
+    expect(await files(notMine, { cookie: collaborator })).toEqual(404)
+    const other = await api().send(sharePage, { params: { id: notMine }, headers: { cookie: collaborator } })
+    expect([other.status, other.text]).toEqual([404, expect.stringContaining('"view":"missing"')])
+    expect(other.text).not.toContain('Pitch deck')
 
     // Taken off the list, the collaborator sees what anyone sees.
     await ws.api.send(updateFolio, { params: { id: draft }, body: { collaborators: [] } })
-    expect(await files(draft, { cookie: collaborator })).toEqual([])
+    expect(await files(draft, { cookie: collaborator })).toEqual(404)
   })
 })

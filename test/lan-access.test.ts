@@ -69,7 +69,10 @@ describe('OSS on 0.0.0.0: requests from a network address', () => {
 
   it('cannot preview a draft without the key (the preview is the owner)', async () => {
     const draft = await s.api.create('Draft', { 'index.html': '<h1>Not yet</h1>' })
-    expect((await fromLan().send(sharePage, { params: { id: draft }, query: { preview: '1' } })).text).toContain('"view":"draft"')
+    // Not the owner: to it the draft is not there at all.
+    const fromElsewhere = await fromLan().send(sharePage, { params: { id: draft }, query: { preview: '1' } })
+    expect([fromElsewhere.status, fromElsewhere.text]).toEqual([404, expect.stringContaining('"view":"missing"')])
+    expect(fromElsewhere.text).not.toContain('Not yet')
     expect((await s.api.send(sharePage, { params: { id: draft }, query: { preview: '1' } })).text).toContain('"view":"content"')
   })
 

@@ -61,6 +61,17 @@ describe('GET /api/openapi', () => {
     expect(documented).toEqual(expect.arrayContaining(['GET /api/files', 'POST /api/files', 'GET /api/files/{id}', 'PUT /api/files/{id}', 'DELETE /api/files/{id}', 'GET /api/files/{id}/brief', 'GET /api/openapi', 'GET /api/design-systems']))
   })
 
+  it('declares the store’s states: 507 INSUFFICIENT_STORAGE on every write, 503 DATABASE_UNAVAILABLE on every call but the health checks (issue 25)', () => {
+    for (const c of contracts) {
+      const responses = JSON.stringify(doc.paths[c.path][c.method.toLowerCase()].responses)
+      if (c.method !== 'GET') expect(responses, c.operationId).toContain('INSUFFICIENT_STORAGE')
+      else expect(responses, c.operationId).not.toContain('INSUFFICIENT_STORAGE')
+      if (c.tag === 'Operations') expect(responses, c.operationId).not.toContain('DATABASE_UNAVAILABLE')
+      else expect(responses, c.operationId).toContain('DATABASE_UNAVAILABLE')
+    }
+    expect(doc.paths['/api/files/{id}'].put.responses['507'].description).toMatch(/resume by themselves once space is freed/)
+  })
+
   it('describes requests with the schemas that validate them, and every error string', () => {
     const put = doc.paths['/api/files/{id}'].put
     const schema = doc.components.schemas[put.requestBody.content['application/json'].schema.$ref.split('/').pop()]

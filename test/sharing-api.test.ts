@@ -5,9 +5,15 @@ import { folioEvents, getPublicFolio, verifyAccessKey } from '../src/api/sharing
 import { uploadFile } from '../src/api/uploads.js'
 import { dashboardPage, folioPage, rawFile, sharePage, viewerAsset } from '../src/api/viewer.js'
 import { contractPath } from '../src/client/index.js'
+import { testApi } from './helpers/api.js'
 import { useServer } from './helpers/use-server.js'
 
 const s = useServer()
+/**
+ * A viewer: through the tunnel, without the key. (s.api is a program on this machine, which OSS
+ * takes for the owner: it may read and write the comments of its drafts and private folios.)
+ */
+const viewer = () => testApi(s.ts.server.tunnelTarget)
 
 const SITE = {
   'index.html': '<!doctype html><html><head><link rel="stylesheet" href="css/site.css"></head><body><h1>Deck</h1><a href="pages/two.html">next</a></body></html>',
@@ -74,7 +80,7 @@ describe('GET /api/files/{id}/public', () => {
     // A new key ends the old grant at once.
     await s.api.send(updateFolio, { params: { id }, body: { accessKey: 'new key' } })
     expect((await s.api.send(getPublicFolio, { params: { id }, headers: { cookie: cookieOf(right) } })).body.activeFileList).toEqual([])
-    expect((await s.api.send(listComments, { params: { id }, headers: { cookie: cookieOf(right) } })).status).toBe(403)
+    expect((await viewer().send(listComments, { params: { id }, headers: { cookie: cookieOf(right) } })).status).toBe(403)
   })
 
   it('answers POST /public with 200 success false for anything wrong', async () => {
@@ -100,20 +106,22 @@ describe('the private gate on viewer endpoints', () => {
   it('refuses comments, reactions and beacons without the proved key', async () => {
     const id = await privateFolio()
     for (const reply of [
-      await s.api.send(listComments, { params: { id } }),
-      await s.api.send(createComment, { params: { id }, body: { text: 'x', versionId: 'v1', filename: 'index.html' } }),
-      await s.api.send(react, { params: { id }, body: { increments: { '👍': 1 } } }),
-      await s.api.send(recordAnalytics, { params: { id }, body: { isInitial: true } }),
+      await viewer().send(listComments, { params: { id } }),
+      await viewer().send(createComment, { params: { id }, body: { text: 'x', versionId: 'v1', filename: 'index.html' } }),
+      await viewer().send(react, { params: { id }, body: { increments: { '👍': 1 } } }),
+      await viewer().send(recordAnalytics, { params: { id }, body: { isInitial: true } }),
     ]) {
       expect(reply.status).toBe(403)
       expect(reply.body.error).toBe('Access key required')
     }
-    const proof = await s.api.send(verifyAccessKey, { params: { id }, body: { accessKey: 'open sesame' } })
+    const proof = await viewer().send(verifyAccessKey, { params: { id }, body: { accessKey: 'open sesame' } })
     const cookie = cookieOf(proof)
-    expect((await s.api.send(createComment, { params: { id }, body: { text: 'x', versionId: 'v1', filename: 'index.html' }, headers: { cookie } })).status).toBe(200)
-    expect((await s.api.send(recordAnalytics, { params: { id }, body: { isInitial: true }, headers: { cookie } })).status).toBe(200)
+    expect((await viewer().send(createComment, { params: { id }, body: { text: 'x', versionId: 'v1', filename: 'index.html' }, headers: { cookie } })).status).toBe(200)
+    expect((await viewer().send(recordAnalytics, { params: { id }, body: { isInitial: true }, headers: { cookie } })).status).toBe(200)
     const forged = `folio_access_${id}=${cookie.split('=')[1]!.slice(0, -3)}abc`
-    expect((await s.api.send(listComments, { params: { id }, headers: { cookie: forged } })).status).toBe(403)
+    expect((await viewer().send(listComments, { params: { id }, headers: { cookie: forged } })).status).toBe(403)
+    // This machine's programs are the owner in OSS: they read and answer comments without the key.
+    expect((await s.api.send(listComments, { params: { id } })).status).toBe(200)
   })
 })
 
@@ -133,14 +141,23 @@ describe('GET /share/{id}', () => {
     expect(page.html).toContain(`f.src="/v/${id}/-@v1/index.html"`)
   })
 
-  it('shows a draft to nobody but the owner’s preview', async () => {
-    const id = await s.api.create('Draft <b>', SITE)
+  it('shows a draft to nobody but its owner: a viewer gets the missing page, the owner the notice or its preview', async () => {
+    const id = await s.api.create('Draft <b>', SITE, { description: 'Not for viewers yet' })
+    // A viewer: the page a folio that does not exist gets (test/draft-privacy.test.ts).
+    const seen = await viewer().send(sharePage, { params: { id } })
+    expect(seen.status).toBe(404)
+    expect(JSON.parse(/<script id="folio-boot" type="application\/json">(.*?)<\/script>/s.exec(seen.text)![1]!)).toEqual({ api: `/api/files/${id}`, id, title: 'Not found', view: 'missing' })
+    expect(seen.text).not.toContain('Draft')
+    expect(seen.text).not.toContain('Not for viewers yet')
+    expect((await viewer().send(listComments, { params: { id } })).status).toBe(404)
+    expect((await viewer().send(rawFile, { params: { id, access: '-', path: 'index.html' } })).status).toBe(404)
+    // The owner (this machine, no key): the draft notice, with its title; comments open to it.
     const page = await boot(id)
     expect(page.boot).toMatchObject({ view: 'draft' })
     expect(page.boot.frameBase).toBeUndefined()
     expect(page.html).toContain('<title>Draft &#60;b&#62;</title>')
     expect((await rawOf(id, 'index.html')).status).toBe(404)
-    expect((await s.api.send(listComments, { params: { id } })).status).toBe(403)
+    expect((await s.api.send(listComments, { params: { id } })).status).toBe(200)
 
     const preview = await boot(id, { query: { preview: '1' } })
     expect(preview.boot).toMatchObject({ view: 'content', preview: true })
@@ -186,11 +203,11 @@ describe('viewer-written text cannot break the share page', () => {
   it.each([['%'], ['%E0%A4%A']])('treats a mangled access cookie (%s) as no grant, never a 500', async (value) => {
     const id = await privateFolio()
     const headers = { cookie: `folio_access_${id}=${value}` }
-    const pub = await s.api.send(getPublicFolio, { params: { id }, headers })
+    const pub = await viewer().send(getPublicFolio, { params: { id }, headers })
     expect(pub.status).toBe(200)
     expect(pub.body.activeFileList).toEqual([])
-    expect((await s.api.send(sharePage, { params: { id }, headers })).status).toBe(200)
-    expect((await s.api.send(listComments, { params: { id }, headers })).status).toBe(403)
+    expect((await viewer().send(sharePage, { params: { id }, headers })).status).toBe(200)
+    expect((await viewer().send(listComments, { params: { id }, headers })).status).toBe(403)
   })
 })
 

@@ -14,6 +14,7 @@ import { qrLines } from '../src/tui/qr.js'
 import { type FolioRow, loadSnapshot, shareUrlFor, type StatusClient, type StatusSnapshot, type TunnelSnapshot } from '../src/tui/snapshot.js'
 import { StatusApp, type StatusAppProps } from '../src/tui/StatusApp.js'
 import { formatSnapshot } from '../src/tui/text.js'
+import { testApi } from './helpers/api.js'
 import { useServer } from './helpers/use-server.js'
 
 const SERVER = 'http://127.0.0.1:3000'
@@ -440,8 +441,10 @@ describe('loadSnapshot and the text snapshot', () => {
     expect(snap.comments).toMatchObject({ folioId: id, state: 'ok', total: 4 })
     expect(snap.comments!.latest.map((c) => c.text)).toEqual(['four', 'three', 'two'])
 
-    // A draft: the public endpoint refuses (403); the owner's GET /api/files/{id} answers.
-    expect((await api.send(listComments, { params: { id: older } })).status).toBe(403)
+    // A draft: the public endpoint answers its owner (the open local API here) and nobody else (a
+    // viewer through the tunnel gets 404); the snapshot reads the owner's GET /api/files/{id}.
+    expect((await api.send(listComments, { params: { id: older } })).status).toBe(200)
+    expect((await testApi(server.server.tunnelTarget).send(listComments, { params: { id: older } })).status).toBe(404)
     const other = await loadSnapshot(client, { server: server.url, selectedId: older })
     expect(other.comments).toMatchObject({ folioId: older, state: 'ok', total: 0 })
     const gone = await loadSnapshot(client, { server: server.url, selectedId: 'nope' })

@@ -47,9 +47,9 @@ describe('/api/tunnel with a real localtunnel client and a loopback tunnel serve
       expect(reply.status).toBe(401)
       expect(reply.body.error).toBe('Unauthorized')
     }
-    // Drafts stay with the owner; its preview needs the owner too.
+    // Drafts stay with the owner (to anyone else they are not there); its preview needs the owner too.
     expect((await remote.send(rawFile, { params: { id: draft, access: '-', path: 'index.html' } })).status).toBe(404)
-    expect((await remote.send(sharePage, { params: { id: draft }, query: { preview: '1' } })).text).toContain('"view":"draft"')
+    expect((await remote.send(sharePage, { params: { id: draft }, query: { preview: '1' } })).text).toContain('"view":"missing"')
     // With the workspace key, a remote caller is the owner, and binary uploads arrive intact.
     const key = (await s.api.send(rotateKey)).body.apiKey
     expect((await remote.send(listFolios, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200)

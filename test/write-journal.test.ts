@@ -1,22 +1,13 @@
 import { cp, mkdir, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createStorage, type Storage } from 'unstorage'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { durableFsDriver } from '../src/store/durable-fs-driver.js'
 import { clearPrefix } from '../src/store/json-io.js'
 import { readRecords } from '../src/store/write-journal.js'
-import { makeDataDir } from './helpers/server.js'
+import { useTempDataDirs } from './helpers/temp-data-dirs.js'
 
-const cleanup: Array<() => Promise<void>> = []
-afterEach(async () => {
-  while (cleanup.length) await cleanup.pop()!()
-})
-
-async function dataDir(): Promise<string> {
-  const dir = await makeDataDir()
-  cleanup.push(() => rm(dir, { recursive: true, force: true }))
-  return dir
-}
+const { dataDir, cleanup } = useTempDataDirs()
 
 /** A storage whose journal file is never retired on its own: the test decides what a crash leaves. */
 function open(dir: string, checkpointAfterMs = 3_600_000): Storage {

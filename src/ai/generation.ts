@@ -1,10 +1,10 @@
 import { APICallError, generateText, type ModelMessage, RetryError, stepCountIs, streamText, type ToolSet, type StepResult } from 'ai'
 import { callSettings, modelFor } from './models.js'
-import type { AiProviderConfig } from './provider-config.js'
+import type { AiProviderConfig, ReachableProvider } from './provider-config.js'
 import { CLIENT_TOOLS, summarise, type ToolCallReport } from './tools.js'
 
 export interface GenerationInput {
-  config: AiProviderConfig
+  config: ReachableProvider
   system: string
   messages: ModelMessage[]
   tools?: ToolSet
@@ -114,6 +114,10 @@ export function providerError(error: unknown, config: AiProviderConfig): Error {
   if (error instanceof ProviderError || isAbort(error)) return error as Error
   const cause = RetryError.isInstance(error) ? error.lastError : error
   const who = `The AI provider (${config.provider}, model ${config.model})`
+  // The outbound guard's own failures: "not a public address" or "could not be reached", never
+  // the socket's or TLS's words (those stay in the error's detail, for the operator).
+  const guard = guardFailure(cause)
+  if (guard) return new ProviderError(`${who} could not be reached: ${guard.message}`)
   if (APICallError.isInstance(cause)) {
     const said = providerMessage(cause)
     if (cause.statusCode === 401 || cause.statusCode === 403) return new ProviderError(`${who} refused the credentials (${cause.statusCode}): ${said}`)
@@ -121,7 +125,8 @@ export function providerError(error: unknown, config: AiProviderConfig): Error {
     // A 2xx whose body broke off: the connection was cut mid-answer ("terminated").
     if (cause.statusCode && cause.statusCode < 300 && cause.cause instanceof Error && cause.cause.message === 'terminated') return new ProviderError(`${who} broke off mid-answer: the connection was cut.`)
     if (cause.statusCode) return new ProviderError(`${who} answered ${cause.statusCode}: ${said}`)
-    return new ProviderError(`${who} could not be reached or broke off: ${said}`)
+    // No answer at all: the SDK's message would be the socket's words ("Cannot connect to API: …").
+    return new ProviderError(`${who} could not be reached or broke off.`)
   }
   if (cause && typeof cause === 'object' && !(cause instanceof Error)) {
     // In-stream error frames arrive as the provider's plain error object.
@@ -131,6 +136,14 @@ export function providerError(error: unknown, config: AiProviderConfig): Error {
   }
   const message = cause instanceof Error ? cause.message : String(cause)
   return new ProviderError(`${who} failed: ${message === 'terminated' ? 'the connection was cut' : message}`)
+}
+
+/** An error of the server's outbound guard (server/outbound-guard.ts), anywhere in the cause chain. */
+function guardFailure(error: unknown): Error | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e.name === 'OutboundRefused' || e.name === 'OutboundUnreachable') return e
+  }
+  return undefined
 }
 
 /** Ollama answers {"error": "…"}, which the provider does not read: take it from the body. */

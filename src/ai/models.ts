@@ -2,23 +2,25 @@ import { createAnthropic } from '@ai-sdk/anthropic'
 import { createOpenAI } from '@ai-sdk/openai'
 import type { LanguageModel } from 'ai'
 import { createOllama } from 'ollama-ai-provider-v2'
-import type { AiProviderConfig } from './provider-config.js'
+import type { AiProviderConfig, ReachableProvider } from './provider-config.js'
 
 /**
  * The one place a configuration becomes a model of the Vercel AI SDK. Every option is passed
  * explicitly: left undefined, the OpenAI and Anthropic factories read OPENAI_* / ANTHROPIC_*
- * from process.env themselves, which in Cloud would hand the operator's key to a workspace.
+ * from process.env themselves, which in Cloud would hand the operator's key to a workspace; and
+ * every request goes through the server's outbound guard (config.fetch), never the global fetch.
  */
-export function modelFor(config: AiProviderConfig): LanguageModel {
+export function modelFor(config: ReachableProvider): LanguageModel {
+  const { fetch } = config
   switch (config.provider) {
     case 'openai':
       // .chat(): Chat Completions, what OpenAI-compatible servers (vLLM, LM Studio, llama.cpp,
       // OpenRouter) implement; the default would be OpenAI's newer Responses API.
-      return createOpenAI({ baseURL: config.baseURL, apiKey: config.apiKey ?? '' }).chat(config.model)
+      return createOpenAI({ baseURL: config.baseURL, apiKey: config.apiKey ?? '', fetch }).chat(config.model)
     case 'anthropic':
-      return createAnthropic({ baseURL: config.baseURL, apiKey: config.apiKey ?? '' })(config.model)
+      return createAnthropic({ baseURL: config.baseURL, apiKey: config.apiKey ?? '', fetch })(config.model)
     case 'ollama':
-      return createOllama({ baseURL: config.baseURL })(config.model)
+      return createOllama({ baseURL: config.baseURL, fetch })(config.model)
   }
 }
 

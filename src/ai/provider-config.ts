@@ -18,6 +18,20 @@ export interface AiProviderConfig {
   baseURL: string
   /** Where the configuration came from: the message of a failure names it, never the key. */
   source: 'request' | 'workspace' | 'environment'
+  /**
+   * Who chose baseURL: the operator (the environment, or the vendor's or Ollama's default) or the
+   * caller (a request's ollamaHost in OSS, a Cloud workspace's baseURL). Only the operator's
+   * choice may be a private address without the operator's allowance (server/ai-service.ts).
+   */
+  addressBy: 'operator' | 'caller'
+}
+
+/** What a provider's requests go through: the server's outbound guard (a fetch). */
+export type ProviderFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>
+
+/** A configuration ready to be called: the server has decided which addresses its requests may reach. */
+export interface ReachableProvider extends AiProviderConfig {
+  fetch: ProviderFetch
 }
 
 /** The environment variables folio reads for AI (ServerConfig.ai holds this subset). */
@@ -123,15 +137,15 @@ export function resolveOssProvider(env: AiEnvironment, request: RequestAiOptions
       const apiKey = request.apiKey ?? env.OPENAI_API_KEY
       // OpenAI itself needs a key; a server of one's own (OPENAI_BASE_URL) may not.
       if (!apiKey && !env.OPENAI_BASE_URL) return undefined
-      return { provider, model, apiKey: apiKey ?? NO_KEY, baseURL: env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE, source }
+      return { provider, model, apiKey: apiKey ?? NO_KEY, baseURL: env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE, source, addressBy: 'operator' }
     }
     case 'anthropic': {
       const apiKey = request.apiKey ?? env.ANTHROPIC_API_KEY
       if (!apiKey) return undefined
-      return { provider, model, apiKey, baseURL: anthropicApiBase(env.ANTHROPIC_BASE_URL), source }
+      return { provider, model, apiKey, baseURL: anthropicApiBase(env.ANTHROPIC_BASE_URL), source, addressBy: 'operator' }
     }
     case 'ollama':
-      return { provider, model, baseURL: ollamaApiBase(request.ollamaHost ?? env.OLLAMA_HOST), source }
+      return { provider, model, baseURL: ollamaApiBase(request.ollamaHost ?? env.OLLAMA_HOST), source, addressBy: request.ollamaHost ? 'caller' : 'operator' }
   }
 }
 
@@ -147,7 +161,7 @@ export function resolveCloudProvider(env: AiEnvironment, workspace: WorkspaceAiS
     // Without a base URL of its own, the workspace goes where the operator's provider goes (a
     // gateway, say), else to the vendor.
     const baseURL = provider === 'openai' ? (workspace.baseURL ?? env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE) : anthropicApiBase(workspace.baseURL ?? env.ANTHROPIC_BASE_URL)
-    return { provider, model, apiKey: workspace.apiKey, baseURL, source: 'workspace' }
+    return { provider, model, apiKey: workspace.apiKey, baseURL, source: 'workspace', addressBy: workspace.baseURL ? 'caller' : 'operator' }
   }
   return resolveOssProvider(env)
 }

@@ -18,7 +18,8 @@ export interface FolioToolsInput {
   files: Record<string, string>
   /** Text the user wrote (request and history): web_fetch opens only addresses found there. */
   userText: string
-  fetchOptions?: WebFetchOptions
+  /** How web_fetch reaches the web: the server's outbound guard, public addresses only. */
+  fetch: WebFetchOptions['fetch']
 }
 
 /** The client-side tool: the model asks, the user answers through the tool-response action. */
@@ -50,7 +51,7 @@ export function folioTools(input: FolioToolsInput): ToolSet {
       inputSchema: z.object({ url: z.string().describe('The address, exactly as the user wrote it') }),
       execute: async ({ url }, { abortSignal }) => {
         if (!named.has(url)) throw new WebFetchRefused(`Only addresses the user wrote can be fetched; ${url} is not one of them.`)
-        const page = await webFetch(url, { ...input.fetchOptions, signal: abortSignal })
+        const page = await webFetch(url, { fetch: input.fetch, signal: abortSignal })
         return { url: page.url, status: page.status, contentType: page.contentType, truncated: page.truncated, text: page.text }
       },
     }),

@@ -77,7 +77,8 @@ export const agentClaim = defineContract({
   path: '/api/agent/auth/claim',
   tag: 'Agent authentication',
   summary: 'Send a 6-digit code to an e-mail address to claim a registration session',
-  description: 'A new claim replaces the previous code. The code expires with the session and allows 5 attempts.',
+  description:
+    'A new claim replaces the previous code. The code expires with the session and allows 5 attempts. A session sends at most 5 codes, and an address gets at most 10 an hour; only claims of live sessions count for the address (an unknown session is 410 at once, bounded by the per-client rate limit).',
   access: 'public',
   onlyIn: cloudOnly,
   rateLimit: 'auth',

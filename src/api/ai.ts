@@ -192,7 +192,7 @@ export const WorkspaceAiBody = named(
     provider: z.enum(['openai', 'anthropic']).describe('openai: Chat Completions (OpenAI or a compatible server at baseURL); anthropic: Messages'),
     apiKey: z.string().trim().min(1).max(500).describe('The provider key; stored encrypted, never shown again'),
     model: z.string().trim().min(1).max(200).optional(),
-    baseURL: z.url({ protocol: /^https$/ }).max(500).optional().describe('An https endpoint of an OpenAI-compatible or Anthropic-compatible service'),
+    baseURL: z.url({ protocol: /^https$/ }).max(500).optional().describe('An https endpoint of an OpenAI-compatible or Anthropic-compatible service, at a public address unless the operator allows private ones (FOLIO_AI_ALLOW_PRIVATE=1, FOLIO_ALLOW_PRIVATE_HOSTS)'),
   }),
 )
 

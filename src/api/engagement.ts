@@ -4,7 +4,10 @@ import { defineContract } from './contract.js'
 import { ERRORS, when } from './errors.js'
 import { Comment, CommentAnchor, FolioIdParams, named, Reactions } from './schemas.js'
 
-const { accessKeyRequired: gated, projectNotFound: notFound, tooManyRequests: limited } = ERRORS
+const { tooManyRequests: limited } = ERRORS
+/** Spec: a draft is visible only to its owner. To anyone else it is an unknown folio. */
+const notFound = when(ERRORS.projectNotFound, 'No folio has this id, or it is a draft and the caller is not its owner')
+const gated = when(ERRORS.accessKeyRequired, 'The folio is private and this viewer has not proved its access key (or, to its owner without the preview, it is a draft)')
 const percent = (axis: string) =>
   z
     .number({ error: `${axis} must be a number` })

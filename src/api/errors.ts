@@ -100,7 +100,9 @@ export const ERRORS = {
   aiFailed: errorCase(500, 'AI failed to generate HTML content.', 'The model answered without a usable HTML document'),
   aiNotConfigured: errorCase(500, 'AI is not configured for this workspace.', 'The workspace has no AI provider keys (Cloud)'),
   mailFailed: errorCase(502, 'MAIL_FAILED', 'The code could not be handed to the mail server (FOLIO_SMTP_URL); try again later'),
-  notReady: errorCase(503, 'NOT_READY', 'GET /readyz: the store is closing, or the database cannot be reached or its migrations are not current'),
+  notReady: errorCase(503, 'NOT_READY', 'GET /readyz: the store is closing, its disk is full (writes refused), or the database cannot be reached or its migrations are not current'),
+  databaseUnavailable: errorCase(503, 'DATABASE_UNAVAILABLE', 'The server cannot reach its PostgreSQL database now (a restart, a failover, the network); retry after Retry-After seconds'),
+  insufficientStorage: errorCase(507, 'INSUFFICIENT_STORAGE', 'The server’s disk is full: the write was not made, and nothing acknowledged before was lost. Writes resume by themselves once space is freed on the server; retry after Retry-After seconds'),
   internalError: errorCase(500, 'Internal error', 'The server failed (it logged why), or the folio’s stored data is damaged'),
 } as const satisfies Record<string, ErrorCase>
 

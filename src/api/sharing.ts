@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { defineContract } from './contract.js'
-import { ERRORS } from './errors.js'
+import { ERRORS, when } from './errors.js'
 import { Comment, CommentModeration, FolioIdParams, FolioStatus, named, Reactions } from './schemas.js'
 
 export const PublicFolio = named(
@@ -24,8 +24,11 @@ export const PublicFolio = named(
         .describe('The newest 200 unresolved comments of the latest version, without elementHtml; empty until the viewer may see the folio'),
       reactions: Reactions,
     })
-    .describe('What a viewer may know about a folio. A private folio shows its files and comments only after the access key was proved (POST); a draft only to its owner.'),
+    .describe('What a viewer may know about a folio. A private folio shows its files and comments only after the access key was proved (POST). A draft is its owner’s: to anyone else it is not found.'),
 )
+
+/** Spec: a draft is visible only to its owner. To anyone else it is an unknown folio. */
+const draftOrUnknown = when(ERRORS.projectNotFound, 'No folio has this id, or it is a draft and the caller is not its owner')
 
 export const getPublicFolio = defineContract({
   operationId: 'getPublicFolio',
@@ -37,7 +40,7 @@ export const getPublicFolio = defineContract({
   rateLimit: 'public',
   params: FolioIdParams,
   response: { status: 200, description: 'The public view of the folio', schema: PublicFolio },
-  errors: [ERRORS.projectNotFound, ERRORS.tooManyRequests],
+  errors: [draftOrUnknown, ERRORS.tooManyRequests],
 })
 
 export const VerifyAccessKeyBody = named('VerifyAccessKeyRequest', z.object({ accessKey: z.string() }))
@@ -49,7 +52,7 @@ export const verifyAccessKey = defineContract({
   tag: 'Sharing',
   summary: 'Prove the access key of a private folio',
   description:
-    'Always 200 {success}; a wrong key (or any other failure) is success false. The comparison is exact and case-sensitive after trimming, in constant time. On success a short-lived, signed, HttpOnly cookie scoped to this folio lets the browser view it.',
+    'Always 200 {success}; a wrong key (or any other failure: an unknown folio, or a draft to anyone but its owner) is success false. The comparison is exact and case-sensitive after trimming, in constant time. On success a short-lived, signed, HttpOnly cookie scoped to this folio lets the browser view it.',
   access: 'public',
   rateLimit: 'public',
   params: FolioIdParams,
@@ -69,14 +72,14 @@ export const folioEvents = defineContract({
   tag: 'Sharing',
   summary: 'Live updates for an open share page (Server-Sent Events)',
   description:
-    "Events: version {latestVersionId, activeFileList}; comments {comments} (the comments on the page: unresolved, on the latest version — anchored ones once re-anchored to it — with their replies; sent after a new version once its pins are re-anchored); reactions {reactions}; meta {status, title, allowComments, commentModeration, presentationModeOnly, isPrivate}; deleted {}; revoked {reason: 'draft' | 'private' | 'key-changed' | 'deleted'}, sent just before the server closes the stream because this viewer may no longer see the folio (a deletion sends deleted too). A comment line every 25 s keeps proxies from closing the stream.",
+    "Events: version {latestVersionId, activeFileList}; comments {comments} (the comments on the page: unresolved, on the latest version — anchored ones once re-anchored to it — with their replies; sent after a new version once its pins are re-anchored); reactions {reactions}; meta {status, title, allowComments, commentModeration, presentationModeOnly, isPrivate}; deleted {}; revoked {reason: 'draft' | 'private' | 'key-changed' | 'deleted'}, sent just before the server closes the stream because this viewer may no longer see the folio (a deletion sends deleted too; so does a folio made a draft, to anyone but its owner, for whom a draft is not there). A comment line every 25 s keeps proxies from closing the stream.",
   access: 'public',
   rateLimit: 'events',
   params: FolioIdParams,
   response: { status: 200, description: 'An event stream', contentType: 'text/event-stream' },
   errors: [
     ERRORS.accessKeyRequired,
-    ERRORS.projectNotFound,
+    draftOrUnknown,
     ERRORS.tooManyRequests,
   ],
 })

@@ -37,7 +37,7 @@ export const sharePage = defineContract({
   access: 'public',
   params: z.object({ id: z.string() }),
   query: z.object({ preview: z.string().optional().describe('Owner preview of a draft or private folio (needs the owner credential)') }),
-  response: { status: 200, description: 'HTML page (also for unknown, draft and private folios: it says so)', contentType: 'text/html' },
+  response: { status: 200, description: 'HTML page (also for unknown and private folios: it says so; a draft is an unknown folio, 404, to anyone but its owner)', contentType: 'text/html' },
   errors: [],
 })
 
@@ -86,5 +86,5 @@ export const renewFrame = defineContract({
   rateLimit: 'public',
   params: FolioIdParams,
   response: { status: 200, description: 'The frame base and when it runs out', schema: FrameAccess },
-  errors: [ERRORS.projectNotFound, ERRORS.accessKeyRequired, ERRORS.tooManyRequests],
+  errors: [when(ERRORS.projectNotFound, 'No folio has this id, or it is a draft and the caller is not its owner'), ERRORS.accessKeyRequired, ERRORS.tooManyRequests],
 })

@@ -39,6 +39,10 @@ Environment:
                      FOLIO_AI_MODEL and the provider's own OPENAI_API_KEY, OPENAI_BASE_URL (any
                      OpenAI-compatible server), ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OLLAMA_HOST
   FOLIO_AI_SECRET    for folio serve --mode cloud: seals the workspaces' own AI keys at rest
+  FOLIO_AI_ALLOW_PRIVATE, FOLIO_ALLOW_PRIVATE_HOSTS
+                     for folio serve: AI providers a caller chose (a workspace's base URL) may
+                     reach private addresses (=1), or these hosts, addresses and ranges only
+                     (AI providers and webhooks: "ollama.internal,10.0.0.0/8")
 
 The saved login key is sent only to the login's own server: with --server or FOLIO_URL
 pointing elsewhere, pass that server's key with --key or FOLIO_API_KEY.

@@ -38,6 +38,14 @@ const sessionKey = (id: string) => `agent:session:${id}`
 const expired = () => fail(ERRORS.sessionExpired, 'No live registration session has this id (they last 15 minutes): start again with POST /api/agent/auth.')
 const completed = () => fail(ERRORS.registrationCompleted, 'This registration session has already issued its key.')
 
+/** A registration session a claim may send a code for: live, not completed, with sends left. */
+function claimable<S extends { value: RegistrationSession }>(session: S | undefined): S {
+  if (!session) throw expired()
+  if (session.value.status === 'completed') throw completed()
+  if (session.value.sends >= SENDS_PER_SESSION) throw fail(ERRORS.tooManyRequests, `A session sends at most ${SENDS_PER_SESSION} codes: start a new one.`)
+  return session
+}
+
 /**
  * Agent self-registration (spec: Agent authentication, flows A and B; the Agent registration
  * session table). Nothing an unproven caller says reaches an existing workspace: an unsigned
@@ -89,6 +97,11 @@ export class AgentRegistration {
   /** Flow B, step 2: a 6-digit code to the address (a new claim replaces the previous code). */
   async claim(email: string, id: string): Promise<{ success: true; status: 'pending_claim'; expires_at: string }> {
     const address = email.toLowerCase()
+    // The session first: a made-up, expired or finished one is answered at once and costs the
+    // address nothing (its caller pays, through the per-client auth rate limit of this endpoint).
+    // Otherwise anyone could spend an address's hourly codes with ids they made up, and the
+    // person who owns it would get none for their own agent.
+    claimable(await this.#deps.shared.get<RegistrationSession>(sessionKey(id)))
     const perAddress = await this.#deps.shared.hit(`agent:codes-to:${tokenHash(address)}`, 3_600_000)
     if (perAddress.count > CODES_PER_ADDRESS_HOUR) {
       throw fail(ERRORS.tooManyRequests, 'Too many codes were sent to this address this hour: try again later.', { 'retry-after': String(Math.ceil((perAddress.resetAt - Date.now()) / 1000)) })
@@ -96,10 +109,7 @@ export class AgentRegistration {
     // Counting the send with compare-and-set: parallel claims cannot send more than their share.
     let session
     do {
-      session = await this.#deps.shared.get<RegistrationSession>(sessionKey(id))
-      if (!session) throw expired()
-      if (session.value.status === 'completed') throw completed()
-      if (session.value.sends >= SENDS_PER_SESSION) throw fail(ERRORS.tooManyRequests, `A session sends at most ${SENDS_PER_SESSION} codes: start a new one.`)
+      session = claimable(await this.#deps.shared.get<RegistrationSession>(sessionKey(id)))
     } while ((await this.#deps.shared.set(sessionKey(id), { ...session.value, email: address, sends: session.value.sends + 1 }, session.expiresAt, session.version)) === false)
     const code = await this.#codes.issue(`agent:${id}`, address, session.expiresAt)
     const minutes = Math.max(1, Math.round((session.expiresAt - Date.now()) / 60_000))

@@ -1,10 +1,13 @@
 import { ERRORS } from '../api/errors.js'
 import type { Principal } from '../domain/principal.js'
-import { type AiProviderConfig, type RequestAiOptions, resolveCloudProvider, resolveOssProvider } from '../ai/provider-config.js'
+import { type AiProviderConfig, type ReachableProvider, type RequestAiOptions, resolveCloudProvider, resolveOssProvider } from '../ai/provider-config.js'
+import { WEB_FETCH_LIMITS } from '../ai/web-fetch.js'
+import { NO_PRIVATE_HOSTS } from '../domain/public-address.js'
 import type { AiRecords, WorkspaceAiRecord } from '../store/ai-records.js'
 import { newSecret } from '../store/settings-repository.js'
 import type { ServerContext } from './context.js'
 import { fail } from './errors.js'
+import { type GuardedFetch, guardedFetch, outboundPolicy } from './outbound-guard.js'
 
 type AiModule = typeof import('../ai/index.js')
 
@@ -58,7 +61,38 @@ export class AiService {
    * operator's; none: 500 AI is not configured for this workspace. (the request's key is
    * ignored there).
    */
-  async providerFor(principal: Principal | undefined, request: RequestAiOptions): Promise<AiProviderConfig> {
+  async providerFor(principal: Principal | undefined, request: RequestAiOptions): Promise<ReachableProvider> {
+    const config = await this.#resolve(principal, request)
+    return { ...config, fetch: guardedFetch(outboundPolicy(this.#ctx.config.outbound, { allowPrivate: this.#mayBePrivate(config, principal) })) }
+  }
+
+  /**
+   * Whether a provider's requests may reach private addresses (loopback, the LAN, link-local…),
+   * decided by who chose the address:
+   * - the operator (FOLIO_AI_PROVIDER, OPENAI_BASE_URL, ANTHROPIC_BASE_URL, OLLAMA_HOST in the
+   *   server's environment, or Ollama's default 127.0.0.1:11434): yes, it is the operator's
+   *   choice (a local Ollama, a gateway on the LAN: the common OSS case);
+   * - in OSS, the request's ollamaHost sent by the owner themself (the open local API or the
+   *   key): yes, the owner of an OSS server is its operator;
+   * - in OSS, an application the owner authorized with OAuth, and in Cloud a workspace's baseURL:
+   *   only with FOLIO_AI_ALLOW_PRIVATE=1, or for a host in FOLIO_ALLOW_PRIVATE_HOSTS (the guard
+   *   checks that list itself). Otherwise a workspace could make the server call the cloud's
+   *   metadata address or a database on loopback.
+   */
+  #mayBePrivate(config: AiProviderConfig, principal: Principal | undefined): boolean {
+    if (config.addressBy === 'operator' || this.#ctx.config.outbound.aiAllowPrivate) return true
+    return this.#ctx.config.mode === 'oss' && principal?.via !== 'oauth'
+  }
+
+  /**
+   * How web_fetch reaches the web: public addresses only, whatever the operator allows
+   * providers (a page the model reads comes back to the user), at most 3 redirects.
+   */
+  webFetch(): GuardedFetch {
+    return guardedFetch(outboundPolicy(this.#ctx.config.outbound, { allowPrivate: false, privateHosts: NO_PRIVATE_HOSTS, maxRedirects: WEB_FETCH_LIMITS.maxRedirects }))
+  }
+
+  async #resolve(principal: Principal | undefined, request: RequestAiOptions): Promise<AiProviderConfig> {
     const env = this.#ctx.config.ai
     if (this.#ctx.config.mode === 'oss') {
       const config = resolveOssProvider(env, request)

@@ -4,7 +4,7 @@ import type { AiConversationBody, AiStreamBody } from '../api/ai.js'
 import { ERRORS } from '../api/errors.js'
 import type { ToolCallReport } from '../ai/tools.js'
 import type { GenerationResult } from '../ai/generation.js'
-import { type AiProviderConfig, toolsEnabled } from '../ai/provider-config.js'
+import { type ReachableProvider, toolsEnabled } from '../ai/provider-config.js'
 import { versionId, versionNumber } from '../domain/ids.js'
 import type { FolioMeta } from '../domain/model.js'
 import type { Principal } from '../domain/principal.js'
@@ -22,7 +22,7 @@ export type AiBody = z.output<typeof AiConversationBody>
 /** Everything a generation needs, gathered and checked before the provider is called. */
 export interface PreparedTurn {
   meta: FolioMeta
-  config: AiProviderConfig
+  config: ReachableProvider
   baseVersionId: string
   baseFiles: Record<string, string>
   /** Where a bare HTML answer goes: the file in view, else index.html. */
@@ -101,7 +101,7 @@ export async function prepareTurn(ctx: ServerContext, ai: AiService, id: string,
     history,
     prompt: userPrompt,
   }
-  const tools = useTools ? m.folioTools({ files, userText }) : undefined
+  const tools = useTools ? m.folioTools({ files, userText, fetch: ai.webFetch() }) : undefined
   const prepared: PreparedTurn = {
     meta,
     config,
@@ -141,7 +141,7 @@ export async function prepareToolResponse(ctx: ServerContext, ai: AiService, id:
     fallbackPath: pending.fallbackPath,
     system: pending.system,
     messages: [...pending.messages, answer],
-    tools: toolsEnabled(ctx.config.ai) ? m.folioTools({ files, userText: pending.userText }) : undefined,
+    tools: toolsEnabled(ctx.config.ai) ? m.folioTools({ files, userText: pending.userText, fetch: ai.webFetch() }) : undefined,
     userPrompt: pending.userPrompt,
     userText: pending.userText,
     executeImmediately: body.executeImmediately ?? pending.executeImmediately,

@@ -106,6 +106,7 @@ function commentNotifier(store: FolioStore, config: ServerConfig, log: ServerCon
   return new CommentNotifier({
     integrations: store.integrations,
     settings: config.webhooks,
+    outbound: config.outbound,
     // Read at each notification: folio serve sets the address once it listens.
     shareLink: (id) => `${config.publicUrl ?? config.listenUrl ?? ''}${sharePage.path.replace('{id}', encodeURIComponent(id))}`,
     log: (message) => log(message),

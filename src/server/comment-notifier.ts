@@ -1,6 +1,7 @@
 import { chatPayload } from '../domain/chat-messages.js'
 import type { Comment, FolioMeta } from '../domain/model.js'
 import type { IntegrationsRepository, StoredIntegration } from '../store/integrations-repository.js'
+import { type OutboundPolicy, type OutboundSettings, outboundPolicy } from './outbound-guard.js'
 import { type DeliveryAnswer, type DeliveryOptions, postJson } from './webhook-delivery.js'
 
 export interface WebhookSettings {
@@ -26,9 +27,15 @@ export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
   maxPending: 10_000,
 }
 
+/** Where webhooks may post: public addresses, unless the operator allows private ones (all, or these hosts). */
+export const webhookPolicy = (settings: WebhookSettings, outbound: OutboundSettings): OutboundPolicy =>
+  outboundPolicy(outbound, { allowPrivate: settings.allowPrivate, maxRedirects: 0 })
+
 export interface CommentNotifierDeps {
   integrations: Pick<IntegrationsRepository, 'get'>
   settings: WebhookSettings
+  /** The operator's allowances for requests made on a user's behalf (FOLIO_ALLOW_PRIVATE_HOSTS). */
+  outbound: OutboundSettings
   /** The folio's share page, absolute. */
   shareLink: (folioId: string) => string
   /** ctx.log: a warning without an error. */
@@ -50,6 +57,7 @@ const retryable = (status: number) => status === 408 || status === 425 || status
 export class CommentNotifier {
   readonly #deps: CommentNotifierDeps
   readonly #post: NonNullable<CommentNotifierDeps['post']>
+  readonly #policy: OutboundPolicy
   readonly #timers = new Set<NodeJS.Timeout>()
   readonly #stop = new AbortController()
   #pending = 0
@@ -58,6 +66,7 @@ export class CommentNotifier {
   constructor(deps: CommentNotifierDeps) {
     this.#deps = deps
     this.#post = deps.post ?? postJson
+    this.#policy = webhookPolicy(deps.settings, deps.outbound)
   }
 
   /** Pending deliveries (in flight or waiting for a retry). */
@@ -101,7 +110,7 @@ export class CommentNotifier {
     let outcome: string
     let waitAtLeast = 0
     try {
-      const answer = await this.#post(integration.url, payload, { timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivate, signal: this.#stop.signal })
+      const answer = await this.#post(integration.url, payload, { timeoutMs: settings.timeoutMs, policy: this.#policy, signal: this.#stop.signal })
       if (answer.status >= 200 && answer.status < 300) return this.#done()
       if (!retryable(answer.status)) {
         this.#deps.log(`The chat webhook at ${hostOf(integration.url)} refused a notification (${answer.status}); check the workspace's integrations.`)

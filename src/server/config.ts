@@ -3,6 +3,8 @@ import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './comment-notifi
 import { type AiEnvironment, aiEnvironment } from '../ai/provider-config.js'
 import { allowedHostsFromEnv } from './host-check.js'
 import { DEFAULT_KEY_GUESS_LIMITS, type KeyGuessLimits } from './key-guesses.js'
+import { DEFAULT_OUTBOUND_SETTINGS, type OutboundSettings } from './outbound-guard.js'
+import { privateHostsFrom } from '../domain/public-address.js'
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limit.js'
 import { DEFAULT_BODY_TIMEOUTS } from './slow-body.js'
 
@@ -75,6 +77,11 @@ export interface ServerConfig {
   /** Chat notifications of new comments (Cloud, comment-notifier.ts). */
   webhooks: WebhookSettings
   /**
+   * Requests made on a user's behalf (outbound-guard.ts): FOLIO_AI_ALLOW_PRIVATE and
+   * FOLIO_ALLOW_PRIVATE_HOSTS, the private addresses the operator lets AI providers and webhooks reach.
+   */
+  outbound: OutboundSettings
+  /**
    * The AI environment (FOLIO_AI_PROVIDER, FOLIO_AI_MODEL, OPENAI_*, ANTHROPIC_*, OLLAMA_HOST,
    * FOLIO_AI_TOOLS, FOLIO_AI_SECRET), read once: tests pass their own, never the shell's.
    */
@@ -101,11 +108,12 @@ export interface ServerConfig {
 }
 
 /** What a caller may set: any top-level field, and single fields of the nested ones. */
-export type ConfigOverrides = Partial<Omit<ServerConfig, 'limits' | 'keyGuesses' | 'rateLimits' | 'webhooks'>> & {
+export type ConfigOverrides = Partial<Omit<ServerConfig, 'limits' | 'keyGuesses' | 'rateLimits' | 'webhooks' | 'outbound'>> & {
   limits?: Partial<ServerConfig['limits']>
   rateLimits?: Partial<RateLimits>
   keyGuesses?: Partial<KeyGuessLimits>
   webhooks?: Partial<WebhookSettings>
+  outbound?: Partial<OutboundSettings>
 }
 
 export function defaultConfig(overrides: ConfigOverrides = {}): ServerConfig {
@@ -130,6 +138,12 @@ export function defaultConfig(overrides: ConfigOverrides = {}): ServerConfig {
       ...DEFAULT_WEBHOOK_SETTINGS,
       allowPrivate: flagFromEnv('FOLIO_WEBHOOKS_ALLOW_PRIVATE', process.env.FOLIO_WEBHOOKS_ALLOW_PRIVATE),
       ...overrides.webhooks,
+    },
+    outbound: {
+      ...DEFAULT_OUTBOUND_SETTINGS,
+      aiAllowPrivate: flagFromEnv('FOLIO_AI_ALLOW_PRIVATE', process.env.FOLIO_AI_ALLOW_PRIVATE),
+      privateHosts: privateHostsFrom(process.env.FOLIO_ALLOW_PRIVATE_HOSTS),
+      ...overrides.outbound,
     },
     limits: {
       jsonBodyBytes: 20 * 1024 * 1024,

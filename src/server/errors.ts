@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { type H3Event, HTTPError, HTTPResponse } from 'h3'
 import { ERRORS, type ErrorCase } from '../api/errors.js'
-import { CorruptDocumentError, InvalidFilePathError, UnknownAssetError, VersionNotFoundError } from '../store/index.js'
+import { CorruptDocumentError, DatabaseUnavailableError, InsufficientStorageError, InvalidFilePathError, UnknownAssetError, VersionNotFoundError } from '../store/index.js'
 import { redactPath } from './request-log.js'
 
 /** An error the client caused or may act on: answered as {error, message?} with its status. */
@@ -41,10 +41,25 @@ export function jsonError(status: number, body: { error: string; message?: strin
   })
 }
 
-/** Store errors that are the client's doing become 4xx answers. */
+/** Seconds a client waits before it tries again: the journal looks at the disk every second, writes come back 3 s after a full disk at the soonest; the database's pool tries for 5 s. */
+const RETRY_AFTER_FULL_DISK = '10'
+const RETRY_AFTER_DATABASE = '5'
+
+/**
+ * Store errors that are the client's doing become 4xx answers; the store's states (a full disk,
+ * the database away) their 507 and 503, wherever in the chain of causes they are.
+ */
 function translate(error: Error): Error {
   if (error instanceof VersionNotFoundError) return fail(ERRORS.versionNotFound, error.message)
   if (error instanceof InvalidFilePathError || error instanceof UnknownAssetError) return fail(ERRORS.invalidBody, error.message)
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (e instanceof InsufficientStorageError) {
+      return fail(ERRORS.insufficientStorage, 'The server’s disk is full, so this write was not made (nothing acknowledged before was lost). Writes resume by themselves once space is freed on the server: retry later.', { 'retry-after': RETRY_AFTER_FULL_DISK })
+    }
+    if (e instanceof DatabaseUnavailableError) {
+      return fail(ERRORS.databaseUnavailable, `The server cannot reach its database now${e.detail ? ` (${e.detail})` : ''}: the request may not have been carried out; retry it later.`, { 'retry-after': RETRY_AFTER_DATABASE })
+    }
+  }
   return error
 }
 

@@ -36,22 +36,34 @@ export function authorOf(ctx: ServerContext, principal: Principal | undefined): 
 }
 
 /**
- * For the public (viewer) endpoints: the folio, if this viewer may see it. A draft or private
- * folio needs a grant (the owner's key, or the access cookie a proved key earns): 403 otherwise.
+ * For the public (viewer) endpoints: the folio, if this viewer may see it. A private folio needs a
+ * grant (the owner's credential, or the access cookie a proved key earns): 403 otherwise. A draft
+ * is its owner's alone (spec: "visible only to its owner"): to anyone else it is not there at
+ * all, the endpoint's not-found error as for an unknown id (hiddenDraft); its owner without a
+ * grant (OSS's open local API) is told it is not published yet.
  */
 export async function requireViewable(ctx: ServerContext, event: H3Event, id: string, error: ErrorCase = ERRORS.projectNotFound, options: { owner?: boolean } = {}): Promise<{ meta: FolioMeta; grant: Grant | undefined }> {
   if (!isFolioId(id)) throw fail(error)
   const meta = await ctx.store.folios.get(id)
   if (!meta) throw fail(error)
   const grant = await grantOf(ctx, event, meta)
+  if (await ctx.viewerAccess.canView(meta, grant)) return { meta, grant }
+  const owner = isOwner(ctx, event, meta)
+  if (meta.status === 'draft' && !owner) throw fail(error)
   // options.owner: an owner's agent (an MCP tool, whose caller passed /api/mcp's check) reads and
   // writes comments on a draft or private folio too. Not any local request: in OSS every page on
   // this machine is "the owner", and the share page in a normal tab is a viewer like any other.
-  const agent = options.owner && isAgentSubRequest(nodeRequest(event)) && isOwner(ctx, event, meta)
-  if (!agent && !(await ctx.viewerAccess.canView(meta, grant))) {
-    throw fail(ERRORS.accessKeyRequired, meta.status === 'draft' ? 'This folio is not published yet.' : 'This folio is private: prove its access key with POST /api/files/{id}/public first.')
-  }
-  return { meta, grant }
+  if (options.owner && owner && isAgentSubRequest(nodeRequest(event))) return { meta, grant }
+  throw fail(ERRORS.accessKeyRequired, meta.status === 'draft' ? 'This folio is not published yet.' : 'This folio is private: prove its access key with POST /api/files/{id}/public first.')
+}
+
+/**
+ * A draft this caller may not even know of: anyone but its owner (the owner's grant: the
+ * workspace's credential, the preview cookie, a Cloud collaborator's session; or the caller a
+ * protected endpoint would let in). Public endpoints answer it as they answer an unknown id.
+ */
+export function hiddenDraft(ctx: ServerContext, event: H3Event, meta: FolioMeta, grant: Grant | undefined): boolean {
+  return meta.status === 'draft' && grant?.kind !== 'owner' && !isOwner(ctx, event, meta)
 }
 
 /**

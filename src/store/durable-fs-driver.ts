@@ -1,12 +1,13 @@
-import { closeSync, statSync, writeSync } from 'node:fs'
+import { closeSync, statSync } from 'node:fs'
 import { mkdir, readFile, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises'
 import { dirname, join, resolve, sep } from 'node:path'
 import { type Driver, defineDriver } from 'unstorage'
 import { LOCK_FILE } from './data-dir-lock.js'
+import { type DiskIo, diskFor } from './disk-io.js'
 import { isCode, openFile } from './fd-io.js'
 import { mapLimit } from './map-limit.js'
 import { WriteBackCache } from './write-back-cache.js'
-import { type JournalRecord, type Touched, type WriteBack, WriteJournal } from './write-journal.js'
+import { type Recover, type Touched, type WriteBack, WriteJournal } from './write-journal.js'
 
 /**
  * An unstorage driver on plain files whose writes are atomic and durable.
@@ -35,6 +36,8 @@ export interface DurableFsOptions {
   base: string
   /** How long a journal file takes records before its checkpoint (tests hold it open). */
   checkpointAfterMs?: number
+  /** The calls that put bytes on the disk (disk-io.ts): the real ones unless a test gives a full disk. */
+  disk?: DiskIo
 }
 
 const TMP_DIR = '.tmp'
@@ -97,8 +100,8 @@ function inTurn<T>(root: string, work: () => Promise<T>): Promise<T> {
   return run
 }
 
-/** The driver, with what a store asks of its data dir beyond unstorage's calls. */
-export type DurableFsDriver = Driver & { writeBack(): Promise<void> }
+/** The driver, with what a store asks of its data dir beyond unstorage's calls (diskFullSince: since when writes are refused for lack of space). */
+export type DurableFsDriver = Driver & { writeBack(): Promise<void>; diskFullSince(): Date | undefined }
 
 export const durableFsDriver = defineDriver((options: DurableFsOptions): DurableFsDriver => {
   const root = resolve(options.base)
@@ -107,6 +110,9 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions): Durable
   let state: DataDirState | undefined
   /** What is held for this data dir (shared with every driver on it once opened). */
   let held = new WriteBackCache()
+  const disk = options.disk ?? diskFor(root)
+  /** The journal, once opened (what diskFullSince asks). */
+  let opened: WriteJournal | undefined
 
   const pathOf = (key: string): string => {
     const segments = key.split(':').filter(Boolean)
@@ -156,10 +162,14 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions): Durable
     // Folio data holds access keys and the server's secrets: readable by its owner only.
     const fd = await openFile(tmp, 'w', 0o600)
     try {
-      for (let at = 0; at < data.length; ) at += writeSync(fd, data, at, data.length - at)
-    } finally {
+      for (let at = 0; at < data.length; ) at += disk.writeSync(fd, data, at, data.length - at)
+    } catch (error) {
+      // A full disk, say: what was written of the temp file goes, rather than take more space.
       closeSync(fd)
+      await unlink(tmp).catch(() => {})
+      throw error
     }
+    closeSync(fd)
     return [target, ...(await inFolder(target, () => rename(tmp, target)))]
   }
 
@@ -182,10 +192,24 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions): Durable
     return [dirname(path)]
   }
 
-  /** A change the journal holds, made again on start (a crash may have cut it short, or lost it from the disk). */
-  const redo = (record: JournalRecord): Promise<Touched> => {
+  /**
+   * A change the journal holds, taken back on start as it was first made: a put held in memory
+   * (no space needed: see WriteJournal.open), a removal or a clear made to the files and to what is held.
+   */
+  const recover: Recover = async (record, seq) => {
     const path = pathOf(record.key)
-    return record.op === 'put' ? place(path, record.data) : record.op === 'del' ? remove(path) : clearFolder(path)
+    const marked = (keys: string[], marks: Array<{ seq: number }>) => {
+      for (const mark of marks) mark.seq = seq
+      return keys
+    }
+    if (record.op === 'put') return { touched: [], held: marked([record.key], [held.put(record.key, record.data)]) }
+    if (record.op === 'del') {
+      const touched = await remove(path)
+      return { touched, held: held.get(record.key) ? marked([record.key], [held.put(record.key, null)]) : [] }
+    }
+    const touched = await clearFolder(path)
+    const cleared = held.clear(record.key)
+    return { touched, held: cleared ? marked(cleared.keys, cleared.marks) : [] }
   }
 
   /** A checkpoint: the newest durable state of each key whose record is in journal file `seq`, made in the files. */
@@ -205,7 +229,7 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions): Durable
   const openJournal = async () => {
     await rm(tmpRoot, { recursive: true, force: true })
     await mkdir(tmpRoot, { recursive: true, mode: 0o700 })
-    return WriteJournal.open(join(root, JOURNAL_DIR), redo, { rotateMs: options.checkpointAfterMs, writeBack })
+    return WriteJournal.open(join(root, JOURNAL_DIR), recover, { rotateMs: options.checkpointAfterMs, writeBack, disk })
   }
   const init = () =>
     (ready ??= (async () => {
@@ -217,7 +241,7 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions): Durable
       held = state.held
       const mine = state
       mine.journal ??= openJournal()
-      return mine.journal.catch((error: unknown) => {
+      return mine.journal.then((journal) => (opened = journal)).catch((error: unknown) => {
         // Not opened (a folder it cannot write): the next call, or driver, tries again.
         if (dataDirs.get(root) === mine) dataDirs.delete(root)
         mine.users--
@@ -350,6 +374,9 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions): Durable
       if (!prefix) throw new Error('Refusing to clear the whole data dir')
       const journal = await init()
       await journal.write('clear', prefix, new Uint8Array(), () => inTurn(root, () => clearFolder(pathOf(prefix))), { hold: () => held.clear(prefix) })
+    },
+    diskFullSince() {
+      return opened?.fullSince
     },
     /** Everything the journal holds, written to the files and fsync'd now (FolioStore.writeBack). */
     async writeBack() {

@@ -1,4 +1,4 @@
-import { close, fdatasync, fsync, open as openFd, writev } from 'node:fs'
+import { close, fdatasync, fsync, open as openFd } from 'node:fs'
 import { promisify } from 'node:util'
 
 /*
@@ -10,21 +10,9 @@ export const openFile = promisify(openFd)
 export const closeFile = promisify(close)
 export const syncFile = promisify(fsync)
 export const syncData = promisify(fdatasync)
-const writeSomeV = (fd: number, buffers: Uint8Array[]) =>
-  new Promise<number>((resolve, reject) => writev(fd, buffers, (error, written) => (error ? reject(error) : resolve(written))))
 
 export function isCode(error: unknown, code: string): boolean {
   return (error as NodeJS.ErrnoException | null)?.code === code
-}
-
-/** Writes buffers in order at the file's position: one writev call, usually. */
-export async function writeAllV(fd: number, buffers: Uint8Array[]): Promise<void> {
-  let rest = buffers.filter((b) => b.length > 0)
-  while (rest.length) {
-    let written = await writeSomeV(fd, rest.slice(0, 1024))
-    while (rest.length && written >= rest[0]!.length) written -= rest.shift()!.length
-    if (written > 0) rest[0] = rest[0]!.subarray(written)
-  }
 }
 
 /**

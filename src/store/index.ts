@@ -21,6 +21,8 @@ export {
   CommentForbiddenError,
   CommentLimitError,
   CommentNotFoundError,
+  DatabaseUnavailableError,
+  InsufficientStorageError,
   InvalidFilePathError,
   InvalidReplyError,
   UnknownAssetError,
@@ -43,7 +45,7 @@ export { type FinishedList, LIST_CACHE_ENTRY_BYTES } from './workspace-lists.js'
 
 export interface FolioStore extends StoreRepositories {
   dataDir: string
-  /** Whether it serves requests now: the flat-file store from open until close begins (GET /readyz). */
+  /** Whether it serves requests now: the flat-file store from open until close begins, while its disk has room for writes (GET /readyz). */
   readiness(): Promise<Readiness>
   /** Waits for every write in progress, then releases the data dir. */
   close(): Promise<void>
@@ -91,7 +93,11 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
       ...store,
       dataDir,
       async readiness() {
-        return closing ? { ready: false, reason: 'the store is closing (the server is stopping)' } : { ready: true }
+        if (closing) return { ready: false, reason: 'the store is closing (the server is stopping)' }
+        const full = driver.diskFullSince()
+        // Writes would be refused (507): a load balancer sends them elsewhere until space is freed.
+        if (full) return { ready: false, reason: `the disk holding the data dir is full (since ${full.toISOString()}): writes are refused until space is freed there, reads go on` }
+        return { ready: true }
       },
       async writeBack() {
         await driver.writeBack()

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache'
 import type { Storage } from 'unstorage'
+import type { Principal } from '../domain/principal.js'
 import { readJson, writeJson } from './json-io.js'
 import { keys } from './keys.js'
 import { KeyedMutex } from './keyed-mutex.js'
@@ -10,6 +11,10 @@ import type { Locks } from './locks.js'
 export interface StoredIntegration {
   url: string
   format: 'slack' | 'discord' | 'teams'
+  /** Who configured it (absent in what was saved before this was recorded): the credential's kind and who held it. */
+  configuredBy?: { credential: Principal['via']; name: string; email?: string }
+  /** When (ISO 8601). */
+  configuredAt?: string
 }
 
 interface IntegrationsDocument {

@@ -45,3 +45,30 @@ export class UnknownAssetError extends Error {
     super(`File ${JSON.stringify(path.slice(0, 80))} points to asset://${hash}, which no folio of this workspace holds; send the image itself (a base64 data URL)`)
   }
 }
+
+/**
+ * A write refused because the disk holding the data dir is full (ENOSPC, EDQUOT). A state, not
+ * for good: the journal takes writes again once space is freed (write-journal.ts). Answered
+ * 507 INSUFFICIENT_STORAGE with Retry-After.
+ */
+export class InsufficientStorageError extends Error {
+  constructor(readonly since: Date, cause?: unknown) {
+    super(`The disk holding the data dir is full (since ${since.toISOString()}): folio refuses writes until space is freed there, then takes them again by itself. Reads go on; nothing acknowledged was lost.`, { cause })
+  }
+}
+
+/**
+ * PostgreSQL cannot be reached now (refused, terminated, a pool or lock connection that did not
+ * come within its time), after the retries a statement gets. Answered 503 DATABASE_UNAVAILABLE
+ * with Retry-After. Here rather than in pg/: the server maps it without loading pg.
+ */
+export class DatabaseUnavailableError extends Error {
+  /** The driver's code (ECONNREFUSED, 57P01) or message: never the URL or its password. */
+  readonly detail: string | undefined
+  constructor(cause?: unknown) {
+    const code = (cause as { code?: unknown } | undefined)?.code
+    const detail = typeof code === 'string' ? code : cause instanceof Error ? cause.message : undefined
+    super(`The database cannot be reached${detail ? ` (${detail})` : ''}`, { cause })
+    this.detail = detail
+  }
+}

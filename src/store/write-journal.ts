@@ -1,39 +1,18 @@
+import { ftruncate as ftruncateCb } from 'node:fs'
 import { mkdir, readdir, readFile, unlink } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import { crc32 } from 'node:zlib'
+import { promisify } from 'node:util'
 import { BackgroundFsync } from './background-fsync.js'
-import { closeFile, openFile, syncData, syncPath, writeAllV } from './fd-io.js'
+import { type DiskIo, isNoSpace, realDisk, writeAllAt } from './disk-io.js'
+import { closeFile, syncData, syncPath } from './fd-io.js'
 import { mapLimit } from './map-limit.js'
+import { createFile, encode, type Held, type JournalFile, type JournalRecord, type Recover, readRecords, type Touched, type WriteBack } from './journal-records.js'
+import { InsufficientStorageError } from './store-errors.js'
 
-/** A change to the data dir as the journal keeps it: a key written (its bytes), removed, or a folder cleared. */
-export interface JournalRecord {
-  op: 'put' | 'del' | 'clear'
-  key: string
-  data: Uint8Array
-}
+export { type Held, type JournalMark, type JournalRecord, type Recover, readRecords, type Touched, type WriteBack } from './journal-records.js'
 
-/** Paths (files, folders) a change touched: what a checkpoint makes durable before it drops the record. */
-export type Touched = string[]
+const ftruncate = promisify(ftruncateCb)
 
-/**
- * A change held in memory rather than made to the files (the driver's write-back): the journal
- * notes which of its files holds the change's record once that record is durable.
- */
-export interface JournalMark {
-  /** The journal file holding the record: 0 until it is durable. */
-  seq: number
-}
-
-/**
- * Writes the files at a checkpoint: the changes held in memory whose newest durable record is
- * in journal file `seq`, among `keys`. Returns the paths to fsync, and what to do once they are
- * durable (forget what was held).
- */
-export type WriteBack = (seq: number, keys: string[]) => Promise<{ touched: Touched; written(): void }>
-
-const OPS = ['put', 'del', 'clear'] as const
-/** body length, crc32 of the body; then the body: op, key length, key, data. */
-const HEADER = 8
 /** A journal file is retired past this size, or this long after its first record. */
 const ROTATE_BYTES = 32 * 1024 * 1024
 const ROTATE_MS = 2000
@@ -41,19 +20,18 @@ const ROTATE_MS = 2000
 const MAX_RETIRED = 3
 /** fsyncs in flight while replaying on start (nothing else runs then). */
 const REPLAY_FSYNCS = 8
-
-interface JournalFile {
-  seq: number
-  path: string
-  fd: number
-  size: number
-  /** What its records touched. */
-  touched: Set<string>
-  /** The keys of its records whose change is held in memory (written back at its checkpoint). */
-  held: Set<string>
-  /** A failed append may have left a partial record: nothing more may follow it. */
-  broken: boolean
-}
+/** While the disk is full (or a checkpoint failed), how often checkpoints are tried again and the free space looked at. */
+const RECHECK_MS = 1000
+/**
+ * Writes are refused this long at least once the disk is full: an operation that read (or queued
+ * without waiting) what a failed append lost would rest on it only if it made no write (all fail
+ * meanwhile) for this long, then one after writes are taken again.
+ */
+const FULL_AT_LEAST_MS = 3000
+/** At most this long between two tries of a checkpoint that fails for another reason than space. */
+const MAX_RECHECK_MS = 60_000
+/** Writes are taken again once the disk has this much room (and every checkpoint due has been written). */
+const FREE_TO_RESUME = 1024 * 1024
 
 interface Waiting {
   bytes: Buffer[]
@@ -82,9 +60,25 @@ export class WriteJournal {
   #rotateDue = false
   #timer: NodeJS.Timeout | undefined
   /** Checkpoints run one at a time, in order: an older journal file is never left behind a newer one deleted. */
-  #checkpoints: Promise<void> = Promise.resolve()
-  /** A checkpoint failed: later journal files are kept too, so a restart replays all of them in order. */
-  #keepAll = false
+  #checkpoints: Promise<unknown> = Promise.resolve()
+  /**
+   * Retired journal files not yet deleted, oldest first. A checkpoint that fails stops there, no
+   * later one is written back or deleted (a restart replays them in order; what they hold stays
+   * in memory), and it is tried again later (#recheck).
+   */
+  #pending: JournalFile[] = []
+  /** The last checkpoint failed (and is tried again): writes go on, their journal files kept. */
+  #checkpointFailed = false
+  /**
+   * The disk is full (an append or a checkpoint failed with ENOSPC or EDQUOT), since when: every
+   * write fails at once (InsufficientStorageError, HTTP 507; GET /readyz 503), reads go on. Every
+   * RECHECK_MS the checkpoints due are tried again and the free space looked at: once both are
+   * fine (after FULL_AT_LEAST_MS) writes are taken again, with no restart.
+   */
+  #full: { since: Date; cause: unknown } | undefined
+  #recheckTimer: NodeJS.Timeout | undefined
+  /** The pause before the next recheck: RECHECK_MS while the disk is full, doubling (to a minute) while checkpoints fail for another reason. */
+  #recheckMs = RECHECK_MS
   /**
    * Why an append failed, once one has: every write after it fails too. Records are appended in
    * the order their changes were made, and a later change may rest on an earlier one that did
@@ -97,35 +91,58 @@ export class WriteJournal {
   #closed = false
   /** Waiting for the next rotation (checkpointNow). */
   #rotations: Array<() => void> = []
-  /** Journal files retired and not yet checkpointed. */
-  #retired = 0
   /** Checkpoints' fsyncs, off libuv's pool. */
   readonly #fsync = new BackgroundFsync()
   readonly #rotateMs: number
   readonly #writeBack: WriteBack | undefined
+  readonly #disk: DiskIo
 
-  private constructor(dir: string, current: JournalFile, rotateMs: number, writeBack: WriteBack | undefined) {
+  private constructor(dir: string, current: JournalFile, rotateMs: number, writeBack: WriteBack | undefined, disk: DiskIo) {
     this.#dir = dir
     this.#current = current
     this.#rotateMs = rotateMs
     this.#writeBack = writeBack
+    this.#disk = disk
   }
 
-  /** Replays what a crash left (redo makes one record's change again), then starts a fresh journal file. */
-  static async open(dir: string, redo: (record: JournalRecord) => Promise<Touched>, options: { rotateMs?: number; writeBack?: WriteBack } = {}): Promise<WriteJournal> {
+  /**
+   * Takes back what a crash left, then starts a fresh journal file. Replay needs no free space:
+   * a journal file's puts are taken into memory (`recover`: the write-back cache, as if just
+   * written), removals made to the files (they free space), and the file is kept as a retired
+   * one, written back by its checkpoint. Those are tried before open returns: on a healthy disk
+   * a restart ends as it always did (written, fsync'd, journal deleted); on a full one (a 16 MB
+   * journal needs about 16 MB to be written back) the store opens all the same, reads from
+   * memory, refuses writes (507) until space is freed. Memory holds what the journal files do,
+   * as before the crash: at most MAX_RETIRED + 1 files of ROTATE_BYTES.
+   */
+  static async open(dir: string, recover: Recover, options: { rotateMs?: number; writeBack?: WriteBack; disk?: DiskIo } = {}): Promise<WriteJournal> {
     if (await mkdir(dir, { recursive: true, mode: 0o700 })) await syncPath(dirname(dir))
     const found = (await readdir(dir))
       .map((name) => /^j(\d+)\.log$/.exec(name)?.[1])
       .filter((seq): seq is string => seq !== undefined)
       .map(Number)
       .sort((a, b) => a - b)
-    const touched = new Set<string>()
+    const replayed: JournalFile[] = []
     for (const seq of found) {
-      for (const record of readRecords(await readFile(join(dir, `j${seq}.log`)))) for (const path of await redo(record)) touched.add(path)
+      const file: JournalFile = { seq, path: join(dir, `j${seq}.log`), fd: -1, size: 0, touched: new Set(), held: new Set(), broken: true }
+      for (const record of readRecords(await readFile(file.path))) {
+        const { touched, held } = await recover(record, seq)
+        for (const path of touched) file.touched.add(path)
+        for (const key of held) file.held.add(key)
+      }
+      replayed.push(file)
     }
-    await mapLimit([...touched], REPLAY_FSYNCS, syncPath)
-    for (const seq of found) await unlink(join(dir, `j${seq}.log`))
-    return new WriteJournal(dir, await createFile(dir, (found.at(-1) ?? 0) + 1), options.rotateMs ?? ROTATE_MS, options.writeBack)
+    // Removals made again: their folders fsync'd now, as before (a crash may have lost them).
+    await mapLimit([...new Set(replayed.flatMap((f) => [...f.touched]))], REPLAY_FSYNCS, syncPath)
+    const journal = new WriteJournal(dir, await createFile(dir, (found.at(-1) ?? 0) + 1), options.rotateMs ?? ROTATE_MS, options.writeBack, options.disk ?? realDisk)
+    journal.#pending.push(...replayed)
+    if (replayed.length) await (journal.#checkpoints = journal.#drain())
+    return journal
+  }
+
+  /** Since when writes are refused for lack of space (undefined: they are not). */
+  get fullSince(): Date | undefined {
+    return this.#full?.since
   }
 
   /**
@@ -142,11 +159,13 @@ export class WriteJournal {
   async write(op: JournalRecord['op'], key: string, data: Uint8Array, apply: () => Promise<Touched>, options: { wait?: boolean; sync?: boolean; hold?: () => Held | undefined } = {}): Promise<void> {
     if (this.#failed) throw this.#failed
     if (this.#closed) throw closedError()
+    if (this.#full) throw this.#fullError()
     const touched = await apply()
     const bytes = touched.length || options.hold ? encode(op, key, data) : undefined
     const durable = new Promise<void>((resolve, reject) => {
       if (this.#failed) return reject(this.#failed)
       if (this.#closed) return reject(closedError())
+      if (this.#full) return reject(this.#fullError())
       const held = options.hold?.()
       if (!bytes || (touched.length === 0 && !held)) return resolve()
       this.#waiting.push({ bytes, touched: options.sync === false ? [] : touched, held, resolve, reject })
@@ -170,16 +189,26 @@ export class WriteJournal {
         const current = rotate ? await this.#rotate().catch((error: unknown) => error as Error) : file
         if (current instanceof Error) {
           // No journal file to append to (the data dir is gone, or full).
-          this.#fail(batch, current)
+          if (isNoSpace(current) || current instanceof InsufficientStorageError) this.#noSpace(batch, current)
+          else this.#fail(batch, current)
           continue
         }
         if (batch.length === 0) continue
         try {
-          await writeAllV(current.fd, batch.flatMap((w) => w.bytes))
+          // At the file's end as the journal counts it: after an append cut short, the next one
+          // starts where the last whole record ends, over what the failed one left.
+          await writeAllAt(this.#disk, current.fd, batch.flatMap((w) => w.bytes), current.size)
           await syncData(current.fd)
         } catch (error) {
-          current.broken = true
-          this.#fail(batch, error)
+          if (isNoSpace(error)) {
+            // The partial record goes (a replay's CRC check would stop at it anyway, and lose
+            // every record after it): the file ends with the last acknowledged record again.
+            await ftruncate(current.fd, current.size).catch(() => (current.broken = true))
+            this.#noSpace(batch, error)
+          } else {
+            current.broken = true
+            this.#fail(batch, error)
+          }
           continue
         }
         if (current.size === 0) this.#timer = setTimeout(() => this.#dueForRotation(), this.#rotateMs).unref()
@@ -210,6 +239,52 @@ export class WriteJournal {
     for (const rotated of this.#rotations.splice(0)) rotated()
   }
 
+  /**
+   * An append (or a rotation) failed for lack of space: these writes and every one waiting fail
+   * (as in #fail, and for the same reason: a later record may rest on them), and so does every
+   * write until the disk has room again (#full), not for good.
+   */
+  #noSpace(batch: Waiting[], cause: unknown): void {
+    this.#enterFull(cause instanceof InsufficientStorageError ? cause.cause : cause)
+    const error = this.#fullError()
+    for (const w of [...batch, ...this.#waiting.splice(0)]) {
+      w.held?.failed?.()
+      w.reject(error)
+    }
+    for (const rotated of this.#rotations.splice(0)) rotated()
+  }
+
+  #enterFull(cause: unknown): void {
+    this.#recheckMs = RECHECK_MS
+    if (this.#full) this.#full.cause = cause
+    else this.#full = { since: new Date(), cause }
+    this.#scheduleRecheck()
+  }
+
+  #fullError(): InsufficientStorageError {
+    return new InsufficientStorageError(this.#full?.since ?? new Date(), this.#full?.cause)
+  }
+
+  #scheduleRecheck(): void {
+    if (this.#recheckTimer || this.#closed) return
+    this.#recheckTimer = setTimeout(() => {
+      this.#recheckTimer = undefined
+      void this.#recheck()
+    }, this.#full ? RECHECK_MS : this.#recheckMs).unref()
+  }
+
+  /** While the disk is full or a checkpoint failed: the checkpoints due tried again, and whether writes may come back. */
+  async #recheck(): Promise<void> {
+    if (this.#closed) return
+    const written = await (this.#checkpoints = this.#checkpoints.then(() => this.#drain()))
+    const full = this.#full
+    if (full && written && Date.now() - full.since.getTime() >= FULL_AT_LEAST_MS) {
+      const free = await this.#disk.freeBytes(this.#dir).catch(() => 0)
+      if (free >= FREE_TO_RESUME && this.#full === full) this.#full = undefined
+    }
+    if (this.#full || this.#checkpointFailed) this.#scheduleRecheck()
+  }
+
   #dueForRotation(): void {
     this.#rotateDue = true
     if (!this.#flushing) void this.#flush()
@@ -220,8 +295,12 @@ export class WriteJournal {
     const old = this.#current
     clearTimeout(this.#timer)
     // Writes faster than the disk can take the checkpoints' fsyncs wait here, rather than pile
-    // up journal files (disk, and the time a restart takes to replay them).
-    while (this.#retired >= MAX_RETIRED) await this.#checkpoints
+    // up journal files (disk, and the time a restart takes to replay them). Not when
+    // checkpoints fail: then writes go on, their files kept (a full disk refuses them anyway).
+    while (this.#pending.length >= MAX_RETIRED && !this.#checkpointFailed) {
+      if (this.#full) throw this.#fullError()
+      await this.#checkpoints
+    }
     this.#current = await createFile(this.#dir, old.seq + 1)
     this.#checkpoint(old)
     for (const rotated of this.#rotations.splice(0)) rotated()
@@ -229,23 +308,46 @@ export class WriteJournal {
   }
 
   #checkpoint(file: JournalFile): void {
-    this.#retired++
-    this.#checkpoints = this.#checkpoints.then(async () => {
+    this.#pending.push(file)
+    this.#checkpoints = this.#checkpoints.then(() => this.#drain())
+  }
+
+  /**
+   * The checkpoints of the pending journal files, in order: each writes what its file held,
+   * fsyncs every path it touched, then deletes the file. Stops at the first that fails (see
+   * #pending), which is tried again later; true when none is left.
+   */
+  async #drain(): Promise<boolean> {
+    while (this.#pending.length) {
+      const file = this.#pending[0]!
       try {
-        await closeFile(file.fd)
-        const back = file.held.size && this.#writeBack ? await this.#writeBack(file.seq, [...file.held]) : undefined
-        await this.#fsync.sync([...file.touched, ...(back?.touched ?? [])])
-        back?.written()
-        if (this.#keepAll) return
+        if (file.fd >= 0) {
+          const fd = file.fd
+          file.fd = -1
+          await closeFile(fd)
+        }
+        if (!file.written) {
+          const back = file.held.size && this.#writeBack ? await this.#writeBack(file.seq, [...file.held]) : undefined
+          await this.#fsync.sync([...file.touched, ...(back?.touched ?? [])])
+          back?.written()
+          file.written = true
+        }
         await unlink(file.path)
         await this.#fsync.sync([this.#dir])
-      } catch {
-        // Kept: a restart replays it, and every journal file after it (see #keepAll).
-        this.#keepAll = true
-      } finally {
-        this.#retired--
+        this.#pending.shift()
+      } catch (error) {
+        // Kept, with every later one: a restart replays them in order; what they hold stays in memory.
+        if (isNoSpace(error)) this.#enterFull(error)
+        // Another failure (a disk failing, the data dir gone) is tried again less and less often.
+        else if (this.#checkpointFailed) this.#recheckMs = Math.min(this.#recheckMs * 2, MAX_RECHECK_MS)
+        this.#checkpointFailed = true
+        this.#scheduleRecheck()
+        return false
       }
-    })
+    }
+    this.#checkpointFailed = false
+    this.#recheckMs = RECHECK_MS
+    return true
   }
 
   /** A checkpoint now of everything appended so far (the files then hold it, fsync'd), the journal staying open. */
@@ -257,7 +359,7 @@ export class WriteJournal {
         if (!this.#flushing) void this.#flush()
       }).catch(() => {})
     }
-    if (!this.#failed && this.#current.size > 0) {
+    if (!this.#failed && !this.#full && this.#current.size > 0) {
       // The flush retires the current file at its next turn.
       const rotated = new Promise<void>((resolve) => this.#rotations.push(resolve))
       this.#rotateDue = true
@@ -267,11 +369,16 @@ export class WriteJournal {
     await this.#checkpoints
   }
 
-  /** Shutdown: the last appends, then a checkpoint of everything; no journal file is left. */
+  /**
+   * Shutdown: the last appends, then a checkpoint of everything; no journal file is left (unless
+   * a checkpoint fails, a full disk say: then a restart replays what is left).
+   */
   async close(): Promise<void> {
     this.#closed = true
     while (this.#flushing) await new Promise((r) => setImmediate(r))
     clearTimeout(this.#timer)
+    clearTimeout(this.#recheckTimer)
+    this.#recheckTimer = undefined
     this.#checkpoint(this.#current)
     await this.#checkpoints
     await this.#fsync.close()
@@ -280,47 +387,3 @@ export class WriteJournal {
 
 const closedError = () => new Error('The write journal is closed: the store was closed while this write came.')
 
-async function createFile(dir: string, seq: number): Promise<JournalFile> {
-  const path = join(dir, `j${seq}.log`)
-  const fd = await openFile(path, 'wx', 0o600)
-  // Its entry in the folder must be durable before a record in it is acknowledged.
-  await syncPath(dir)
-  return { seq, path, fd, size: 0, touched: new Set(), held: new Set(), broken: false }
-}
-
-/** The changes a record stands for that are held in memory: their marks, and the keys they are under. */
-export interface Held {
-  marks: JournalMark[]
-  keys: string[]
-  /** The record will never be durable: what it held must not be read, nor written back. */
-  failed?: () => void
-}
-
-/**
- * A record as the buffers an append writes: its header and key, then the data itself, which is
- * not copied (a version's page is ~100 KB, and the write-back cache holds those same bytes).
- */
-function encode(op: JournalRecord['op'], key: string, data: Uint8Array): Buffer[] {
-  const keyLength = Buffer.byteLength(key, 'utf8')
-  const head = Buffer.allocUnsafe(HEADER + 3 + keyLength)
-  head[HEADER] = OPS.indexOf(op)
-  head.writeUInt16LE(keyLength, HEADER + 1)
-  head.write(key, HEADER + 3, 'utf8')
-  head.writeUInt32LE(3 + keyLength + data.length, 0)
-  head.writeUInt32LE(crc32(data, crc32(head.subarray(HEADER))), 4)
-  return data.length ? [head, Buffer.from(data.buffer, data.byteOffset, data.byteLength)] : [head]
-}
-
-/** The records of a journal file, up to the first one that is incomplete or damaged (a torn append). */
-export function* readRecords(bytes: Buffer): Generator<JournalRecord> {
-  for (let at = 0; at + HEADER <= bytes.length; ) {
-    const length = bytes.readUInt32LE(at)
-    const body = bytes.subarray(at + HEADER, at + HEADER + length)
-    if (length < 3 || body.length < length || crc32(body) !== bytes.readUInt32LE(at + 4)) return
-    const op = OPS[body[0]!]
-    const keyLength = body.readUInt16LE(1)
-    if (!op || 3 + keyLength > length) return
-    yield { op, key: body.subarray(3, 3 + keyLength).toString('utf8'), data: body.subarray(3 + keyLength) }
-    at += HEADER + length
-  }
-}

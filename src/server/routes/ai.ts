@@ -11,6 +11,7 @@ import { createFromPrompt } from '../ai-create.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../errors.js'
 import { authorOf, requireFolio } from '../folio-access.js'
+import { destinationProblem, outboundPolicy } from '../outbound-guard.js'
 import { mountRoute } from '../route.js'
 
 /** The AI endpoints: ai-create (Cloud), the conversation, its stream, and a workspace's AI settings (Cloud). */
@@ -77,6 +78,10 @@ export function registerAiRoutes(app: H3, ctx: ServerContext): void {
   mountRoute(app, ctx, getWorkspaceAi, ({ principal }) => view(principal))
   mountRoute(app, ctx, setWorkspaceAi, async ({ principal, body }) => {
     mayManage(principal)
+    // A workspace's own base URL is judged again at every request (ai-service.ts); an address
+    // that can never be allowed is refused now.
+    const problem = body.baseURL && destinationProblem(body.baseURL, outboundPolicy(ctx.config.outbound, { allowPrivate: ctx.config.outbound.aiAllowPrivate }))
+    if (problem) throw fail(ERRORS.invalidBody, `baseURL ${problem}; the operator may allow that with FOLIO_AI_ALLOW_PRIVATE=1 or FOLIO_ALLOW_PRIVATE_HOSTS.`)
     await ai.setWorkspaceSettings(principal!.workspaceId, { ...body, updatedAt: new Date().toISOString(), updatedBy: principal!.email ?? principal!.name })
     return view(principal)
   })

@@ -9,7 +9,7 @@ import { secretsEqual } from '../auth.js'
 import { isTooSlow, readBodyBytes } from '../body.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../errors.js'
-import { requireViewable } from '../folio-access.js'
+import { hiddenDraft, requireViewable } from '../folio-access.js'
 import { tooManyGuesses } from '../rate-limit.js'
 import { namesOneClient } from '../remote.js'
 import { clientAddress, JSON_CONTENT_TYPE, jsonBytes, mountRoute, requestTarget } from '../route.js'
@@ -51,6 +51,8 @@ export function registerSharingRoutes(app: H3, ctx: ServerContext): void {
     if (!meta) throw fail(ERRORS.projectNotFound)
     const grant = await grantOf(ctx, event, meta)
     const visible = await ctx.viewerAccess.canView(meta, grant)
+    // A draft is its owner's: to anyone else, no such folio (not even its title).
+    if (!visible && hiddenDraft(ctx, event, meta, grant)) throw fail(ERRORS.projectNotFound)
     const json = JSON.stringify(await publicView(meta, visible))
     // What everybody sees of a published public folio is the same: keep it for the hot path.
     if (await ctx.viewerAccess.canView(meta, undefined)) {
@@ -75,6 +77,10 @@ export function registerSharingRoutes(app: H3, ctx: ServerContext): void {
     const known = isFolioId(params.id) ? await folios.get(params.id) : undefined
     // Nothing to guess (no such folio, no key, no key given): not counted.
     if (!known || known.accessKey.trim() === '' || typeof given !== 'string') return { success: false }
+    // A draft is its owner's: to anyone else it is a folio that does not exist, whose answer is
+    // the one above (never a 404 here: that would be the one answer telling a draft apart). Its
+    // key is not compared, so it is no oracle either.
+    if (hiddenDraft(ctx, event, known, await grantOf(ctx, event, known))) return { success: false }
     const client = clientAddress(ctx, event)
     const admission = await ctx.keyGuesses.admit(known.id, { id: client, identified: namesOneClient(client) })
     if ('retryAfterSeconds' in admission) throw tooManyGuesses(admission.retryAfterSeconds)
@@ -83,7 +89,9 @@ export function registerSharingRoutes(app: H3, ctx: ServerContext): void {
       // Read again: the key may have changed while the attempt waited its turn.
       const meta = await folios.get(known.id)
       const expected = meta?.accessKey.trim() ?? ''
-      success = expected !== '' && secretsEqual(given.trim(), expected)
+      // (Made a draft while the attempt waited: as above.)
+      const hidden = meta !== undefined && hiddenDraft(ctx, event, meta, await grantOf(ctx, event, meta))
+      success = expected !== '' && !hidden && secretsEqual(given.trim(), expected)
       if (success && meta) {
         const grant = { kind: 'key', keyHash: await ctx.viewerAccess.fingerprint(meta.accessKey) } as const
         event.res.headers.append('set-cookie', await accessCookie(ctx.viewerAccess, meta.id, grant, event.url.protocol === 'https:'))
@@ -122,7 +130,7 @@ export function registerSharingRoutes(app: H3, ctx: ServerContext): void {
       // may no longer see it must not receive its file list, comments or reactions.
       const now = await folios.get(meta.id)
       if (!now) return revoke('deleted')
-      if (!(await ctx.viewerAccess.canView(now, grant))) return revoke(await revokedBecause(ctx, now, grant))
+      if (!(await ctx.viewerAccess.canView(now, grant))) return revoke(await revokedBecause(ctx, now, grant, hiddenDraft(ctx, event, now, grant)))
       if (open) send(name, data)
     })
     // Headers go out with the first chunk: send one at once. Then keep proxies from timing out.
@@ -139,9 +147,12 @@ export function registerSharingRoutes(app: H3, ctx: ServerContext): void {
   })
 }
 
-/** Why a viewer holding `grant` may no longer see the folio as it is now. */
-async function revokedBecause(ctx: ServerContext, now: FolioMeta, grant: Grant | undefined): Promise<RevokedReason> {
-  if (now.status === 'draft') return 'draft'
+/**
+ * Why a viewer holding `grant` may no longer see the folio as it is now. A draft is not there at
+ * all for anyone but its owner (hidden): for them it went as a deleted folio goes.
+ */
+async function revokedBecause(ctx: ServerContext, now: FolioMeta, grant: Grant | undefined, hidden: boolean): Promise<RevokedReason> {
+  if (now.status === 'draft') return hidden ? 'deleted' : 'draft'
   // They had proved a key and the folio is still private: the key is not that one any more.
   if (grant?.kind === 'key' && now.accessKey.trim() !== '' && grant.keyHash !== (await ctx.viewerAccess.fingerprint(now.accessKey))) return 'key-changed'
   return 'private'

@@ -76,12 +76,14 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
   })
 
   mountRoute(app, ctx, sharePage, async ({ event, params, query }) => {
+    const missing = () => shareAnswer(event, { id: params.id, title: 'Not found', view: 'missing' }, { status: 404, noindex: true })
     const meta = isFolioId(params.id) ? await folios.get(params.id) : undefined
-    if (!meta) return shareAnswer(event, { id: params.id, title: 'Not found', view: 'missing' }, { status: 404, noindex: true })
+    if (!meta) return missing()
     let grant = await grantOf(ctx, event, meta)
     let preview = false
+    const owner = isOwner(ctx, event, meta)
     // The owner may preview a draft or private folio (in OSS the local API is open).
-    if (query.preview !== undefined && isOwner(ctx, event, meta)) {
+    if (query.preview !== undefined && owner) {
       grant = { kind: 'owner' }
       preview = true
       event.res.headers.append('set-cookie', await accessCookie(ctx.viewerAccess, meta.id, grant, event.url.protocol === 'https:'))
@@ -89,6 +91,10 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
     // Search engines keep out of drafts and private folios, whoever opens them.
     const noindex = meta.isPrivate || meta.status === 'draft'
     if (!(await ctx.viewerAccess.canView(meta, grant))) {
+      // A draft is its owner's: anyone else gets the very page a folio that does not exist gets
+      // (nothing of the draft: no title, no description, no link-preview tags of its own). Its
+      // owner without a grant (OSS's open local API) sees the draft notice.
+      if (meta.status === 'draft' && !owner) return missing()
       return shareAnswer(event, { id: meta.id, title: meta.title, description: meta.description, view: meta.status === 'draft' ? 'draft' : 'gate', api: `/api/files/${meta.id}` }, { noindex })
     }
     return shareAnswer(event, await contentBoot(ctx, meta, grant, preview), { noindex })
@@ -113,6 +119,8 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
     if (found === EXPIRED && isNavigation(event)) return expiredPage(params.path, event.url.search)
     const grant = found === EXPIRED ? undefined : found
     if ((access !== '-' && !grant) || !(await ctx.viewerAccess.canView(meta, grant))) {
+      // A draft: the answer an unknown folio gets, word for word.
+      if (meta.status === 'draft') throw fail(ERRORS.notFound)
       throw fail(ERRORS.notFound, 'This link has expired or the folio is not public: open its share page again.')
     }
     if (version !== undefined && version !== meta.head) {

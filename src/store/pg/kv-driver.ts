@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import { defineDriver } from 'unstorage'
-import { retrying } from './pool.js'
+import { DatabaseUnavailableError } from '../store-errors.js'
+import { isTransient, retrying } from './pool.js'
 
 /**
  * The store's unstorage driver over PostgreSQL: one table, `folio_kv (key, value bytea)`
@@ -60,7 +61,13 @@ export const pgKvDriver = defineDriver((options: PgKvOptions) => {
   const running = new Set<Promise<unknown>>()
 
   const query = <Row extends unknown[]>(name: keyof typeof STATEMENTS, values: unknown[]): Promise<Row[]> => {
-    const done = retrying(() => pool.query<Row>({ name: `folio_kv_${name}`, text: STATEMENTS[name], values, rowMode: 'array' })).then((result) => result.rows)
+    const done = retrying(() => pool.query<Row>({ name: `folio_kv_${name}`, text: STATEMENTS[name], values, rowMode: 'array' })).then(
+      (result) => result.rows,
+      // Still failing after the retries: the database is away (HTTP 503), not a bug (500).
+      (error: unknown) => {
+        throw isTransient(error) ? new DatabaseUnavailableError(error) : error
+      },
+    )
     running.add(done)
     const forget = () => running.delete(done)
     done.then(forget, forget)

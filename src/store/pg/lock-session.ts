@@ -1,5 +1,13 @@
 import pg from 'pg'
+import { DatabaseUnavailableError } from '../store-errors.js'
 import { errorCode } from './pool.js'
+
+/**
+ * How long a statement waits for a lock connection while there is none (the database away):
+ * then it fails with DatabaseUnavailableError (HTTP 503) rather than hold its request until the
+ * database comes back. The pool's connectionTimeoutMillis.
+ */
+const WAIT_FOR_CONNECTION_MS = 5_000
 
 /** Where releases are announced: the payload is the released lock's id. */
 export const WAKE_CHANNEL = 'folio_locks'
@@ -47,6 +55,8 @@ export class LockSession {
   /** The statement running on the connection now, or the last one. */
   #queue: Promise<unknown> = Promise.resolve()
   #waiting: Array<{ resolve: () => void; reject: (error: Error) => void }> = []
+  /** Why the last connection was lost or the last attempt failed: what a statement that gave up waiting says. */
+  #lastFailure: unknown
 
   constructor(url: string, handlers: LockSessionHandlers) {
     this.#url = url
@@ -100,7 +110,23 @@ export class LockSession {
 
   #whenConnected(): Promise<void> {
     if (this.#closed) return Promise.reject(new LocksClosedError())
-    return new Promise((resolve, reject) => this.#waiting.push({ resolve, reject }))
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        resolve: () => {
+          clearTimeout(timer)
+          resolve()
+        },
+        reject: (error: Error) => {
+          clearTimeout(timer)
+          reject(error)
+        },
+      }
+      const timer = setTimeout(() => {
+        this.#waiting = this.#waiting.filter((w) => w !== waiter)
+        reject(new DatabaseUnavailableError(this.#lastFailure))
+      }, WAIT_FOR_CONNECTION_MS)
+      this.#waiting.push(waiter)
+    })
   }
 
   async #connect(): Promise<void> {
@@ -140,6 +166,7 @@ export class LockSession {
         for (const waiter of this.#waiting.splice(0)) waiter.resolve()
         return
       } catch (error) {
+        this.#lastFailure = error
         this.#handlers.warn?.(`locks: cannot connect (${errorCode(error)}), retrying in ${this.#retryMs} ms`)
         client.end().catch(() => {})
         await new Promise((resolve) => setTimeout(resolve, this.#retryMs))
@@ -153,7 +180,8 @@ export class LockSession {
     if (this.#client !== client) return
     this.#client = undefined
     client.end().catch(() => {})
-    this.#handlers.lost(this.#failures.get(client) ?? error)
+    this.#lastFailure = this.#failures.get(client) ?? error
+    this.#handlers.lost(this.#lastFailure)
     if (!this.#closed) setTimeout(() => void this.#connect(), 50)
   }
 }

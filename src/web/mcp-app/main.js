@@ -7,8 +7,9 @@
  * The App client of @modelcontextprotocol/ext-apps (bundled in: nothing loads from a CDN) takes
  * the tool's answer from the host. The folio's id is in the answer's JSON, after the blank line
  * of its text (server/mcp-server.ts), and the view shows the folio's share page, with its pins
- * and reactions, in a frame, as any viewer sees it: a draft's notice (which turns into the folio
- * once it is published), a private folio's key form. Not the owner's preview (?preview): its
+ * and reactions, in a frame, as any viewer sees it: a draft is not there for a viewer (the owner
+ * on this machine, in OSS, sees its notice; the page turns into the folio once it is published),
+ * a private folio's key form. Not the owner's preview (?preview): its
  * grant is a SameSite=Strict cookie, which a page framed inside a chat (another site) never
  * sends, so its live updates would be refused over and over. The view holds no key and asks the
  * server for nothing itself.

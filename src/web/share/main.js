@@ -8,7 +8,7 @@
  * at the message handler in share-content.js).
  *
  * One bundle (src/web/build/web-bundles.ts) of modules with one job each:
- *   share-notices.js       missing, draft and the access-key gate
+ *   share-notices.js       missing (a draft too, to anyone but its owner), draft and the access-key gate
  *   share-access.js        access withdrawn (revoked, a dropped stream): the notice, then
  *                          polling until the folio can be seen again; the place kept meanwhile
  *   share-content.js       the content view: frame, bar, bridge messages, toasts, keyboard
@@ -70,4 +70,7 @@ switch (boot.view) {
     break;
   default:
     renderMissing(app);
+    // A draft is missing to anyone but its owner: once it is published (or there is anything to
+    // say about it) the page the server renders now says so.
+    if (boot.api) pollUntilViewable(boot, (reason) => reason !== 'deleted' && location.reload());
 }

@@ -12,6 +12,12 @@ import { renderDraft, renderGate, renderMissing } from './share-notices.js';
 const FAST_POLL_MS = 3000;
 const SLOW_POLL_MS = 10_000;
 const FAST_FOR_MS = 2 * 60_000;
+/**
+ * How long a page keeps asking about a folio that is not there. A draft is not there for anyone
+ * but its owner (the same 404 as a deleted folio), and it may be published in a moment: a link
+ * shared early, or a viewer whose folio went back to draft, then shows it without a reload.
+ */
+const GONE_WATCH_MS = 60 * 60_000;
 const PLACE_MAX_AGE_MS = 30 * 60_000;
 
 const placeKey = (boot) => placeKeyOf(boot.id);
@@ -51,10 +57,12 @@ async function askPublic(boot) {
 
 /**
  * Asks GET /public every few seconds (more slowly after a while): a reload once the folio may be
- * seen, onReason(reason) when why-not changes ('draft', 'private', 'deleted': then it stops).
+ * seen, onReason(reason) when why-not changes ('draft', 'private', 'deleted'). Not there
+ * ('deleted': a deleted folio, or a draft that is not this viewer's) it stops after an hour.
  */
 export function pollUntilViewable(boot, onReason) {
   const started = Date.now();
+  let goneSince = null;
   let timer = null;
   const next = () => {
     timer = setTimeout(tick, Date.now() - started < FAST_FOR_MS ? FAST_POLL_MS : SLOW_POLL_MS);
@@ -62,9 +70,15 @@ export function pollUntilViewable(boot, onReason) {
   async function tick() {
     try {
       const seen = await askPublic(boot);
-      if (seen.gone) return onReason('deleted');
-      if (seen.viewable) return location.reload();
-      onReason(seen.reason);
+      if (seen.gone) {
+        goneSince ??= Date.now();
+        onReason('deleted');
+        if (Date.now() - goneSince >= GONE_WATCH_MS) return;
+      } else {
+        goneSince = null;
+        if (seen.viewable) return location.reload();
+        onReason(seen.reason);
+      }
     } catch {
       // The server is away for a moment: ask again later.
     }
@@ -99,8 +113,8 @@ export function createAccess(view) {
     if (why === shown) return;
     shown = why;
     showNotice(app, { ...boot, title: state.title }, why);
-    if (why === 'deleted') polling?.stop();
-    else polling ??= pollUntilViewable(boot, (next) => withdraw(next));
+    // Deleted too: to a viewer, a folio made a draft is gone the same way, and may come back.
+    polling ??= pollUntilViewable(boot, (next) => withdraw(next));
   }
 
   /** After a dropped stream or a refused frame token: is the folio still there for this viewer? */
