@@ -22,7 +22,7 @@ describe('OSS mode (the default)', () => {
 
   it('keeps the open API from pages of other origins and from folios in the viewer sandbox', async () => {
     const { api } = s
-    const id = (await api.send(createFolio, { body: { title: 'Mine' } })).body.project.id
+    const id = (await api.send(createFolio, { body: { title: 'Mine', status: 'published' } })).body.project.id
     const host = new URL(api.server).host
     // Warm the hot cache: the answer in front of the router must refuse them too.
     await api.send(getFolio, { params: { id } })
@@ -65,7 +65,7 @@ describe('OSS mode: the open API answers only its own host names (DNS rebinding)
 
   it('refuses a page whose name was re-pointed at this machine, unless it sends the key', async () => {
     const port = new URL(s.api.server).port
-    const id = (await s.api.send(createFolio, { body: { title: 'Mine' } })).body.project.id
+    const id = (await s.api.send(createFolio, { body: { title: 'Mine', status: 'published' } })).body.project.id
     for (const host of [`attacker.example:${port}`, 'attacker.example', `evil.localhost.example:${port}`]) {
       expect(await withHost(listFolios, {}, host)).toBe(401)
       expect(await withHost(getFolio, { id }, host, { origin: `http://${host}` })).toBe(401)

@@ -190,11 +190,12 @@ describe('OSS: a draft is the owner’s, and the owner is this machine or the ke
 
   beforeAll(async () => {
     draft = (await s.api.send(createFolio, { body: { title: TITLE, description: DESCRIPTION, defaultFiles: SITE } })).body.project.id
-    // The open local API is the owner: it comments on its own draft.
-    const comment = await s.api.send(createComment, { params: { id: draft }, body: { text: 'Owner’s note', versionId: 'v1', filename: 'index.html' } })
+    key = (await s.api.send(getKey)).body.apiKey
+    // The owner's credential comments on its own draft (the viewer endpoints take the key, not
+    // the open local API: any page on this machine is that).
+    const comment = await testApi(s.api.server, { key }).send(createComment, { params: { id: draft }, body: { text: 'Owner’s note', versionId: 'v1', filename: 'index.html' } })
     expect(comment.status).toBe(200)
     commentId = comment.body.comment.id
-    key = (await s.api.send(getKey)).body.apiKey
   })
 
   it('is a 404 on every public endpoint to a caller from elsewhere without the key, as a made-up id is', async () => {
@@ -214,12 +215,16 @@ describe('OSS: a draft is the owner’s, and the owner is this machine or the ke
     expect((await owner.send(listComments, { params: { id: draft } })).status).toBe(200)
   })
 
-  it('is the owner’s on this machine without the key: the draft notice, its comments, a preview', async () => {
+  it('is the owner’s on this machine without the key: the draft notice and a preview; its comments take the key', async () => {
     const page = await s.api.send(sharePage, { params: { id: draft } })
     expect(page.status).toBe(200)
     expect(bootOf(page.text)).toMatchObject({ view: 'draft', title: TITLE })
     expect((await s.api.send(getPublicFolio, { params: { id: draft } })).body).toMatchObject({ title: TITLE, draft: true, activeFileList: [] })
-    expect((await s.api.send(listComments, { params: { id: draft } })).body.map((c: { text: string }) => c.text)).toEqual(['Owner’s note'])
+    // The viewer endpoints tell the open local API (any page on this machine) that the draft is
+    // not published; the owner reads its comments with the key, GET /api/files/{id} or MCP.
+    const comments = await s.api.send(listComments, { params: { id: draft } })
+    expect([comments.status, comments.body.error]).toEqual([403, 'Access key required'])
+    expect((await testApi(s.api.server, { key }).send(listComments, { params: { id: draft } })).body.map((c: { text: string }) => c.text)).toEqual(['Owner’s note'])
     // Viewer writes that are not the owner's to make stay refused (the owner is told why).
     const beacon = await s.api.send(recordAnalytics, { params: { id: draft }, body: { isInitial: true } })
     expect([beacon.status, beacon.body.error]).toEqual([403, 'Access key required'])

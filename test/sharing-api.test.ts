@@ -3,6 +3,7 @@ import { createComment, listComments, react, recordAnalytics } from '../src/api/
 import { deleteFolio, updateFolio } from '../src/api/files.js'
 import { folioEvents, getPublicFolio, verifyAccessKey } from '../src/api/sharing.js'
 import { uploadFile } from '../src/api/uploads.js'
+import { getKey } from '../src/api/keys.js'
 import { dashboardPage, folioPage, rawFile, sharePage, viewerAsset } from '../src/api/viewer.js'
 import { contractPath } from '../src/client/index.js'
 import { testApi } from './helpers/api.js'
@@ -14,6 +15,8 @@ const s = useServer()
  * takes for the owner: it may read and write the comments of its drafts and private folios.)
  */
 const viewer = () => testApi(s.ts.server.tunnelTarget)
+/** The workspace's key, which the owner's programs send (the open local API is not the owner here). */
+const ownerKey = async () => (await s.api.send(getKey)).body.apiKey as string
 
 const SITE = {
   'index.html': '<!doctype html><html><head><link rel="stylesheet" href="css/site.css"></head><body><h1>Deck</h1><a href="pages/two.html">next</a></body></html>',
@@ -120,8 +123,10 @@ describe('the private gate on viewer endpoints', () => {
     expect((await viewer().send(recordAnalytics, { params: { id }, body: { isInitial: true }, headers: { cookie } })).status).toBe(200)
     const forged = `folio_access_${id}=${cookie.split('=')[1]!.slice(0, -3)}abc`
     expect((await viewer().send(listComments, { params: { id }, headers: { cookie: forged } })).status).toBe(403)
-    // This machine's programs are the owner in OSS: they read and answer comments without the key.
-    expect((await s.api.send(listComments, { params: { id } })).status).toBe(200)
+    // The viewer endpoints take the owner's key, not the open local API (any page on this machine
+    // is that): without it this machine is a viewer too; with it, the owner.
+    expect((await s.api.send(listComments, { params: { id } })).status).toBe(403)
+    expect((await testApi(s.api.server, { key: await ownerKey() }).send(listComments, { params: { id } })).status).toBe(200)
   })
 })
 
@@ -151,13 +156,14 @@ describe('GET /share/{id}', () => {
     expect(seen.text).not.toContain('Not for viewers yet')
     expect((await viewer().send(listComments, { params: { id } })).status).toBe(404)
     expect((await viewer().send(rawFile, { params: { id, access: '-', path: 'index.html' } })).status).toBe(404)
-    // The owner (this machine, no key): the draft notice, with its title; comments open to it.
+    // The owner (this machine, no key): the draft notice, with its title; comments with its key.
     const page = await boot(id)
     expect(page.boot).toMatchObject({ view: 'draft' })
     expect(page.boot.frameBase).toBeUndefined()
     expect(page.html).toContain('<title>Draft &#60;b&#62;</title>')
     expect((await rawOf(id, 'index.html')).status).toBe(404)
-    expect((await s.api.send(listComments, { params: { id } })).status).toBe(200)
+    expect((await s.api.send(listComments, { params: { id } })).status).toBe(403)
+    expect((await testApi(s.api.server, { key: await ownerKey() }).send(listComments, { params: { id } })).status).toBe(200)
 
     const preview = await boot(id, { query: { preview: '1' } })
     expect(preview.boot).toMatchObject({ view: 'content', preview: true })

@@ -441,9 +441,9 @@ describe('loadSnapshot and the text snapshot', () => {
     expect(snap.comments).toMatchObject({ folioId: id, state: 'ok', total: 4 })
     expect(snap.comments!.latest.map((c) => c.text)).toEqual(['four', 'three', 'two'])
 
-    // A draft: the public endpoint answers its owner (the open local API here) and nobody else (a
-    // viewer through the tunnel gets 404); the snapshot reads the owner's GET /api/files/{id}.
-    expect((await api.send(listComments, { params: { id: older } })).status).toBe(200)
+    // A draft: the public endpoint tells this machine it is not published (403) and everyone else
+    // that it is not there (404); the snapshot reads the owner's GET /api/files/{id}.
+    expect((await api.send(listComments, { params: { id: older } })).status).toBe(403)
     expect((await testApi(server.server.tunnelTarget).send(listComments, { params: { id: older } })).status).toBe(404)
     const other = await loadSnapshot(client, { server: server.url, selectedId: older })
     expect(other.comments).toMatchObject({ folioId: older, state: 'ok', total: 0 })
