@@ -53,7 +53,7 @@ describe('folio completion', () => {
 
   it('completes commands, options and choices in a real bash, from the commander tree', async () => {
     expect(await bashComplete(['sy'])).toEqual(['sync'])
-    expect(await bashComplete(['pu'])).toEqual(['publish'])
+    expect(await bashComplete(['pu'])).toEqual(['publish', 'pull'])
     const commands = await bashComplete([''])
     for (const name of ['serve', 'create', 'sync', 'publish', 'unpublish', 'set', 'rm', 'logout', 'whoami', 'completion']) expect(commands).toContain(name)
     expect(commands).not.toContain('__complete')

@@ -131,7 +131,7 @@ describe('the installed folio command', () => {
       // The banner's next step, run as printed in a folder of pages.
       const site = join(work, 'q3-review')
       await mkdir(site)
-      await writeFile(join(site, 'index.html'), '<h1>Q3</h1>')
+      await writeFile(join(site, 'index.html'), '<h1>Q3 review</h1>')
       const next = /^Next: folio (.+)$/m.exec(server.stdout)![1]!.split(' ')
       expect(next).toEqual(['create', '--dir', '.', '--publish', '--server', server.url])
       const created = await folio([...next, '--json'], site)
@@ -150,12 +150,13 @@ describe('the installed folio command', () => {
       expect(synced.code, synced.stderr).toBe(0)
       expect(JSON.parse(synced.stdout)).toMatchObject({ event: 'synced' })
       const stored = (await testApi(server.url).send(getFolio, { params: { id }, query: { files: 'latest' } })).body
-      expect(stored.title).toBe('q3-review')
+      // Titled from the page's heading, not the folder's name.
+      expect(stored.title).toBe('Q3 review')
       expect(Object.keys(stored.versions.at(-1).files).sort()).toEqual(['index.html', 'notes.html'])
 
       const state = await folio(['status', '--json', '--server', server.url], site)
       expect(state.code, state.stderr).toBe(0)
-      expect(JSON.parse(state.stdout).folios).toContainEqual(expect.objectContaining({ id, title: 'q3-review', status: 'published' }))
+      expect(JSON.parse(state.stdout).folios).toContainEqual(expect.objectContaining({ id, title: 'Q3 review', status: 'published' }))
     } finally {
       expect(await server.stop()).toEqual({ code: 0, signal: null })
     }

@@ -74,6 +74,8 @@ interface ToolSpec<C extends Contract> {
   require?: readonly string[]
   /** What the tool always sends. */
   fixed?: { query?: Record<string, string>; body?: Args }
+  /** Body fields the tool works out from the arguments when the agent leaves them out (create_folio: from the page). */
+  fill?(args: Args): Args
   /** Query values sent when the arguments leave them out (get_folio: no file contents by default). */
   defaults?: { query?: Record<string, string> }
   /** MCP Apps: the ui:// resource that shows this tool's answer (server/mcp-app.ts serves it). */
@@ -152,7 +154,8 @@ export function contractTool<C extends Contract>(contract: C, spec: ToolSpec<C>)
         const { headers, ...raw } = spec.raw.build(args)
         return { method: contract.method, path: url, raw, headers }
       }
-      const json = contract.body ? { ...pick(args, keys.body), ...spec.fixed?.body } : undefined
+      const filled = spec.fill ? pick(spec.fill(args), keys.body) : {}
+      const json = contract.body ? { ...filled, ...pick(args, keys.body), ...spec.fixed?.body } : undefined
       return { method: contract.method, path: url, json }
     },
     result: (answer, args) => (spec.result ? spec.result(answer as ResponseOf<C>, args) : answer),

@@ -5,6 +5,7 @@ import { createFolio, deleteFolio, getBrief, getFolio, listFolios, updateFolio }
 import type { ResponseOf } from './contract.js'
 import { contractTool, type McpTool, type ToolContext } from './mcp-tool.js'
 import { controlTunnel, getTunnel } from './tunnel.js'
+import { contentDefaults } from '../domain/content-defaults.js'
 import { feedbackSince, sinceTime } from '../domain/feedback-since.js'
 import { tunnelPasswordLine } from '../domain/tunnel-providers.js'
 import { uploadFile } from './uploads.js'
@@ -91,9 +92,21 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description: 'A new folio from initialHtml or defaultFiles (path → content); a draft unless status is published.',
     annotations: write,
     body: ['title', 'initialHtml', 'defaultFiles', 'description', 'projectMode', 'status', 'designPreferences', 'commitMessage'],
-    describe: { description: 'Default: made from the files', designPreferences: 'From list_design_systems' },
-    result: ({ project }) => summaryOf(project),
-    say: ({ project }, _args, context) => `Created "${project.title}" (${project.id}) with version ${latestOf(project)}; it is ${sharing(project, context)}.`,
+    describe: {
+      description: "Default: the page's meta description or first paragraph",
+      projectMode: 'Default: from the page (slides deck, charts dashboard, one big table spreadsheet, else document)',
+      designPreferences: 'From list_design_systems',
+    },
+    // An agent's report is not a deck because it left the mode out (issue 26): the page decides.
+    fill: (args) => {
+      if (args.description !== undefined && args.projectMode !== undefined) return {}
+      const files = { ...(args.defaultFiles as Record<string, string> | undefined) }
+      if (typeof args.initialHtml === 'string') files['index.html'] = args.initialHtml
+      const { description, projectMode } = contentDefaults(files)
+      return { description, projectMode }
+    },
+    result: ({ project }) => ({ ...summaryOf(project), projectMode: project.projectMode }),
+    say: ({ project }, _args, context) => `Created "${project.title}" (${project.id}), a ${project.projectMode}, with version ${latestOf(project)}; it is ${sharing(project, context)}.`,
   }),
   contractTool(updateFolio, {
     name: 'update_folio',

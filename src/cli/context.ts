@@ -1,10 +1,11 @@
 import type { Command } from 'commander'
-import { createClient, type FolioClient } from '../client/index.js'
-import { explain, toCliError } from './explain.js'
+import { ApiClientError, createClient, type FolioClient } from '../client/index.js'
+import { CliError } from './errors.js'
+import { toCliError } from './explain.js'
 import { logger, printResult } from './logger.js'
 import { readProfile } from './profile.js'
-import { linkedFolio } from './link.js'
-import { resolveTarget, serverSourceName, type Target } from './target.js'
+import { linkedFolio, linkedServer } from './link.js'
+import { resolveTarget, serverSourceName, type Target, type TargetFlags } from './target.js'
 
 export interface GlobalOptions {
   server?: string
@@ -41,12 +42,28 @@ function folioIdArgument(command: Command): string | undefined {
   return typeof value === 'string' ? value : undefined
 }
 
+/** The target of a command run here: the flags, the environment, the login profile, the folder's link. */
+export async function targetHere(flags: TargetFlags): Promise<Target> {
+  return resolveTarget(flags, await readProfile(), process.env, await linkedServer())
+}
+
+/**
+ * A 401 after a key was held back from a server only a folder's link named: the usual words, and
+ * why the key given was not sent (target.ts), with the way to send it.
+ */
+function withWithheldKey(error: unknown, described: unknown, target: Target): unknown {
+  if (!target.keyWithheld || !(error instanceof ApiClientError) || error.status !== 401 || !(described instanceof CliError)) return described
+  const note = `The key from ${target.keyWithheld} was not sent: ${target.server} is named only by ${target.linkFile}, and a key goes to a server elsewhere only when you name it (--server ${target.server}, FOLIO_URL or folio login).`
+  return new CliError(`${described.message} ${note}`, described.exitCode, described.code)
+}
+
 /** The server a command talks to and the key it sends (target.ts decides both). */
 export async function cliContext(command: Command): Promise<CliContext> {
   const options = command.optsWithGlobals<GlobalOptions>()
-  const target = resolveTarget(options, await readProfile())
+  const target = await targetHere(options)
   const json = Boolean(options.json)
   const about = { ...target, folioId: folioIdArgument(command) }
+  const describe = (error: unknown) => withWithheldKey(error, toCliError(error, about), target)
   return {
     client: createClient({ server: target.server, key: target.key }),
     server: target.server,
@@ -61,10 +78,12 @@ export async function cliContext(command: Command): Promise<CliContext> {
     warn(message) {
       logger().warn(message)
     },
-    explain: (error) => explain(error, about),
-    describe: (error) => (toCliError(error, about) as Error).message ?? String(error),
+    explain: (error) => {
+      throw describe(error)
+    },
+    describe: (error) => (describe(error) as Error).message ?? String(error),
     async folioId(given) {
-      const { id } = await linkedFolio(given, { server: target.server, named: serverSourceName(target.serverSource) })
+      const { id } = await linkedFolio(given, { server: target.server, named: serverSourceName(target.serverSource, target.linkFile) })
       about.folioId = id
       return id
     },

@@ -34,7 +34,7 @@ export function buildProgram({ json = false }: { json?: boolean } = {}): Command
     .showSuggestionAfterError()
     .configureHelp({ showGlobalOptions: true })
     .exitOverride()
-    .option('--server <url>', 'the folio server to talk to (default: $FOLIO_URL, the login profile, else http://127.0.0.1:3000)')
+    .option('--server <url>', 'the folio server to talk to (default: $FOLIO_URL, the login profile, the linked folder’s server, else http://127.0.0.1:3000)')
     .option('--key <key>', 'API key sent as a Bearer token (default: $FOLIO_API_KEY, else the login profile)')
     .option('--json', 'print machine-readable JSON instead of text (for scripts)')
     .addOption(new Option('-q, --quiet', 'print only results, warnings and errors').conflicts('verbose'))

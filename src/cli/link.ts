@@ -2,7 +2,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
 import { isFolioId } from '../domain/ids.js'
 import { CliError, UsageError } from './errors.js'
-import { sameOrigin } from './origin.js'
+import { sameServer } from './origin.js'
 
 /**
  * A linked folder: `<folder>/.folio/link.json` says which folio on which server the folder is
@@ -27,6 +27,15 @@ export async function findLink(from: string = process.cwd()): Promise<FolderLink
     if (link) return link
     if (dirname(dir) === dir) return undefined
   }
+}
+
+/**
+ * The server of the folder's link, for commands told of no other server (target.ts). A damaged
+ * link names none here: only the commands that need the folio's id report it (linkedFolio).
+ */
+export async function linkedServer(from: string = process.cwd()): Promise<{ server: string; file: string } | undefined> {
+  const link = await findLink(from).catch(() => undefined)
+  return link && { server: link.server, file: link.file }
 }
 
 async function readLink(root: string): Promise<FolderLink | undefined> {
@@ -84,7 +93,7 @@ export async function linkedFolio(given: string | undefined, inUse: ServerInUse,
   if (!link) {
     throw new UsageError(`No folio id given, and ${from} is not in a linked folder: pass the id (folio list shows them), or link the folder with folio sync <id> <folder>.`)
   }
-  if (!sameOrigin(link.server, inUse.server)) {
+  if (!sameServer(link.server, inUse.server)) {
     const where = relative(from, link.file) || link.file
     throw new UsageError(
       `This folder is linked to folio ${link.id} on ${link.server} (${where}), but the server in use is ${inUse.server} (${inUse.named}). Pass --server ${link.server}, or give the id of a folio on ${inUse.server}.`,

@@ -1,7 +1,7 @@
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { sameOrigin } from './origin.js'
+import { sameServer } from './origin.js'
 
 /** What `folio login` remembers: which server, and its key. */
 export interface Profile {
@@ -45,6 +45,6 @@ export async function writeProfile(profile: Profile): Promise<string> {
  */
 export async function replaceProfileKey(server: string, key: string | undefined): Promise<string | undefined> {
   const profile = await readProfile()
-  if (!profile?.key || !sameOrigin(profile.server, server) || profile.key === key) return undefined
+  if (!profile?.key || !sameServer(profile.server, server) || profile.key === key) return undefined
   return writeProfile({ server: profile.server, ...(key ? { key } : {}) })
 }

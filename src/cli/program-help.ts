@@ -13,9 +13,11 @@ Examples:
 Linked folders:
   folio create --dir <folder> and folio sync <id> <folder> write <folder>/.folio/link.json: the
   server and the folio's id, never a key (.folio/ is never pushed). Inside that folder or one
-  below it, the <id> of sync, open, versions, restore, comments, upload, publish, unpublish, set
-  and rm can be left out. An id on the command line wins; a link to another server than the one
-  in use is refused, naming both.
+  below it, the <id> of sync, pull, open, versions, restore, comments, upload, publish, unpublish,
+  set and rm can be left out, and with no --server, FOLIO_URL or login the commands talk to the
+  link's server (localhost, 127.0.0.1 and [::1] on one port are one server).
+  An id on the command line wins; a link to another server than the one in use is refused,
+  naming both. A second folio create --dir in a linked folder is refused unless --new.
 
 Environment:
   FOLIO_URL          the server the commands talk to (like --server)

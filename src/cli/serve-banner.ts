@@ -1,5 +1,6 @@
 import { paint } from '../log/logger.js'
 import { qrLines } from '../tui/qr.js'
+import type { NextSteps } from './serve-next-steps.js'
 
 export interface BannerInfo {
   url: string
@@ -11,8 +12,8 @@ export interface BannerInfo {
   publicNotes?: string[]
   dataDir: string
   mode: string
-  /** The command to run next, e.g. folio create --dir . --publish */
-  nextStep: string
+  /** The commands to run next, e.g. folio create --dir . --publish (serve-next-steps.ts) */
+  next: NextSteps
 }
 
 export interface BannerStyle {
@@ -40,8 +41,15 @@ export function serveBanner(info: BannerInfo, style: BannerStyle): string {
   if (info.publicUrl) lines.push(`${label('Public', 'yellow')} ${link(info.publicUrl)}`, ...(info.publicNotes ?? []).map((note) => paint(colors, 'gray', `              ${note}`)))
   lines.push(`${label('API', 'gray')} ${link(`${info.url}/api/openapi`)}`, `${label('Data', 'gray')} ${info.dataDir} (${info.mode} mode)`)
   if (style.qr && info.networkUrls[0]) lines.push('', ...qrCode(info.networkUrls[0], colors))
-  lines.push('', `Next: ${paint(colors, 'bold', info.nextStep)}`, 'Press Ctrl+C to stop.')
+  lines.push('', ...nextLines(info.next, colors), 'Press Ctrl+C to stop.')
   return lines.join('\n')
+}
+
+/** One command goes on the Next: line; several go one per line under what they are for, ready to paste. */
+function nextLines(next: NextSteps, colors: boolean): string[] {
+  const bold = (command: string) => paint(colors, 'bold', command)
+  if (!next.intro && next.commands.length === 1) return [`Next: ${bold(next.commands[0]!)}`]
+  return [`Next: ${next.intro ?? ''}`.trimEnd(), ...next.commands.map((command) => `  ${bold(command)}`)]
 }
 
 /**

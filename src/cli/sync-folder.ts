@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises'
+import { mkdir, stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import type { CliContext } from './context.js'
 import { UsageError } from './errors.js'
@@ -42,6 +42,27 @@ async function pick(ctx: CliContext, first: string | undefined, second: string |
   }
   const { id, link } = await linkedFolio(undefined, inUse)
   return { id, dir: link!.root, root: link!.root, link: false }
+}
+
+/**
+ * What `folio pull [id] [dir]` writes into. Both given: that folder (made when missing). Neither:
+ * the linked folder. One word: a folder (its link names the folio), or an id, pulled into the
+ * linked folder it runs in (when linked to that folio) or else into the working directory, which
+ * it then links. A folder linked to another folio is never pulled into by id alone: that would
+ * replace one folio's files with another's.
+ */
+export async function pullFolder(ctx: CliContext, first: string | undefined, second: string | undefined): Promise<SyncFolder> {
+  const where = first !== undefined && second === undefined && !(await isFolder(first)) ? await idHere(first) : await pick(ctx, first, second)
+  await ctx.folioId(where.id)
+  await mkdir(where.root, { recursive: true })
+  return where
+}
+
+async function idHere(id: string): Promise<SyncFolder> {
+  const here = await findLink()
+  if (!here) return { id, dir: '.', root: process.cwd(), link: true }
+  if (here.id !== id) throw new UsageError(`${here.root} is linked to folio ${here.id}, not ${id}: pass the folder to pull into, folio pull ${id} <folder>.`)
+  return { id, dir: here.root, root: here.root, link: false }
 }
 
 /** After a push that worked: a folder given with an id is linked to that folio. */

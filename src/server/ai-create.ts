@@ -1,6 +1,7 @@
 import type { z } from 'zod'
 import type { AiCreateBody } from '../api/ai.js'
 import { ERRORS } from '../api/errors.js'
+import { pageDefaults } from '../domain/content-defaults.js'
 import { LOCAL_WORKSPACE } from './auth.js'
 import type { Principal } from '../domain/principal.js'
 import { chargeAiMessage } from './ai-quota.js'
@@ -55,19 +56,21 @@ export async function createFromPrompt(ctx: ServerContext, ai: AiService, princi
     throw error
   }
   if (files['index.html'] === undefined) throw fail(ERRORS.aiFailed, 'The model wrote no index.html.')
-  const title = body.title ?? output.meta?.title ?? titleFrom(prompt)
+  // What the model left out of its <folio-meta> is read from the page it wrote (issue 26).
+  const page = pageDefaults(files['index.html'])
+  const title = body.title ?? output.meta?.title ?? page.title ?? titleFrom(prompt)
   const { meta } = await withinStorage(ctx, principal, Object.values(files), () => ctx.store.folios.create({
     meta: {
       workspaceId: principal?.workspaceId ?? LOCAL_WORKSPACE,
       title,
-      description: output.meta?.description ?? output.explanation.split('\n')[0]?.slice(0, 500) ?? '',
+      description: output.meta?.description ?? page.description ?? output.explanation.split('\n')[0]?.slice(0, 500) ?? '',
       isPrivate: body.isPrivate ?? false,
       accessKey: body.accessKey ?? '',
       allowComments: body.allowComments ?? true,
       presentationModeOnly: body.presentationModeOnly ?? false,
       commentModeration: 'anyone',
       status: body.status ?? 'draft',
-      projectMode: output.meta?.projectMode ?? 'deck',
+      projectMode: output.meta?.projectMode ?? page.projectMode ?? 'deck',
       collaborators: [],
       designPreferences: body.designPreferences ?? {},
       referenceFiles: body.referenceFiles ?? [],

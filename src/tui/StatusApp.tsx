@@ -10,6 +10,7 @@ import { TunnelPanel, tunnelHeadLines, tunnelHintLines } from './components/Tunn
 import { tableColumns } from './columns.js'
 import { type Action, actionOf, type Focus, pressesOf } from './keys.js'
 import { computeLayout } from './layout.js'
+import { wrapText } from './format.js'
 import { qrLines } from './qr.js'
 import { shareLinks } from './share-links.js'
 import { commentsFor, type StatusSnapshot } from './snapshot.js'
@@ -113,11 +114,13 @@ export function StatusApp(props: StatusAppProps) {
   const links = snapshot && folio ? shareLinks(snapshot, folio) : null
   const qrText = busy ? null : (links?.qr ?? null)
   const qr = useMemo(() => (qrText ? qrLines(qrText) : null), [qrText])
-  const panel = tunnel ? { tunnel, busy, folio, links } : null
+  const panel = tunnel ? { tunnel, busy, folio, links, width } : null
   const head = panel ? tunnelHeadLines(panel).length : 1
+  // A long message (a failed tunnel start) wraps rather than losing its cause; its extra lines come off the rest.
+  const messageLines = message ? wrapText(message.text, width, { indent: '  ' }) : [' ']
   const layout = computeLayout({
     width,
-    height,
+    height: height - (messageLines.length - 1),
     folioCount: folios.length,
     tunnelLines: head + (panel ? tunnelHintLines({ ...panel, qr: null, qrHidden: Boolean(qr) }).length : 0),
     // The hints sit beside the code, a line below its top.
@@ -169,9 +172,11 @@ export function StatusApp(props: StatusAppProps) {
           </>
         )}
       </Box>
-      <Text color={message?.tone === 'error' ? 'red' : 'green'} wrap="truncate-end">
-        {message?.text ?? ' '}
-      </Text>
+      {messageLines.map((text, i) => (
+        <Text key={i} color={message?.tone === 'error' ? 'red' : 'green'} wrap="truncate-end">
+          {text}
+        </Text>
+      ))}
       <Footer focus={focus} />
     </Box>
   )

@@ -24,3 +24,38 @@ export function clockTime(iso: string): string {
   const d = new Date(iso)
   return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':')
 }
+
+/**
+ * Text broken at spaces into lines of at most `width` characters, the later ones indented, so a
+ * long error keeps its cause on screen (an error's cause is at its end, where a cut line loses
+ * it). A word longer than a line is cut where the line ends; past maxLines, the last line ends
+ * with an ellipsis.
+ */
+export function wrapText(text: string, width: number, { maxLines = 3, indent = '' } = {}): string[] {
+  const lines: string[] = []
+  const room = () => Math.max(1, width - (lines.length ? indent.length : 0))
+  let line = ''
+  for (let word of text.replace(/\s+/g, ' ').trim().split(' ')) {
+    while (word) {
+      const joined = line ? `${line} ${word}` : word
+      if (joined.length <= room()) {
+        line = joined
+        word = ''
+      } else if (line) {
+        lines.push(line)
+        line = ''
+      } else {
+        const fits = room()
+        lines.push(word.slice(0, fits))
+        word = word.slice(fits)
+      }
+    }
+  }
+  if (line || !lines.length) lines.push(line)
+  const shown = lines.slice(0, maxLines).map((l, i) => (i ? `${indent}${l}` : l))
+  if (lines.length > maxLines) {
+    const last = shown[maxLines - 1]!
+    shown[maxLines - 1] = `${last.length >= width ? last.slice(0, width - 1) : last}…`
+  }
+  return shown
+}

@@ -27,7 +27,11 @@ interface Admin {
  */
 async function withAdmin<T>(command: Command, work: (admin: Admin) => Promise<T>): Promise<T> {
   const dataDir = resolve(command.opts<{ data?: string }>().data ?? process.env.FOLIO_DATA ?? '.folio')
-  if (!(await stat(dataDir).catch(() => undefined))?.isDirectory()) throw new UsageError(`${dataDir} is not a folio data folder: name one with --data (or FOLIO_DATA).`)
+  // Most often: run from another folder than the server's (its ./.folio is elsewhere). The
+  // serve banner prints this command with the --data it needs; say where to look.
+  if (!(await stat(dataDir).catch(() => undefined))?.isDirectory()) {
+    throw new UsageError(`${dataDir} is not a folio data folder: run this in the folder where folio serve --mode cloud runs (its banner prints this command), or name the server's data folder with --data (or FOLIO_DATA).`)
+  }
   const opened = await operations.openForAdmin(dataDir)
   if ('busyPid' in opened) return work(await remoteAdmin(dataDir, opened.busyPid))
   try {

@@ -1,17 +1,40 @@
 import type { Command } from 'commander'
 import { createTwoFilesPatch } from 'diff'
 import { aiConversation, aiStream } from '../../api/ai.js'
+import { ERRORS } from '../../api/errors.js'
 import { getFolio } from '../../api/files.js'
 import { readEventStream } from '../../client/event-stream.js'
 import { ApiClientError } from '../../client/index.js'
 import { confirm } from '../confirm.js'
 import { type CliContext, withContext } from '../context.js'
-import { CliError } from '../errors.js'
+import { CliError, EXIT, UsageError } from '../errors.js'
 
 export interface AiOptions {
   yes?: boolean
   model?: string
+  /** The environment variable that holds the provider key (never the key itself: argv shows in ps and shell history). */
+  apiKeyEnv?: string
   file?: string
+}
+
+/** The provider key from the variable --api-key-env names. Messages never echo a value: it may be the key typed by mistake. */
+function keyFromEnvironment(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+    throw new UsageError('--api-key-env takes the name of an environment variable that holds the provider key (e.g. --api-key-env OPENAI_API_KEY), not the key itself.')
+  }
+  const key = process.env[name]?.trim()
+  if (!key) throw new UsageError(`${name} is not set (or empty) in this environment: put the provider key in it, or name the variable that holds it.`)
+  return key
+}
+
+/** The server has no model and the request named none: say how to bring one with this command's own options. */
+function noModel(ctx: CliContext, id: string, error: unknown): unknown {
+  if (!(error instanceof ApiClientError) || error.error !== ERRORS.noAiModel.error) return error
+  return new CliError(
+    `No AI model configured on ${ctx.server}. Bring your own: folio ai ${id} "…" --model openai:gpt-4.1-mini --api-key-env OPENAI_API_KEY (--model picks the provider and model, e.g. anthropic:claude-sonnet-4-5 or ollama:llama3.2; --api-key-env names the variable holding your key). Or configure one where folio serve runs: FOLIO_AI_PROVIDER with OPENAI_API_KEY / OPENAI_BASE_URL, ANTHROPIC_API_KEY or OLLAMA_HOST.`,
+    EXIT.failed,
+    error.error,
+  )
 }
 
 /** The done event's result (POST /ai's answer). */
@@ -26,12 +49,16 @@ interface TurnResult {
 export default (id: string, promptWords: string[], options: AiOptions, command: Command) =>
   withContext(command, async (ctx) => {
     const userPrompt = promptWords.join(' ')
+    const apiKey = options.apiKeyEnv !== undefined ? keyFromEnvironment(options.apiKeyEnv) : undefined
     const before = await ctx.client.call(getFolio, { params: { id }, query: { files: 'latest' } })
     const base = before.versions.at(-1)?.files ?? {}
     const result = await streamTurn(ctx, id, {
       userPrompt,
       selectedModel: options.model,
+      ...(apiKey ? { apiKey } : {}),
       ...(options.file ? { pageContext: 'Current Screen' as const, activeFilename: options.file } : {}),
+    }).catch((error: unknown) => {
+      throw noModel(ctx, id, error)
     })
     const pendingQuestion = result.toolCalls?.find((c) => c.status === 'pending')
     if (pendingQuestion) throw new CliError(`The model asks: ${String(pendingQuestion.arguments.question ?? result.explanation)} Answer it in your next folio ai prompt.`)

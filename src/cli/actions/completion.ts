@@ -4,8 +4,7 @@ import { createClient } from '../../client/index.js'
 import { type Candidate, formatCandidates, type Shell, wanted } from '../completion.js'
 import { COMPLETION_SCRIPTS } from '../completion-scripts.js'
 import { printResult } from '../logger.js'
-import { readProfile } from '../profile.js'
-import { resolveTarget } from '../target.js'
+import { targetHere } from '../context.js'
 
 /** A Tab must not hang on a server that is away: ids only when it answers this fast. */
 const IDS_TIMEOUT_MS = 1000
@@ -17,7 +16,7 @@ export const printScript = (shell: Shell) => {
 /** The server's folio ids, newest first, titled; none when it cannot tell us in time. */
 async function folioIds(flags: { server?: string; key?: string }): Promise<Candidate[]> {
   try {
-    const target = resolveTarget(flags, await readProfile())
+    const target = await targetHere(flags)
     const folios = await createClient({ server: target.server, key: target.key }).call(listFolios, {}, IDS_TIMEOUT_MS)
     return folios.map((f) => ({ value: f.id, description: f.title }))
   } catch {

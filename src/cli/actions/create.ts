@@ -3,6 +3,7 @@ import { basename, extname, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { createFolio, updateFolio } from '../../api/files.js'
 import { newAccessKey, weakAccessKeyWarning } from '../../domain/access-keys.js'
+import { contentDefaults } from '../../domain/content-defaults.js'
 import type { ProjectMode } from '../../domain/model.js'
 import { type CliContext, shareUrl, withContext } from '../context.js'
 import { CliError, UsageError } from '../errors.js'
@@ -10,6 +11,7 @@ import { type Advice, fitOneRequest, isImagePath, refuseIfSurelyTooLarge, type S
 import { linkFolder } from '../sync-folder.js'
 import { FolderRecord } from '../sync/folder-record.js'
 import { type FolderScan, ioReason, loadIgnore, readAsFileContent, scanFolder } from '../sync/local-files.js'
+import { guardLinkedFolder, linkedShareUrl } from './create-linked.js'
 
 /** The options commands/create.ts defines, as commander hands them over. */
 export interface CreateOptions {
@@ -21,6 +23,8 @@ export interface CreateOptions {
   private?: boolean
   accessKey?: string
   prompt?: string
+  /** Make a new folio of a folder that is linked to one already (create-linked.ts). */
+  new?: boolean
 }
 
 export default (givenTitle: string | undefined, options: CreateOptions, command: Command) =>
@@ -31,8 +35,12 @@ export default (givenTitle: string | undefined, options: CreateOptions, command:
       const { createFromPrompt } = await import('./create-prompt.js')
       return createFromPrompt(ctx, givenTitle, options)
     }
-    const title = givenTitle ?? defaultTitle(options)
+    if (givenTitle === undefined && !options.dir && !options.html) {
+      throw new UsageError('Give the folio a title, e.g. folio create "Q3 review", or --dir/--html to take its page’s title (else the folder’s or file’s name).')
+    }
     if (options.accessKey && !options.private) throw new UsageError('--access-key goes with --private.')
+    if (options.new && !options.dir) throw new UsageError('--new goes with --dir: it makes a second folio of a folder that is linked to one.')
+    const linkedBefore = options.dir ? await guardLinkedFolder(ctx, options.dir, resolve(options.dir), Boolean(options.new)) : undefined
     let files: Record<string, string> | undefined
     let sizes: SizedFile[] = []
     let folder: FolderFiles | undefined
@@ -41,10 +49,12 @@ export default (givenTitle: string | undefined, options: CreateOptions, command:
       sizes = [{ path: options.html, size: Buffer.byteLength(files['index.html']!) }]
     }
     if (options.dir) ({ files, sizes } = folder = await folderFiles(resolve(options.dir)))
+    // What the caller left out comes from the page itself; the folder's or file's name is the last resort.
+    const page = files ? contentDefaults(files) : {}
     const fields = {
-      title,
-      description: options.description,
-      projectMode: options.mode,
+      title: givenTitle ?? page.title ?? nameOf(options),
+      description: options.description ?? page.description,
+      projectMode: options.mode ?? page.projectMode,
       // A private folio is created as a draft and published last (see below): never public.
       status: options.publish && !options.private ? ('published' as const) : ('draft' as const),
       ...(files ? { defaultFiles: files } : {}),
@@ -65,11 +75,17 @@ export default (givenTitle: string | undefined, options: CreateOptions, command:
     const url = shareUrl(ctx, project.id)
     // A key chosen by hand works whatever it is; a weak one is said so (stderr, and in the JSON).
     const warning = options.private && options.accessKey !== undefined ? weakAccessKeyWarning(options.accessKey) : undefined
-    ctx.print({ id: project.id, url, status: project.status, versionId: project.latestVersionId, files: fileCount, accessKey, link, ...(warning ? { warning } : {}) }, () =>
+    const guessed = [givenTitle === undefined && page.title && 'title', options.mode === undefined && page.projectMode && 'mode'].filter(Boolean).join(' and ')
+    // A fork on purpose says what the folder was linked to: that folio stays as it was.
+    const relinked = link && linkedBefore && linkedBefore.id !== project.id ? linkedBefore : undefined
+    const previous = relinked ? { previousLink: { id: relinked.id, url: linkedShareUrl(relinked) } } : {}
+    ctx.print({ id: project.id, url, title: project.title, projectMode: project.projectMode, status: project.status, versionId: project.latestVersionId, files: fileCount, accessKey, link, ...previous, ...(warning ? { warning } : {}) }, () =>
       [
         `Created ${project.id} (${project.status}${accessKey ? ', private' : ''}, ${fileCount} file(s))`,
         `Share: ${url}${project.status === 'draft' ? '  (a draft: viewers see it once you publish; preview with folio open)' : ''}`,
+        `Title: “${project.title}”, mode ${project.projectMode}${guessed ? ` (${guessed} from the page; folio set changes them)` : ''}`,
         accessKey ? `Access key: ${accessKey}` : '',
+        relinked ? `${options.dir} is now linked to ${project.id}; it was linked to ${relinked.id} (${linkedShareUrl(relinked)}), which stays as it was.` : '',
       ]
         .filter(Boolean)
         .join('\n'),
@@ -93,11 +109,10 @@ async function makePrivate(ctx: CliContext, id: string, accessKey: string, publi
   }
 }
 
-/** Without a title, the folder's or the file's name: `folio create --dir . --publish` just works. */
-function defaultTitle({ dir, html }: CreateOptions): string {
+/** A page with neither <title> nor heading: the folder's or the file's name, so `folio create --dir . --publish` just works. */
+function nameOf({ dir, html }: CreateOptions): string {
   if (dir) return basename(resolve(dir)) || 'Untitled'
-  if (html) return basename(html, extname(html))
-  throw new UsageError('Give the folio a title, e.g. folio create "Q3 review", or --dir/--html to take the folder’s or file’s name.')
+  return basename(html!, extname(html!)) || 'Untitled'
 }
 
 function cannotRead(path: string): never {

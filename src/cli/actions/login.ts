@@ -1,17 +1,24 @@
 import type { Command } from 'commander'
 import { createClient } from '../../client/index.js'
 import type { GlobalOptions } from '../context.js'
-import { CliError, EXIT } from '../errors.js'
+import { CliError, EXIT, UsageError } from '../errors.js'
 import { explain } from '../explain.js'
 import { checkKey } from '../key-check.js'
 import { printResult } from '../logger.js'
+import { linkedServer } from '../link.js'
 import { writeProfile } from '../profile.js'
 import { resolveTarget, type Target } from '../target.js'
 
 export default async (options: { verify: boolean }, command: Command) => {
   const globals = command.optsWithGlobals<GlobalOptions>()
   // Login saves what it is given: a key already in the profile is not carried to another server.
-  const target = resolveTarget(globals, undefined)
+  // In a linked folder without --server or FOLIO_URL, it saves the link's server.
+  const target = resolveTarget(globals, undefined, process.env, await linkedServer())
+  if (target.keyWithheld) {
+    throw new UsageError(
+      `This folder's link (${target.linkFile}) names ${target.server}; a key from ${target.keyWithheld} is saved for a server elsewhere only when you name it: folio login --server ${target.server} --key <key>. Nothing was saved.`,
+    )
+  }
   const { server, key } = target
   if (options.verify) await verify(target)
   const path = await writeProfile({ server, key })

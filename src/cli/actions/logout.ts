@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import type { GlobalOptions } from '../context.js'
 import { printResult } from '../logger.js'
-import { sameOrigin } from '../origin.js'
+import { sameServer } from '../origin.js'
 import { profilePath, readProfile, writeProfile } from '../profile.js'
 import { resolveTarget } from '../target.js'
 
@@ -14,7 +14,7 @@ export default async (_options: unknown, command: Command) => {
   const profile = await readProfile()
   const { server } = resolveTarget({ server: globals.server }, profile)
   const path = profilePath()
-  const holdsKey = Boolean(profile?.key && sameOrigin(profile.server, server))
+  const holdsKey = Boolean(profile?.key && sameServer(profile.server, server))
   if (holdsKey) await writeProfile({ server: profile!.server })
   const text = holdsKey
     ? `Forgot the key saved for ${server} (${path}); later commands send none unless given one.`

@@ -3,10 +3,9 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { Command } from 'commander'
 import { mcp } from '../../api/mcp.js'
-import type { GlobalOptions } from '../context.js'
+import { type GlobalOptions, targetHere } from '../context.js'
 import { logger } from '../logger.js'
-import { readProfile } from '../profile.js'
-import { resolveTarget, type Target } from '../target.js'
+import type { Target } from '../target.js'
 
 /** JSON-RPC's code for a failure of the server side (here: reaching it). */
 const SERVER_ERROR = -32000
@@ -18,7 +17,7 @@ const SERVER_ERROR = -32000
  * error answer for the request, so the agent hears why instead of waiting.
  */
 export default async (_options: unknown, command: Command): Promise<void> => {
-  const target = resolveTarget(command.optsWithGlobals<GlobalOptions>(), await readProfile())
+  const target = await targetHere(command.optsWithGlobals<GlobalOptions>())
   const upstream = new StreamableHTTPClientTransport(new URL(`${target.server}${mcp.path}`), {
     requestInit: target.key ? { headers: { authorization: `Bearer ${target.key}` } } : {},
   })

@@ -2,15 +2,16 @@ import { resolve } from 'node:path'
 import type { Command } from 'commander'
 import { wantsColors } from '../../log/logger.js'
 import { isAnyHost, isLoopbackHost } from '../../server/listener.js'
-import { type RunningServer, startServer } from '../../server/serve.js'
+import { PortInUseError, type RunningServer, startServer } from '../../server/serve.js'
 import type { GlobalOptions } from '../context.js'
 import { CliError, UsageError } from '../errors.js'
 import { logger, printResult } from '../logger.js'
 import { openUrl } from '../../terminal/open-url.js'
 import { PACKAGE_NAME } from '../../version.js'
-import { DEFAULT_PORT, parsePort } from '../port.js'
+import { DEFAULT_PORT, parsePort, portInUseMessage } from '../port.js'
 import { POOL_SIZE_HINT, poolSizeOf } from '../pool-size.js'
 import { serveBanner } from '../serve-banner.js'
+import { serveNextSteps } from '../serve-next-steps.js'
 import { describeDatabase } from '../../domain/database-url.js'
 import { startTunnel, tunnelSettings } from '../../server/tunnel-control.js'
 import { isTunnelProvider, TUNNEL_PROVIDERS, tunnelPasswordLine } from '../../domain/tunnel-providers.js'
@@ -64,6 +65,8 @@ export default async (options: ServeFlags, command: Command) => {
     })
   } catch (error) {
     stopSignal.dispose()
+    // The server's message suggests the next port without knowing whether it is free: probe it.
+    if (error instanceof PortInUseError) throw new CliError(await portInUseMessage(error.port, options.host))
     throw new CliError((error as Error).message)
   }
   if (chosenPort === undefined && server.port !== DEFAULT_PORT) log.warn(`port ${DEFAULT_PORT} is in use, so this server listens on ${server.port} (choose one with --port).`)
@@ -90,10 +93,10 @@ export default async (options: ServeFlags, command: Command) => {
     const onDefaultServer = server.port === Number(process.env.PORT || DEFAULT_PORT) && (options.host === '127.0.0.1' || isAnyHost(options.host))
     // Started with npx (npx folio-cli serve), the shell has no folio command: the step says npx too.
     const folio = process.env.npm_lifecycle_event === 'npx' ? `npx ${PACKAGE_NAME}` : 'folio'
-    const nextStep = `${folio} create --dir . --publish${onDefaultServer ? '' : ` --server ${url}`}`
+    const next = serveNextSteps({ url, mode: options.mode, dataDir, onDefaultServer, folio })
     const interactive = Boolean(process.stdout.isTTY)
     const data = databaseUrl ? `PostgreSQL ${describeDatabase(databaseUrl)}` : dataDir
-    printResult(serveBanner({ url, networkUrls, loopback, publicUrl, publicNotes: tunnelLines, dataDir: data, mode: options.mode, nextStep }, { colors: wantsColors(process.stdout), qr: interactive }))
+    printResult(serveBanner({ url, networkUrls, loopback, publicUrl, publicNotes: tunnelLines, dataDir: data, mode: options.mode, next }, { colors: wantsColors(process.stdout), qr: interactive }))
   }
   if (options.open && !(await openUrl(url))) log.warn(`no browser could be opened (set BROWSER to choose one); the dashboard is at ${url}`)
   note(`${await stopSignal.received}: finishing in-flight requests…`)

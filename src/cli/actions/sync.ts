@@ -3,9 +3,13 @@ import type { Command } from 'commander'
 import { bytes } from '../../terminal/format.js'
 import { type CliContext, withContext } from '../context.js'
 import { CliError, UsageError } from '../errors.js'
+import { catchUp, conflictMessage, pulledMessage } from '../sync/catch-up.js'
 import { FolderRecord } from '../sync/folder-record.js'
-import { loadIgnore } from '../sync/local-files.js'
+import { type IgnoreTest, loadIgnore } from '../sync/local-files.js'
+import { MadeElsewhereError } from '../sync/made-elsewhere.js'
 import type { NotPushed } from '../sync/not-pushed.js'
+import { followVersions } from '../sync/remote-versions.js'
+import { compareSides } from '../sync/sides.js'
 import { linkAfterPush, syncFolder } from '../sync-folder.js'
 import { SyncEngine, type SyncOutcome, type SyncPlan } from '../sync/sync-engine.js'
 import { type WatchEvent, watchFolder } from '../sync/watcher.js'
@@ -23,7 +27,11 @@ export interface SyncOptions {
   mirror?: boolean
   allowEmpty?: boolean
   dryRun?: boolean
+  force?: boolean
 }
+
+/** What both sides changed: exit 1, `{error: 'conflict'}` with --json. */
+const conflictError = (message: string) => new CliError(message, 1, 'conflict')
 
 export default (first: string | undefined, second: string | undefined, options: SyncOptions, command: Command) =>
   withContext(command, async (ctx) => {
@@ -33,35 +41,57 @@ export default (first: string | undefined, second: string | undefined, options: 
     if (!Number.isInteger(debounceMs) || debounceMs < 0) throw new UsageError('--debounce takes a whole number of milliseconds.')
     if (options.dryRun && options.watch) throw new UsageError('--dry-run shows what one sync would do; it does not go with --watch.')
     if (!(await stat(root).catch(() => undefined))?.isDirectory()) throw new CliError(`${dir} is not a folder.`)
+    const ignored = await loadIgnore(root)
+    const record = await FolderRecord.open({ server: ctx.server, id, root })
     const engine = new SyncEngine({
       client: ctx.client,
       id,
       root,
-      ignored: await loadIgnore(root),
+      ignored,
       message: options.message,
-      record: await FolderRecord.open({ server: ctx.server, id, root }),
+      record,
       deletions: options.mirror ? 'mirror' : 'known',
       allowEmpty: options.allowEmpty,
       // The watcher never lets a push too big for one request hold back every later one.
       partial: options.watch,
-      // A version made elsewhere: a line in the watcher's stream; a note before a one-off sync's result.
+      // A version made elsewhere stops a sync (pull or conflict) unless --force makes the folder win.
+      elsewhere: options.force ? 'reread' : 'stop',
+      // Forced past a version made elsewhere: a line in the watcher's stream; a note before a one-off sync's result.
       onElsewhere: (event) => (options.watch ? report(ctx, event) : ctx.note(event.message)),
     })
+    const behind = (found: MadeElsewhereError) => reportBehind(ctx, found, { id, dir, root, ignored, record })
     if (options.dryRun) {
-      const plan = await engine.plan()
-      ctx.print({ event: 'plan', ...plan }, () => describePlan(plan))
+      const plan = await engine.plan().catch(async (error: unknown) => (error instanceof MadeElsewhereError ? await behind(error) : Promise.reject(error)))
+      if (plan) ctx.print({ event: 'plan', ...plan }, () => describePlan(plan))
       return
     }
     if (!options.watch) {
-      const outcome = await engine.syncAll()
+      const outcome = await engine.syncAll().catch(async (error: unknown) => (error instanceof MadeElsewhereError ? await behind(error) : Promise.reject(error)))
+      if (!outcome) return
       ctx.print({ event: 'synced', ...outcome }, () => describe(outcome))
       await linkAfterPush(ctx, where)
       // Everything else went; what did not is an error (exit 1), never a silent skip.
       if (outcome.notPushed.length) throw new CliError(`Not pushed: ${notPushedSummary(outcome.notPushed)}. Everything else is in ${outcome.versionId}.`)
       return
     }
-    await watchUntilStopped(ctx, engine, { id, dir, root, debounceMs }, () => linkAfterPush(ctx, where))
+    const parts = { client: ctx.client, id, root, record, engine }
+    await watchUntilStopped(ctx, engine, { id, dir, root, debounceMs, force: Boolean(options.force) }, (found, rules) => catchUp({ ...parts, ignored: rules }, found), () => linkAfterPush(ctx, where))
   })
+
+/**
+ * A one-off sync found a version made elsewhere since the folder's last sync. The folder changed
+ * nothing of its own: nothing to push, and `folio pull` brings that version in (exit 0). Else
+ * both sides changed: refused with the conflicting files and the two ways out (exit 1). A sync
+ * never writes into the folder: only pull and the watcher do.
+ */
+async function reportBehind(ctx: CliContext, found: MadeElsewhereError, where: { id: string; dir: string; root: string; ignored: IgnoreTest; record: FolderRecord }): Promise<undefined> {
+  const sides = await compareSides(where.root, where.ignored, where.record, found.base.files, found.latest.files)
+  const versionId = found.latest.versionId
+  if (sides.local.length > 0) throw conflictError(conflictMessage({ versionId, summary: found.event.summary, ...sides }, where))
+  const message = `${found.event.summary}; the folder has no changes of its own, so nothing was pushed. folio pull ${where.id} ${where.dir} writes ${versionId}'s files into the folder.`
+  ctx.print({ event: 'behind', versionId, after: found.base.versionId, changed: false, remote: sides.remote, versions: found.event.versions, message }, () => message)
+  return undefined
+}
 
 const listed = (paths: string[], max = 10) => (paths.length <= max ? paths.join(', ') : `${paths.slice(0, max).join(', ')} and ${paths.length - max} more`)
 
@@ -117,11 +147,29 @@ function report(ctx: CliContext, event: WatchEvent): void {
       return ctx.print(event, () => `Push failed: ${event.reason} (${queued(event)} kept; the next save retries)`)
     case 'rules':
       return ctx.print(event, () => `${event.file} changed: rules reloaded, comparing the whole folder again`)
+    case 'pulled':
+      return ctx.print(event, () => pulledMessage(event))
+    case 'conflict':
+      return // watchUntilStopped says it, as the error the command ends with
   }
 }
 
-async function watchUntilStopped(ctx: CliContext, engine: SyncEngine, where: { id: string; dir: string; root: string; debounceMs: number }, linked: () => Promise<void>): Promise<void> {
-  const watcher = await watchFolder(engine, where.root, { debounceMs: where.debounceMs, onEvent: (event) => report(ctx, event), describeError: ctx.describe })
+type CatchUp = Parameters<typeof watchFolder>[2]['catchUp']
+
+async function watchUntilStopped(ctx: CliContext, engine: SyncEngine, where: { id: string; dir: string; root: string; debounceMs: number; force: boolean }, catchUp: CatchUp, linked: () => Promise<void>): Promise<void> {
+  let conflict: ((message: string) => void) | undefined
+  let conflicted: string | undefined
+  const onEvent = (event: WatchEvent) => {
+    report(ctx, event)
+    if (event.event !== 'conflict') return
+    conflicted = conflictMessage(event, where)
+    // Scripts get the lists as a line of the stream; the words are the error the command ends with (stderr).
+    if (ctx.json) ctx.print({ ...event, message: conflicted }, () => '')
+    conflict?.(conflicted)
+  }
+  // A version made elsewhere found by the final push on Ctrl+C: named with the two ways out.
+  const describeError = (error: unknown) => (error instanceof MadeElsewhereError ? `${error.event.summary}: nothing pushed. folio pull ${where.id} ${where.dir} takes its files; folio sync ${where.id} ${where.dir} --force makes the folder win.` : ctx.describe(error))
+  const watcher = await watchFolder(engine, where.root, { debounceMs: where.debounceMs, onEvent, describeError, catchUp })
   // The first push is the whole folder. The server being away queues it (and says so); a wrong
   // id or key, a folder too big for one request, an empty folder: those end the command here.
   try {
@@ -130,18 +178,38 @@ async function watchUntilStopped(ctx: CliContext, engine: SyncEngine, where: { i
     await watcher.stop()
     throw error
   }
+  if (conflicted !== undefined) {
+    await watcher.stop()
+    throw conflictError(conflicted)
+  }
+  // --force made the folder win its first push; from now on versions made elsewhere are pulled, or stop the watch.
+  if (where.force) engine.elsewhere = 'stop'
   await linked()
-  ctx.print({ event: 'watching', dir: where.root }, () => `Watching ${where.root}: every save is pushed. Ctrl+C to stop.`)
-  const signal = await new Promise<string>((done) => {
+  // Versions made elsewhere are heard within about a second, not at the next save.
+  const live = followVersions(ctx.client, where.id, () => watcher.checkRemote())
+  ctx.print({ event: 'watching', dir: where.root }, () => `Watching ${where.root}: every save is pushed, versions made elsewhere are pulled. Ctrl+C to stop.`)
+  const stopped = await new Promise<{ signal: string } | { conflict: string }>((done) => {
     const stop = (name: string) => {
       // Removed at once: a second Ctrl+C gets Node's default and quits without the last push.
       process.off('SIGINT', stop)
       process.off('SIGTERM', stop)
-      done(name)
+      done({ signal: name })
     }
     process.on('SIGINT', stop)
     process.on('SIGTERM', stop)
+    conflict = (message) => {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+      done({ conflict: message })
+    }
   })
+  live.close()
+  if ('conflict' in stopped) {
+    // Both sides changed: the watcher pushed nothing more; the author picks a side.
+    await watcher.stop()
+    throw conflictError(stopped.conflict)
+  }
+  const { signal } = stopped
   ctx.note(`${signal}: pushing anything not pushed yet (at most ${FINAL_PUSH_TIMEOUT_MS / 1000} s; Ctrl+C again to quit without it)…`)
   const final = await watcher.finish({ timeoutMs: FINAL_PUSH_TIMEOUT_MS })
   // Exit 0 only when the folio holds the folder; 130 (stopped by Ctrl+C) when something did not go.

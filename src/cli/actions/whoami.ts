@@ -26,19 +26,23 @@ export default (_options: unknown, command: Command) =>
     const result = {
       server: target.server,
       serverSource: target.serverSource,
+      ...(target.linkFile ? { linkFile: target.linkFile } : {}),
       keySource: target.keySource,
+      ...(target.keyWithheld ? { keyWithheld: target.keyWithheld } : {}),
       key: verdict.state,
       ...(verdict.state === 'refused' ? { keyRefusedBecause: verdict.why } : {}),
       mode,
       workspace,
     }
     const keyLine =
-      target.keySource === 'none'
-        ? `none${target.profileServerNotUsed ? ` (the login profile's key is for ${target.profileServerNotUsed} only)` : ''}`
-        : `from ${target.keyLabel}`
+      target.keySource !== 'none'
+        ? `from ${target.keyLabel}`
+        : target.keyWithheld
+          ? `none (the key from ${target.keyWithheld} is not sent to a server only the folder's link names: pass --server ${target.server})`
+          : `none${target.profileServerNotUsed ? ` (the login profile's key is for ${target.profileServerNotUsed} only)` : ''}`
     ctx.print(result, () =>
       [
-        `Server:    ${target.server} (${serverSourceName(target.serverSource)})`,
+        `Server:    ${target.server} (${serverSourceName(target.serverSource, target.linkFile)})`,
         `Key:       ${keyLine}`,
         `Access:    ${verdict.state === 'refused' ? `refused: ${verdict.why}` : ACCESS[verdict.state]}`,
         `Mode:      ${mode === 'oss' ? 'OSS (self-hosted)' : 'Cloud'}`,

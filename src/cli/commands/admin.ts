@@ -1,7 +1,9 @@
 import { type Command, Option } from 'commander'
 import { lazyAction } from '../lazy.js'
 
-const dataOption = () => new Option('-d, --data <dir>', 'the server’s data folder (default: $FOLIO_DATA or ./.folio)')
+// ./.folio is the one of the folder folio admin runs in: from elsewhere the server's is named
+// (a Cloud server's banner prints the first command with it).
+const dataOption = () => new Option('-d, --data <dir>', 'the server’s data folder (default: $FOLIO_DATA, else ./.folio here, where folio serve ran)')
 
 /** folio admin: the operator's commands for a Cloud server's data dir, stopped or running. */
 export function registerAdmin(program: Command): void {
@@ -21,6 +23,7 @@ and every instance takes a change within seconds.
 Examples:
   $ folio admin workspace create --name "Acme" --plan pro --owner ann@acme.test
   $ folio admin workspace list
+  $ folio admin workspace list --data /srv/folio/.folio      a server started in /srv/folio
   $ folio admin workspace plan <workspace-id> team
   $ folio admin workspace members <workspace-id>
   $ folio admin plans                       the plans in force

@@ -14,6 +14,7 @@ export function registerSync(program: Command): void {
     .option('--mirror', 'make the folio hold exactly the folder: also delete folio files that did not come from it (e.g. from folio upload)')
     .option('--allow-empty', 'allow deleting files while the folder is empty (or wholly ignored), or a push that leaves the folio with no files')
     .option('--dry-run', 'print what one sync would add, change, delete and keep; send nothing')
+    .option('-f, --force', 'push the whole folder as the new version even when a version was made elsewhere since its last sync (the folder wins; that version stays in the history)')
     .addHelpText(
       'after',
       `
@@ -40,11 +41,43 @@ never deleted from the folio. One push is one version and one request (at most 3
 watcher lists such files on every push until they go or are ignored. A change too big as a
 whole is refused with the names of its biggest files (the watcher spreads it over versions).
 
-A version made elsewhere (folio restore, the dashboard, another machine) is named, and the
-whole folder is compared against it. When the server is away the watcher queues changes and
-checks every 2 s, pushing as soon as it is back. Ctrl+C pushes what is left once (10 s at most):
-exit 0 when everything is pushed, 130 naming what was not.
+A version made elsewhere (folio restore, the dashboard, another machine) is never overwritten
+unasked. The watcher hears of it within about a second: when the folder has nothing unpushed it
+pulls that version into the folder (files it replaces or removes are in the folio's history;
+anything else stays) and says so; when the folder has unpushed changes too, it names the files
+changed on both sides and stops with exit 1 ({"error":"conflict"} with --json), pushing nothing.
+A one-off sync behind such a version pushes nothing: with no changes of its own it says so and
+suggests folio pull (exit 0); with changes it refuses the same way (exit 1). The ways out:
+folio pull (take the folio's files) or folio sync --force (the folder wins; with --watch, for
+its first push only). When the server is away the watcher queues changes and checks every 2 s,
+pushing as soon as it is back. Ctrl+C pushes what is left once (10 s at most): exit 0 when
+everything is pushed, 130 naming what was not.
 With FOLIO_API_KEY set on the server, pass the key (--key or $FOLIO_API_KEY).`,
     )
     .action(lazyAction(() => import('../actions/sync.js')))
+
+  program
+    .command('pull')
+    .description("write a folio's latest files into a folder: nothing is lost that is not in the folio's history")
+    .argument('[id]', FOLIO_ID_HELP)
+    .argument('[dir]', 'the folder to write into (made when missing); default: the linked folder, else the working directory')
+    .option('-f, --force', "overwrite the folder's unpushed changes with the folio's files")
+    .option('--at <versionId>', 'write this version instead of the latest, e.g. v2 (a sync then pushes it as a new version)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ folio pull                                     in a linked folder: take the folio's files
+  $ folio pull kL9VtGLOsbNK ./site                 into ./site (made when missing), then linked
+  $ folio pull --at v2                             v2's files; folio sync then makes them the latest
+  $ folio pull --json                              {"event":"pulled","written":[…],"removed":[…],"kept":[…]}
+
+Files of the version that the folder lacks, or holds other bytes of, are written (each whole,
+then renamed into place). A folder file the version does not have is removed only when its bytes
+are in the folio's history (the version the folder last synced, or bytes it pushed once), and
+the summary names that version; anything else is kept and listed. When the pull would overwrite
+changes of the folder that were never pushed it writes nothing and exits 1 ({"error":"conflict"}
+with --json): push them (folio sync), or pass --force to take the folio's files anyway.`,
+    )
+    .action(lazyAction(() => import('../actions/pull.js')))
 }

@@ -23,7 +23,25 @@ export interface MadeElsewhere {
   after: string
   /** The versions made since then, oldest first (empty when they could not be listed). */
   versions: VersionMadeElsewhere[]
+  /** "v6 was made elsewhere (restore of v1 by ann)", and " since this folder's last sync" when starting. */
+  summary: string
+  /** The summary and what a forced sync does about it: re-reads the folder against it. */
   message: string
+}
+
+/**
+ * A version made elsewhere, found by a sync that does not force: nothing was pushed. `base` is
+ * what the folder and the folio last agreed on, `latest` the folio now; sides.ts compares them
+ * with the folder to tell a pull (the folder changed nothing) from a conflict.
+ */
+export class MadeElsewhereError extends Error {
+  constructor(
+    readonly event: MadeElsewhere,
+    readonly base: { versionId: string; files: ReadonlyMap<string, string> },
+    readonly latest: { versionId: string; files: Map<string, string> },
+  ) {
+    super(event.summary)
+  }
 }
 
 const RESTORE = /^Restore (v\d+)$/
@@ -47,5 +65,6 @@ export async function madeElsewhere(client: FolioClient, id: string, after: stri
   const which = versions.length > 1 ? `${versions[0]!.versionId}–${latest} were` : `${latest} was`
   const how = last ? ` (${versions.length > 1 ? 'latest: ' : ''}${what(last)})` : ''
   const when = sinceLastSync ? " since this folder's last sync" : ''
-  return { event: 'elsewhere', versionId: latest, after, versions, message: `${which} made elsewhere${how}${when}: re-reading the folder against it` }
+  const summary = `${which} made elsewhere${how}${when}`
+  return { event: 'elsewhere', versionId: latest, after, versions, summary, message: `${summary}: re-reading the folder against it` }
 }

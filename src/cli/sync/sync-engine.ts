@@ -1,12 +1,13 @@
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { getSyncManifest, syncFiles } from '../../api/sync.js'
+import { fetchFolioFiles, hashesOf, latestManifest } from './folio-files.js'
 import { ApiClientError, type FolioClient, ServerUnreachableError } from '../../client/index.js'
 import { CliError } from '../errors.js'
 import { MAX_EXPANDED_BYTES } from '../request-limits.js'
 import type { FolderRecord } from './folder-record.js'
 import { type IgnoreTest, type LocalFile, readLocalFile, scanFolder, unreadableReason } from './local-files.js'
-import { madeElsewhere, type MadeElsewhere } from './made-elsewhere.js'
+import { madeElsewhere, type MadeElsewhere, MadeElsewhereError } from './made-elsewhere.js'
 import { type NotPushed, tooBig, unreadable } from './not-pushed.js'
 import { fitOnePush } from './push-body.js'
 
@@ -65,7 +66,13 @@ export interface SyncEngineOptions {
    * next push instead of being refused whole (a one-off sync refuses, naming them).
    */
   partial?: boolean
-  /** A latest version this sync did not make was found; the whole folder is compared against it. */
+  /**
+   * A latest version this sync did not make: 'stop' (the default) pushes nothing and throws
+   * MadeElsewhereError, for the caller to pull or to name the conflict; 'reread' (folio sync
+   * --force) compares the whole folder against it and pushes, so the folder wins.
+   */
+  elsewhere?: 'stop' | 'reread'
+  /** With 'reread': told before the folder is compared against the version made elsewhere. */
   onElsewhere?: (event: MadeElsewhere) => void
 }
 
@@ -98,6 +105,7 @@ export class SyncEngine {
   readonly #allowEmpty: boolean
   readonly #partial: boolean
   readonly #onElsewhere: (event: MadeElsewhere) => void
+  #reread: boolean
   #ignored: IgnoreTest
   #message: string | undefined
   #remote: Remote | undefined
@@ -114,20 +122,49 @@ export class SyncEngine {
     this.#allowEmpty = options.allowEmpty ?? false
     this.#partial = options.partial ?? false
     this.#onElsewhere = options.onElsewhere ?? (() => {})
+    this.#reread = options.elsewhere === 'reread'
+  }
+
+  /** folio sync --watch --force: the folder wins its first push only; later versions made elsewhere are pulled or stop the watch. */
+  set elsewhere(policy: 'stop' | 'reread') {
+    this.#reread = policy === 'reread'
   }
 
   set ignored(test: IgnoreTest) {
     this.#ignored = test
   }
 
-  /** The latest version's files. A version other than the one known before is announced (made-elsewhere.ts). */
+  /**
+   * The latest version's files. A version other than the one known before (made-elsewhere.ts)
+   * stops the sync (MadeElsewhereError; the known version stays the base) unless it re-reads.
+   */
   async #refresh(call: CallOptions): Promise<Remote> {
-    const manifest = await this.#client.call(getSyncManifest, { params: { id: this.#id } }, call.timeoutMs)
+    const latest = await latestManifest(this.#client, this.#id, call.timeoutMs)
     const starting = this.#remote === undefined
     const known = this.#remote?.versionId ?? this.#record.versionId
-    this.#remote = { versionId: manifest.versionId, files: new Map(Object.entries(manifest.files).map(([p, f]) => [p, f.sha256])) }
-    if (known && known !== manifest.versionId) this.#onElsewhere(await madeElsewhere(this.#client, this.#id, known, manifest.versionId, starting))
+    if (known && known !== latest.versionId) {
+      const event = await madeElsewhere(this.#client, this.#id, known, latest.versionId, starting)
+      const base = this.#reread ? undefined : (this.#remote?.files ?? this.#record.base ?? (await this.#filesOf(known)))
+      if (base) throw new MadeElsewhereError(event, { versionId: known, files: base }, latest)
+      this.#onElsewhere(event)
+    }
+    this.#remote = latest
     return this.#remote
+  }
+
+  /** A version's hashes, for a record that kept none (written by an older folio, or by folio create); undefined when it cannot be read. */
+  async #filesOf(versionId: string): Promise<Map<string, string> | undefined> {
+    return fetchFolioFiles(this.#client, this.#id, versionId).then((v) => hashesOf(v.files), () => undefined)
+  }
+
+  /** Asks for the latest version (a live event said one was made): MadeElsewhereError when it is not the one known. */
+  async checkLatest(call: CallOptions = {}): Promise<void> {
+    await this.#refresh(call)
+  }
+
+  /** After a pull brought `latest` into the folder: the folder and the folio agree on it. */
+  adopt(latest: { versionId: string; files: ReadonlyMap<string, string> }): void {
+    this.#remote = { versionId: latest.versionId, files: new Map(latest.files) }
   }
 
   /** Whether the server answers at all (whatever the status): the watcher's cheap probe while it is away. */
@@ -201,7 +238,7 @@ export class SyncEngine {
       // The folder has what it could not read too; so has it what the folio holds from an unreadable folder of it.
       const unreadableFiles = [...scan.unreadable.keys()].filter((p) => !p.endsWith('/'))
       const inUnreadableFolders = [...remote.files.keys()].filter((p) => this.#record.has(p) && unreadableReason(scan.unreadable, p))
-      await this.#record.replace([...scan.files.keys(), ...unreadableFiles, ...inUnreadableFolders], this.#fromFolder(scan.files.keys(), notPushed), remote.versionId)
+      await this.#record.replace([...scan.files.keys(), ...unreadableFiles, ...inUnreadableFolders], this.#fromFolder(scan.files.keys(), notPushed), this.#remote!)
       return this.#settle(outcome, notPushed)
     })
   }
@@ -263,7 +300,7 @@ export class SyncEngine {
     }
     this.#refuseEmptyingTheFolio(remote, changes)
     const outcome = await this.#push(changes, notPushed, call)
-    await this.#record.update(present, gone, this.#fromFolder(present, notPushed), remote.versionId)
+    await this.#record.update(present, gone, this.#fromFolder(present, notPushed), this.#remote!)
     return this.#settle(outcome, notPushed)
   }
 

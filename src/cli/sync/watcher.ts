@@ -1,7 +1,8 @@
 import { type FSWatcher, watch } from 'chokidar'
 import { ServerUnreachableError } from '../../client/index.js'
+import { type Conflict, type Pulled } from './catch-up.js'
 import { type IgnoreTest, IGNORE_FILES, ioReason, loadIgnore, toFolioPath } from './local-files.js'
-import type { MadeElsewhere } from './made-elsewhere.js'
+import { type MadeElsewhere, MadeElsewhereError } from './made-elsewhere.js'
 import type { SyncEngine, SyncOutcome } from './sync-engine.js'
 
 export type WatchEvent =
@@ -10,8 +11,12 @@ export type WatchEvent =
   | { event: 'waiting'; reason: string; server: string; retryInMs: number; queued: number; fullSync: boolean }
   /** The first push after the server came back: `pushed` changes (paths) went, after `awayMs`. */
   | { event: 'online'; server: string; awayMs: number; pushed: number }
-  /** The engine found a latest version it did not make (see made-elsewhere.ts). */
+  /** The engine found a latest version it did not make and re-read the folder against it (--force's first push). */
   | MadeElsewhere
+  /** A version made elsewhere, brought into the folder: it had nothing unpushed. */
+  | Pulled
+  /** A version made elsewhere while the folder had unpushed changes: the watch has stopped, nothing pushed. */
+  | Conflict
   /** chokidar cannot watch part of the folder (too many watches…): saves there may go unseen until a whole-folder push. */
   | { event: 'unwatched'; reason: string }
   | { event: 'failed'; reason: string; queued: number; fullSync: boolean }
@@ -26,6 +31,8 @@ export interface WatchOptions {
   onEvent: (event: WatchEvent) => void
   /** Words for a failed push (a refused key, a folio that is gone); the error's message by default. */
   describeError?: (error: unknown) => string
+  /** A version made elsewhere: pull it into the folder, or name the conflict (catch-up.ts). */
+  catchUp: (found: MadeElsewhereError, ignored: IgnoreTest) => Promise<Pulled | Conflict>
 }
 
 /** How the last push on close went: pushed (or nothing to push), or what is left unpushed. */
@@ -55,6 +62,8 @@ export async function watchFolder(engine: SyncEngine, root: string, options: Wat
   let ignored: IgnoreTest = await loadIgnore(root)
   const dirty = new Set<string>()
   let fullResync = false
+  /** A live event said a version may have been made elsewhere: the next flush asks. */
+  let checkRemote = false
   let timer: NodeJS.Timeout | undefined
   let running: Promise<void> | undefined
   let probeMs = FIRST_PROBE_MS
@@ -97,17 +106,23 @@ export async function watchFolder(engine: SyncEngine, root: string, options: Wat
    * the probing; any other failure waits for the next save, except on the first push
    * (`rethrow`), whose failure is the caller's to report: a wrong id or key is fatal there.
    */
-  const flush = async ({ rethrow = false } = {}): Promise<void> => {
+  const flush = async ({ rethrow = false, lookOnly = false } = {}): Promise<void> => {
     if (running) return void (await running)
-    if (dirty.size === 0 && !fullResync) return
-    const paths = new Set(dirty)
-    const full = fullResync
-    dirty.clear()
-    fullResync = false
+    if (lookOnly ? !checkRemote : dirty.size === 0 && !fullResync) return
+    // A look leaves the queue alone: a burst of saves still waits for its quiet moment.
+    const paths = lookOnly ? new Set<string>() : new Set(dirty)
+    const full = !lookOnly && fullResync
+    if (lookOnly) checkRemote = false
+    else {
+      dirty.clear()
+      fullResync = false
+    }
     const startedAt = firstDirtyAt || Date.now()
     running = (async () => {
       try {
         await reloadingRules // a whole-folder diff must see the new rules
+        // Only whether the latest version is still the one the folder agrees with.
+        if (lookOnly) return void (await engine.checkLatest())
         const outcome = full ? await engine.syncAll() : await engine.syncPaths(paths)
         firstDirtyAt = 0
         // A folder that could not be read, readable now: watch inside it before this push is
@@ -126,7 +141,24 @@ export async function watchFolder(engine: SyncEngine, root: string, options: Wat
         // Nothing is lost: the paths go back in the queue for the next attempt.
         for (const p of paths) dirty.add(p)
         fullResync ||= full
-        if (error instanceof ServerUnreachableError) {
+        if (error instanceof MadeElsewhereError) {
+          // Pulled: the queued paths now match the folio, and their push finds nothing to send.
+          // A conflict: the watch ends here, and nothing more is pushed.
+          let next: Pulled | Conflict
+          try {
+            next = await options.catchUp(error, ignored)
+          } catch (failure) {
+            // The folio's files could not be fetched: the next save, or the next look, tries again.
+            return void options.onEvent({ event: 'failed', reason: describeError(failure), ...queue() })
+          }
+          fullResync = false
+          if (next.event === 'conflict') {
+            closed = true
+            clearTimeout(timer)
+          }
+          options.onEvent(next)
+          if (dirty.size > 0) schedule(debounceMs)
+        } else if (error instanceof ServerUnreachableError) {
           if (!away) {
             away = { server: error.server, since: Date.now() }
             options.onEvent({ event: 'waiting', reason: error.message, server: error.server, retryInMs: probeMs, ...queue() })
@@ -144,7 +176,15 @@ export async function watchFolder(engine: SyncEngine, root: string, options: Wat
       await running
     } finally {
       running = undefined
+      if (checkRemote) lookSoon() // a live event came during the push
     }
+  }
+
+  let lookTimer: NodeJS.Timeout | undefined
+  const lookSoon = () => {
+    if (closed || away) return // while the server is away, the probe's push looks
+    clearTimeout(lookTimer)
+    lookTimer = setTimeout(() => void flush({ lookOnly: true }).catch(() => {}), 0)
   }
 
   const isRulesFile = (rel: string) => (IGNORE_FILES as readonly string[]).includes(rel)
@@ -215,6 +255,13 @@ export async function watchFolder(engine: SyncEngine, root: string, options: Wat
       await flush({ rethrow: true })
     },
 
+    /** A live event (remote-versions.ts): look whether a version was made elsewhere, once the push under way (if any) is done. */
+    checkRemote(): void {
+      if (closed) return
+      checkRemote = true
+      if (!running) lookSoon()
+    },
+
     /** Queued paths, plus one for a queued whole-folder sync. */
     pending: () => dirty.size + (fullResync ? 1 : 0),
 
@@ -222,6 +269,7 @@ export async function watchFolder(engine: SyncEngine, root: string, options: Wat
     async stop(): Promise<void> {
       closed = true
       clearTimeout(timer)
+      clearTimeout(lookTimer)
       await reloadingRules
       await fsWatcher.close()
       if (running) await running.catch(() => {})

@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink'
 import type { ReactNode } from 'react'
 import { tunnelPasswordLine } from '../../domain/tunnel-providers.js'
-import { oneLine } from '../format.js'
+import { oneLine, wrapText } from '../format.js'
 import type { ShareLinks } from '../share-links.js'
 import type { FolioRow, TunnelSnapshot } from '../snapshot.js'
 import type { Busy } from '../types.js'
@@ -16,6 +16,8 @@ export interface TunnelPanelProps {
   qr: string[] | null
   /** A QR code exists but the terminal is too small for it. */
   qrHidden: boolean
+  /** The terminal's width: a long last error wraps to it. */
+  width: number
 }
 
 const stateColor = { stopped: 'gray', starting: 'yellow', connected: 'green', reconnecting: 'yellow' } as const
@@ -30,7 +32,7 @@ function caveat(folio: FolioRow): string | null {
 type Line = { key: string; node: ReactNode }
 
 /** Full-width lines: the tunnel's state, its last error, the selected folio's share link. */
-export function tunnelHeadLines({ tunnel, busy, folio, links }: Omit<TunnelPanelProps, 'qr' | 'qrHidden'>): Line[] {
+export function tunnelHeadLines({ tunnel, busy, folio, links, width }: Omit<TunnelPanelProps, 'qr' | 'qrHidden'>): Line[] {
   const lines: Line[] = []
   lines.push({
     key: 'state',
@@ -58,7 +60,10 @@ export function tunnelHeadLines({ tunnel, busy, folio, links }: Omit<TunnelPanel
     lines.push({ key: 'password', node: <Text wrap="truncate-end">{tunnelPasswordLine(tunnel.viewerPassword)}</Text> })
   }
   if (tunnel.available && tunnel.lastError) {
-    lines.push({ key: 'error', node: <Text color="red" wrap="truncate-end">last error: {tunnel.lastError}</Text> })
+    // Wrapped, not cut: the cause (getaddrinfo ENOTFOUND …) comes last in the message.
+    wrapText(`last error: ${tunnel.lastError}`, width, { indent: '  ' }).forEach((text, i) => {
+      lines.push({ key: `error-${i}`, node: <Text color="red" wrap="truncate-end">{text}</Text> })
+    })
   }
   if (folio && links) {
     lines.push({
