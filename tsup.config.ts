@@ -26,7 +26,7 @@ const stubReactDevtools: Plugin = {
  * the tunnel, the clipboard, the dev server and its file watcher (loaded lazily: chunks that
  * would ship unused) and the self-signed HTTPS certificates (node-forge, imported eagerly: ~0.7 MB
  * parsed at every `folio serve` start). The bundle gets stand-ins that fail loudly if one of
- * those features is ever turned on (server/listener.ts keeps them off).
+ * those features is ever turned on (server/http/listener.ts keeps them off).
  */
 const UNUSED_BY_FOLIO = /^(node-forge|jiti|untun|tinyclip|crossws\/adapters\/node|@parcel\/watcher(-wasm)?)$/
 const stubListhenExtras: Plugin = {

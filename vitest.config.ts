@@ -1,30 +1,12 @@
-import { readdirSync, readFileSync } from 'node:fs'
 import { defineConfig } from 'vitest/config'
+import { ON_BOTH_STORES } from './test/store-matrix.js'
 
 /*
- * Two projects. `flat files`: every test. `postgres`: every test of the HTTP behaviour again,
- * with each test server's store in a PostgreSQL database of its own (FOLIO_TEST_STORE=pg,
+ * Two projects. `flat files`: every test. `postgres`: the tests of the HTTP behaviour again
+ * (test/store-matrix.ts lists them, and test/store-matrix.test.ts keeps the list whole), with
+ * each test server's store in a PostgreSQL database of its own (FOLIO_TEST_STORE=pg,
  * test/helpers/server.ts), so both stores are held to the same answers.
  */
-
-/** Tests of the flat-file store itself: they read, damage or time the data dir's files on disk. */
-const ABOUT_THE_DATA_DIR = new Set([
-  'data-dir-modes.test.ts', // file modes of the data dir
-  'cloud-plans.test.ts', // <data>/plans.json: written on first start, watched for the operator's edits
-  'assets.test.ts', // counts blob files on disk
-  'assets-embedded.test.ts', // stats blob files on disk
-  'ai-create.test.ts', // the OSS key file's mode
-  'cloud-keys.test.ts', // the key's file holds only its sha256
-  'cli-admin.test.ts', // folio admin on a stopped server's data dir
-  'files-list-items.test.ts', // sizes and an older format of meta.json on disk
-  'files-list-robustness.test.ts', // a damaged meta.json on disk
-  'server-log.test.ts', // a damaged meta.json on disk
-])
-
-const httpTests = readdirSync('test')
-  .filter((name) => name.endsWith('.test.ts') && !name.startsWith('pg-') && !ABOUT_THE_DATA_DIR.has(name))
-  .filter((name) => /\b(startTestServer|useServer)\(/.test(readFileSync(`test/${name}`, 'utf8')))
-  .map((name) => `test/${name}`)
 
 export default defineConfig({
   test: {
@@ -51,7 +33,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'postgres',
-          include: httpTests,
+          include: ON_BOTH_STORES.map((name) => `test/${name}`),
           env: { npm_lifecycle_event: '', FOLIO_TEST_STORE: 'pg' },
         },
       },

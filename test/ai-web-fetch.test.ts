@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { urlsIn, WEB_FETCH_LIMITS, webFetch } from '../src/ai/web-fetch.js'
 import { isPublicAddress } from '../src/domain/public-address.js'
-import { guardedFetch } from '../src/server/outbound-guard.js'
+import { guardedFetch } from '../src/server/http/outbound-guard.js'
 
 /** A real web server on loopback; the fetches that may reach it are told 127.0.0.1 is public. */
 let base: string

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
+import { basename, dirname, join, relative, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 /**
@@ -23,6 +23,54 @@ const MAY_IMPORT: Record<string, string[]> = {
   // The browser's side (bundled by tsup for the share page, dashboard and frame): pure rules only.
   web: ['domain'],
 }
+
+/**
+ * Inside src/server and src/store the code is grouped by feature, one folder each (named here by
+ * its path under src/). A feature's files import their own folder, the folders listed for it
+ * here and, of their layer's root, only the shared files of FEATURE_MAY_IMPORT_FROM_ROOT. The
+ * root (server: app.ts, serve.ts …; store: index.ts, assemble-store.ts …) wires the features
+ * together and may import any of them. A new folder must be placed in this table before any
+ * file may live in it; a layer's name in a list (store/pg: 'store') lets that feature import all
+ * of the root.
+ */
+const FEATURE_MAY_IMPORT: Record<string, string[]> = {
+  // The HTTP plumbing: bodies, errors, compression, who is calling from where, outbound requests.
+  'server/http': [],
+  // How the server sends e-mail, and what it sends to collaborators.
+  'server/mail': [],
+  // What bounds a client or a workspace: request rates, open streams, key guesses, plan, storage and AI quotas.
+  'server/limits': ['server/http'],
+  // Who is calling, and which folio they may see.
+  'server/auth': ['server/http', 'server/mail'],
+  'server/auth/oauth': ['server/auth', 'server/http'],
+  // Agents registering, people signing in, workspaces' members (Cloud; OSS answers agent auth).
+  'server/accounts': ['server/auth', 'server/limits', 'server/mail', 'server/http'],
+  'server/admin': ['server/auth', 'server/limits', 'server/http'],
+  'server/files': ['server/auth', 'server/limits', 'server/http'],
+  'server/viewer': ['server/auth', 'server/limits', 'server/http'],
+  'server/engagement': ['server/auth', 'server/http'],
+  'server/ai': ['server/auth', 'server/limits', 'server/http'],
+  'server/mcp': ['server/auth/oauth', 'server/viewer', 'server/http'],
+  'server/tunnel': ['server/http'],
+  // The flat-file engine: the durable driver, its journal and write-back, file I/O.
+  'store/engine': [],
+  // Locks, shared state and messages between instances.
+  'store/coordination': ['store/engine'],
+  // A folio's bytes: blobs, versions, history, comment segments.
+  'store/content': ['store/coordination', 'store/engine'],
+  'store/repositories': ['store/content', 'store/coordination', 'store/engine'],
+  // The PostgreSQL store: a second assembly of the root's parts.
+  'store/pg': ['store', 'store/coordination', 'store/engine'],
+}
+
+/** What every feature may use of its layer's root: the shared pieces, not the wiring. */
+const FEATURE_MAY_IMPORT_FROM_ROOT: Record<string, string[]> = {
+  server: ['context.ts', 'config.ts', 'route.ts'],
+  store: ['store-errors.ts', 'keys.ts', 'readiness.ts'],
+}
+
+/** Folders under src/server and src/store stay browsable: past this many files of its own, split by feature. */
+const MAX_FILES_PER_FOLDER = 15
 
 /** What `folio --help` loads must stay light: these are reached from the CLI's entry only through import(). */
 const LAZY_FROM_CLI_ENTRY = ['src/server/', 'src/tui/', 'src/cli/actions/']
@@ -72,6 +120,9 @@ const layerOf = (file: string) => {
   const parts = file.split('/')
   return parts.length > 2 ? parts[1]! : ''
 }
+
+/** The feature of src/server or src/store a file belongs to ('server', 'store' for their roots); undefined elsewhere. */
+const featureOf = (file: string) => (/^src\/(server|store)\//.test(file) ? dirname(file).slice('src/'.length) : undefined)
 
 /** The first cycle found in a graph, as the path that closes it, or undefined. */
 function findCycle(edges: Map<string, string[]>): string[] | undefined {
@@ -127,6 +178,37 @@ describe('architecture', () => {
     expect(upward).toEqual([])
   })
 
+  it('the features of server/ and store/ are all placed, and their table has no cycle', () => {
+    const folders = [...new Set([...filesUnder('src/server'), ...filesUnder('src/store')].map(featureOf))]
+    const roots = Object.keys(FEATURE_MAY_IMPORT_FROM_ROOT)
+    expect(folders.filter((f) => f && !roots.includes(f) && !(f in FEATURE_MAY_IMPORT))).toEqual([])
+    expect(Object.values(FEATURE_MAY_IMPORT).flat().filter((f) => !roots.includes(f) && !(f in FEATURE_MAY_IMPORT))).toEqual([])
+    expect(findCycle(new Map(Object.entries(FEATURE_MAY_IMPORT)))).toBeUndefined()
+  })
+
+  it('a feature of server/ or store/ imports only the features listed for it', () => {
+    const crossing = imports.flatMap(({ from, to }) => {
+      const [a, b] = [featureOf(from), featureOf(to)]
+      if (!a || !b || a === b || layerOf(from) !== layerOf(to)) return []
+      const layer = layerOf(from)
+      if (a === layer) return [] // the root wires the features together
+      const allowed = FEATURE_MAY_IMPORT[a] ?? []
+      if (b === layer ? allowed.includes(layer) || FEATURE_MAY_IMPORT_FROM_ROOT[layer]!.includes(basename(to)) : allowed.includes(b)) return []
+      return [
+        `${from} → ${to}: ${a}/ may not import ${b === layer ? `${b}/${basename(to)}` : `${b}/`}. ` +
+          'Put what both need where both may import it (a folder lower in FEATURE_MAY_IMPORT, such as server/http/, or the feature that owns it), ' +
+          'or, if the dependency belongs, list it in FEATURE_MAY_IMPORT.',
+      ]
+    })
+    expect(crossing).toEqual([])
+  })
+
+  it(`no folder of src/server or src/store holds over ${MAX_FILES_PER_FOLDER} files of its own`, () => {
+    const counts = new Map<string, number>()
+    for (const file of [...filesUnder('src/server'), ...filesUnder('src/store')]) counts.set(dirname(file), (counts.get(dirname(file)) ?? 0) + 1)
+    expect([...counts].filter(([, n]) => n > MAX_FILES_PER_FOLDER).map(([dir, n]) => `${dir}: ${n} files`)).toEqual([])
+  })
+
   it('no module imports itself through others, types included', () => {
     expect(findCycle(graphOf(imports))).toBeUndefined()
   })
@@ -160,7 +242,7 @@ describe('architecture', () => {
       .flatMap((file) => {
         const text = readFileSync(join(root, file), 'utf8')
         const found: string[] = []
-        if (file !== 'src/server/errors.ts' && /new ApiError\(/.test(text)) found.push(`${file}: new ApiError(…) instead of fail(ERRORS.…)`)
+        if (file !== 'src/server/http/errors.ts' && /new ApiError\(/.test(text)) found.push(`${file}: new ApiError(…) instead of fail(ERRORS.…)`)
         if (file !== 'src/api/errors.ts' && /status:\s*[45]\d\d\s*,\s*error:/.test(text)) found.push(`${file}: an error case declared outside api/errors.ts`)
         return found
       })

@@ -5,7 +5,7 @@ import { createComment } from '../src/api/engagement.js'
 import { createFolio, updateFolio } from '../src/api/files.js'
 import { getIntegrations, setIntegrations } from '../src/api/integrations.js'
 import { isPublicAddress } from '../src/domain/public-address.js'
-import { guardedFetch, OutboundRefused } from '../src/server/outbound-guard.js'
+import { guardedFetch, OutboundRefused } from '../src/server/http/outbound-guard.js'
 import { expectLogged, useServer } from './helpers/use-server.js'
 import { useCloudServer } from './helpers/workspaces.js'
 

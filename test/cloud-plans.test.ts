@@ -5,7 +5,7 @@ import { createFolio, getFolio, listFolios, updateFolio } from '../src/api/files
 import { getPublicFolio } from '../src/api/sharing.js'
 import { uploadFile } from '../src/api/uploads.js'
 import { getWorkspace } from '../src/api/workspace.js'
-import { chargeAiMessage } from '../src/server/ai-quota.js'
+import { chargeAiMessage } from '../src/server/limits/ai-quota.js'
 import { DEFAULT_PLANS } from '../src/store/index.js'
 import { tinyPng } from './helpers/images.js'
 import { makeDataDir, startTestServer, type TestServer } from './helpers/server.js'

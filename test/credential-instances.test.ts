@@ -1,5 +1,5 @@
 import { afterEach, expect, it } from 'vitest'
-import { CredentialIndex } from '../src/server/credential-index.js'
+import { CredentialIndex } from '../src/server/auth/credential-index.js'
 import { startInstances } from './helpers/instances.js'
 
 /**

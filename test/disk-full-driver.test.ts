@@ -2,10 +2,10 @@ import { cp, readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createStorage, type Storage } from 'unstorage'
 import { describe, expect, it } from 'vitest'
-import { faultyDisk } from '../src/store/disk-io.js'
-import { type DurableFsDriver, durableFsDriver } from '../src/store/durable-fs-driver.js'
+import { faultyDisk } from '../src/store/engine/disk-io.js'
+import { type DurableFsDriver, durableFsDriver } from '../src/store/engine/durable-fs-driver.js'
 import { InsufficientStorageError } from '../src/store/store-errors.js'
-import { readRecords } from '../src/store/write-journal.js'
+import { readRecords } from '../src/store/engine/write-journal.js'
 import { useTempDataDirs } from './helpers/temp-data-dirs.js'
 
 /*

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { getFolio, updateFolio } from '../src/api/files.js'
 import { getHealth, getReadiness } from '../src/api/health.js'
-import { TEST_DISK_BUDGET_ENV } from '../src/store/disk-io.js'
+import { TEST_DISK_BUDGET_ENV } from '../src/store/engine/disk-io.js'
 import { testApi, type TestApi } from './helpers/api.js'
 import { killHard, spawnServer, type ServerProcess } from './helpers/cli-process.js'
 import { makeDataDir } from './helpers/server.js'
@@ -13,7 +13,7 @@ import { makeDataDir } from './helpers/server.js'
 /*
  * Issue 25, part 3: a full disk is a state, not an error. A real `folio serve` runs on a data
  * dir whose "disk" is as large as a number in a file (FOLIO_TEST_DISK_BUDGET_FILE, the test seam
- * of store/disk-io.ts): past it, the driver's and the journal's writes fail with a real ENOSPC,
+ * of store/engine/disk-io.ts): past it, the driver's and the journal's writes fail with a real ENOSPC,
  * cut short as a full file system cuts them, through the same code as on a full disk. No root,
  * no small file system to mount: this runs everywhere, as every test must.
  */

@@ -5,7 +5,7 @@ import { createComment } from '../src/api/engagement.js'
 import { createFolio, listFolios, updateFolio } from '../src/api/files.js'
 import { createClient } from '../src/client/index.js'
 import { LogLevels } from '../src/log/logger.js'
-import { OPEN_TAIL_BYTES } from '../src/store/version-log.js'
+import { OPEN_TAIL_BYTES } from '../src/store/content/version-log.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
 
 /**

@@ -4,7 +4,7 @@ import { Agent, type OutgoingHttpHeaders, request } from 'node:http'
 import { afterAll, describe, expect, it } from 'vitest'
 import { updateFolio } from '../src/api/files.js'
 import { getPublicFolio, verifyAccessKey } from '../src/api/sharing.js'
-import type { KeyGuessLimits } from '../src/server/key-guesses.js'
+import type { KeyGuessLimits } from '../src/server/limits/key-guesses.js'
 import { type TestApi, testApi } from './helpers/api.js'
 import { useServer } from './helpers/use-server.js'
 

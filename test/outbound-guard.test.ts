@@ -2,8 +2,8 @@ import type { ServerResponse } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { aiConversation, setWorkspaceAi } from '../src/api/ai.js'
 import { addressRange, isPublicAddress, privateHostAllowed, privateHostsFrom } from '../src/domain/public-address.js'
-import { destinationProblem, guardedFetch, type OutboundPolicy, OutboundRefused, OutboundUnreachable, type Resolve } from '../src/server/outbound-guard.js'
-import { postJson } from '../src/server/webhook-delivery.js'
+import { destinationProblem, guardedFetch, type OutboundPolicy, OutboundRefused, OutboundUnreachable, type Resolve } from '../src/server/http/outbound-guard.js'
+import { postJson } from '../src/server/engagement/webhook-delivery.js'
 import { testApi } from './helpers/api.js'
 import { answer, ollamaText, openaiText, page } from './helpers/fake-ai.js'
 import { type HeardRequest, loopbackListener, type LoopbackListener, TEST_CERT } from './helpers/listeners.js'
@@ -13,7 +13,7 @@ import { closeClean } from './helpers/use-server.js'
 import { createWorkspace } from './helpers/workspaces.js'
 
 /**
- * One guard for every request the server makes on a user's behalf (server/outbound-guard.ts):
+ * One guard for every request the server makes on a user's behalf (server/http/outbound-guard.ts):
  * AI providers, web_fetch, chat webhooks. Loopback listeners stand in for the private network;
  * each counts the connections made to it, so "refused" means "never dialled". Names resolve
  * through a stand-in for DNS, and a listener on 127.0.0.8 stands in for a public host where a

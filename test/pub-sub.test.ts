@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { PgPubSub, publishStatement } from '../src/store/pg/pub-sub-pg.js'
 import { withTransaction } from '../src/store/pg/pool.js'
-import { MAX_MESSAGE_BYTES, MessageTooLargeError, type PubSub } from '../src/store/pub-sub.js'
-import { MemoryPubSub } from '../src/store/pub-sub-memory.js'
+import { MAX_MESSAGE_BYTES, MessageTooLargeError, type PubSub } from '../src/store/coordination/pub-sub.js'
+import { MemoryPubSub } from '../src/store/coordination/pub-sub-memory.js'
 import { freshDatabase, type TestDatabase } from './helpers/pg.js'
 
 /**

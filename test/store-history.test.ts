@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises'
 import { describe, expect, it } from 'vitest'
-import { hashBytes } from '../src/store/blob-store.js'
+import { hashBytes } from '../src/store/content/blob-store.js'
 import { type FolioStore, openStore } from '../src/store/index.js'
 import { keys } from '../src/store/keys.js'
 import { makeDataDir } from './helpers/server.js'

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { StoreRepositories } from '../src/store/assemble-store.js'
-import { BlobStore, hashBytes } from '../src/store/blob-store.js'
+import { BlobStore, hashBytes } from '../src/store/content/blob-store.js'
 import { heard, type Instance, startInstances } from './helpers/instances.js'
 import { newMeta } from './helpers/store.js'
 

@@ -7,7 +7,7 @@ import { makeDataDir } from './helpers/server.js'
 import { countStorageCalls, createFolio, listFiles } from './helpers/store.js'
 
 /**
- * Group commit of versions (store/version-commits.ts): changes to one folio made while a commit
+ * Group commit of versions (store/content/version-commits.ts): changes to one folio made while a commit
  * is on disk are committed together, in the order they came, each its own version. The tests
  * call the store directly so that what shares a commit is certain: every call made in one turn
  * of the event loop joins the same commit.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { FolioMeta } from '../src/domain/model.js'
-import { LIST_CACHE_ENTRY_BYTES, type ListSource, WorkspaceLists } from '../src/store/workspace-lists.js'
+import { LIST_CACHE_ENTRY_BYTES, type ListSource, WorkspaceLists } from '../src/store/repositories/workspace-lists.js'
 
 /**
  * The kept list's rules, with the store replaced by folios in memory whose reads can be held

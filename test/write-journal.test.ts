@@ -2,9 +2,9 @@ import { cp, mkdir, readdir, readFile, rm, stat, truncate, writeFile } from 'nod
 import { join } from 'node:path'
 import { createStorage, type Storage } from 'unstorage'
 import { describe, expect, it } from 'vitest'
-import { durableFsDriver } from '../src/store/durable-fs-driver.js'
-import { clearPrefix } from '../src/store/json-io.js'
-import { readRecords } from '../src/store/write-journal.js'
+import { durableFsDriver } from '../src/store/engine/durable-fs-driver.js'
+import { clearPrefix } from '../src/store/engine/json-io.js'
+import { readRecords } from '../src/store/engine/write-journal.js'
 import { useTempDataDirs } from './helpers/temp-data-dirs.js'
 
 const { dataDir, cleanup } = useTempDataDirs()

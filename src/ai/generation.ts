@@ -138,7 +138,7 @@ export function providerError(error: unknown, config: AiProviderConfig): Error {
   return new ProviderError(`${who} failed: ${message === 'terminated' ? 'the connection was cut' : message}`)
 }
 
-/** An error of the server's outbound guard (server/outbound-guard.ts), anywhere in the cause chain. */
+/** An error of the server's outbound guard (server/http/outbound-guard.ts), anywhere in the cause chain. */
 function guardFailure(error: unknown): Error | undefined {
   for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     if (e.name === 'OutboundRefused' || e.name === 'OutboundUnreachable') return e

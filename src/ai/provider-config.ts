@@ -21,7 +21,7 @@ export interface AiProviderConfig {
   /**
    * Who chose baseURL: the operator (the environment, or the vendor's or Ollama's default) or the
    * caller (a request's ollamaHost in OSS, a Cloud workspace's baseURL). Only the operator's
-   * choice may be a private address without the operator's allowance (server/ai-service.ts).
+   * choice may be a private address without the operator's allowance (server/ai/ai-service.ts).
    */
   addressBy: 'operator' | 'caller'
 }

@@ -5,7 +5,7 @@ export class WebFetchRefused extends Error {}
 
 export interface WebFetchOptions {
   /**
-   * The server's guarded fetch (server/outbound-guard.ts): public addresses only, judged where
+   * The server's guarded fetch (server/http/outbound-guard.ts): public addresses only, judged where
    * the socket connects, so DNS rebinding is refused too; every redirect (at most
    * WEB_FETCH_LIMITS.maxRedirects) judged again. Its failures say nothing of the socket or TLS.
    */

@@ -2,7 +2,7 @@
  * Every error the API answers with, each declared once: its status, the spec's exact `error`
  * string (programs match on it; tests assert it) and when it happens. Contracts list these in
  * their `errors` (the OpenAPI document is built from them); the server throws them with
- * `fail(ERRORS.x, message)` (server/errors.ts), the message saying what to do about it; zod
+ * `fail(ERRORS.x, message)` (server/http/errors.ts), the message saying what to do about it; zod
  * schemas whose failure is one of these carry its string. So `grep -rn ERRORS.` finds every
  * place an error is declared, described or thrown.
  */

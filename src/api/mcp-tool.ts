@@ -8,7 +8,7 @@ import type { Contract, HttpMethod, Mode, ResponseOf } from './contract.js'
  * the tool is for; its description is the tool's own (an agent pays for every byte of every
  * description on every turn: the endpoint's, written for HTTP callers, is not repeated). Running
  * it is an HTTP request to the endpoint, built here from the arguments (the server sends it
- * through its own router, the caller's credential attached: server/mcp-server.ts).
+ * through its own router, the caller's credential attached: server/mcp/mcp-server.ts).
  */
 export interface McpTool {
   name: string
@@ -78,7 +78,7 @@ interface ToolSpec<C extends Contract> {
   fill?(args: Args): Args
   /** Query values sent when the arguments leave them out (get_folio: no file contents by default). */
   defaults?: { query?: Record<string, string> }
-  /** MCP Apps: the ui:// resource that shows this tool's answer (server/mcp-app.ts serves it). */
+  /** MCP Apps: the ui:// resource that shows this tool's answer (server/mcp/mcp-app.ts serves it). */
   ui?: string
   /** Shorter descriptions of the endpoint's fields, for this tool (the HTTP ones speak to HTTP callers). */
   describe?: Record<string, string>

@@ -81,12 +81,12 @@ export function buildOpenApi(contracts: readonly Contract[], info: { version: st
       },
     }
     const byStatus = new Map<number, Contract['errors']>()
-    // Any body may come too slowly (server/slow-body.ts).
+    // Any body may come too slowly (server/http/slow-body.ts).
     const errors = c.body || c.rawBody ? [...c.errors, ERRORS.requestTimeout] : [...c.errors]
-    // Cloud counts every authenticated request against the workspace's plan (server/plan-limits.ts).
+    // Cloud counts every authenticated request against the workspace's plan (server/limits/plan-limits.ts).
     if (c.access !== 'public' && !errors.some((e) => e.status === 429)) errors.push(when(ERRORS.tooManyRequests, 'Cloud: the workspace passed its plan’s requests per minute; retry after Retry-After seconds'))
     // The store's states, not the request's: any write may find the data dir's disk full
-    // (server/errors.ts), any call but the health checks the database away.
+    // (server/http/errors.ts), any call but the health checks the database away.
     if (c.method !== 'GET') errors.push(ERRORS.insufficientStorage)
     if (c.tag !== 'Operations') errors.push(ERRORS.databaseUnavailable)
     for (const e of errors) byStatus.set(e.status, [...(byStatus.get(e.status) ?? []), e])

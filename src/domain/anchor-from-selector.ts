@@ -10,7 +10,7 @@ import { safeSelectOne } from './robust-selector.js'
  * `elementHtml`), not by an anchor the share page made from a click. It gets the anchor such a
  * click would have made: the selector, and the element's text as its quote, so the bridge finds
  * it again where a deck's script rebuilt the page and re-anchoring follows it across versions
- * (store/comment-anchors.ts) as any pin. The quote comes from the page when the selector names an
+ * (store/repositories/comment-anchors.ts) as any pin. The quote comes from the page when the selector names an
  * element there, else from elementHtml; the pin sits at the element's centre (x/y are a place on
  * the page, the fallback while no element matches). Undefined: nothing to anchor on.
  */

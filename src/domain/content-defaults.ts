@@ -30,7 +30,7 @@ export interface ContentDefaults {
   projectMode?: ProjectMode
 }
 
-/** The page a folio opens on: index.html, else its first HTML file (as routes/viewer.ts picks it). */
+/** The page a folio opens on: index.html, else its first HTML file (as server/viewer/viewer-routes.ts picks it). */
 export function entryPage(paths: string[]): string | undefined {
   return paths.includes('index.html') ? 'index.html' : paths.find((p) => /\.html?$/i.test(p))
 }

@@ -61,7 +61,7 @@ export interface FolioMeta {
   /** Bytes of the distinct contents this folio's history holds. */
   storageBytes: number
   /**
-   * Summaries of versions v<logStart> … v<head>, oldest first (store/version-log.ts): lists show
+   * Summaries of versions v<logStart> … v<head>, oldest first (store/content/version-log.ts): lists show
    * every version without reading history. Older summaries sit in closed log chunks; this tail
    * stays small (a few KB), so a metadata write does not grow with history.
    */

@@ -4,7 +4,7 @@ export type Role = 'owner' | 'admin' | 'member'
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member']
 
 /**
- * Who is calling, once a credential was checked (server/auth.ts decides; the store hands out the
+ * Who is calling, once a credential was checked (server/auth/auth.ts decides; the store hands out the
  * principal of a workspace key). `via` says which credential: the open OSS API, the workspace
  * key, a person's sign-in session, an OAuth token, or an agent's pre-claim key.
  */

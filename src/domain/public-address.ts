@@ -9,7 +9,7 @@ import ipaddr from 'ipaddr.js'
  * benchmarking, NAT64 (rfc6052), 6to4, Teredo… An IPv4-mapped IPv6 address (::ffff:127.0.0.1)
  * is judged as the IPv4 address it carries (process()); the deprecated IPv4-compatible form
  * (::127.0.0.1, all of ::/96), which ipaddr.js calls unicast, is refused outright. Pure: the
- * server's outbound guard (server/outbound-guard.ts) applies it where sockets connect.
+ * server's outbound guard (server/http/outbound-guard.ts) applies it where sockets connect.
  */
 
 /** ipaddr.js's name of the address's range ('unicast': public), or undefined when it is no IP address. */

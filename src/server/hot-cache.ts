@@ -2,11 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { LRUCache } from 'lru-cache'
 import type { Access, RateLimitBucket } from '../api/contract.js'
 import { type FolioStore, LIST_CACHE_ENTRY_BYTES } from '../store/index.js'
-import { type Auth, DENIED, type Principal } from './auth.js'
-import type { PlanLimits } from './plan-limits.js'
-import type { RateLimiter, RateLimitState } from './rate-limit.js'
-import { noneMatchHits } from './conditional.js'
-import { compress, type ContentEncoding, isCompressible, preferredEncoding } from './content-encoding.js'
+import { type Auth, DENIED, type Principal } from './auth/auth.js'
+import type { PlanLimits } from './limits/plan-limits.js'
+import type { RateLimiter, RateLimitState } from './limits/rate-limit.js'
+import { noneMatchHits } from './http/conditional.js'
+import { compress, type ContentEncoding, isCompressible, preferredEncoding } from './http/content-encoding.js'
 
 /**
  * Finished answers to hot GETs, served in front of the router.

@@ -5,22 +5,22 @@ import { toNodeHandler } from 'h3/node'
 import { createLogger, type Logger } from '../log/logger.js'
 import { openStore, type FolioStore } from '../store/index.js'
 import { createTunnels, type Tunnels } from '../tunnel/tunnels.js'
-import { removeAdminFile, writeAdminFile } from './admin-file.js'
-import { ApiKeys } from './api-keys.js'
+import { removeAdminFile, writeAdminFile } from './admin/admin-file.js'
+import { ApiKeys } from './auth/api-keys.js'
 import { createApp, createServerContext, logProblemsTo } from './app.js'
 import type { ServerContext } from './context.js'
 import { type ConfigOverrides, defaultConfig, type Mode } from './config.js'
-import { listenMain, networkUrls } from './listener.js'
-import { createMailer, mailNotice } from './mailer.js'
-import { cloudflareViewer, markViaTunnel } from './remote.js'
-import { onRequestEnd } from './request-end.js'
-import { type BodyTimeouts, closeIfLeftoverStalls, setBodyTimeouts } from './slow-body.js'
-import { logRequests } from './request-log.js'
+import { listenMain, networkUrls } from './http/listener.js'
+import { createMailer, mailNotice } from './mail/mailer.js'
+import { cloudflareViewer, markViaTunnel } from './http/remote.js'
+import { onRequestEnd } from './http/request-end.js'
+import { type BodyTimeouts, closeIfLeftoverStalls, setBodyTimeouts } from './http/slow-body.js'
+import { logRequests } from './http/request-log.js'
 
 /** Settings key: the public URL of the last tunnel, to tell the author when a new one differs. */
 const LAST_TUNNEL_URL = 'tunnel-last-url'
 
-export { PortInUseError } from './listener.js'
+export { PortInUseError } from './http/listener.js'
 
 export interface ServeOptions {
   port: number

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto'
-import type { EngagementKind, EngagementRepository } from './engagement-repository.js'
-import type { FolioChange, FolioRepository } from './folio-repository.js'
-import type { FolioViews } from './folio-views.js'
-import type { IntegrationsRepository } from './integrations-repository.js'
-import type { PubSub } from './pub-sub.js'
-import type { SettingsRepository } from './settings-repository.js'
-import type { WorkspaceRepository } from './workspace-repository.js'
+import type { EngagementKind, EngagementRepository } from './repositories/engagement-repository.js'
+import type { FolioChange, FolioRepository } from './repositories/folio-repository.js'
+import type { FolioViews } from './repositories/folio-views.js'
+import type { IntegrationsRepository } from './repositories/integrations-repository.js'
+import type { PubSub } from './coordination/pub-sub.js'
+import type { SettingsRepository } from './repositories/settings-repository.js'
+import type { WorkspaceRepository } from './repositories/workspace-repository.js'
 
 /** The one channel the store's changes travel on between instances. */
 export const CHANGES_CHANNEL = 'store-changes'
@@ -83,7 +83,7 @@ export class ChangeFeed {
   }
 
   /**
-   * A SharedState record that instances mirror in memory (server/credential-index.ts) was
+   * A SharedState record that instances mirror in memory (server/auth/credential-index.ts) was
    * written or removed here: the others drop their copy (and read it again when asked for it).
    */
   sharedChanged(key: string): void {

@@ -2,11 +2,11 @@ import type { Storage } from 'unstorage'
 import { commentNumber, type StoredComment } from '../domain/comments.js'
 import { isFolioId, newFolioId } from '../domain/ids.js'
 import { sanitizeReactions } from '../domain/reactions.js'
-import type { EngagementRepository } from './engagement-repository.js'
-import type { FolioRepository } from './folio-repository.js'
+import type { EngagementRepository } from './repositories/engagement-repository.js'
+import type { FolioRepository } from './repositories/folio-repository.js'
 import { keys } from './keys.js'
-import { clearPrefix, readJson, writeJson } from './json-io.js'
-import { closeTree } from './file-modes.js'
+import { clearPrefix, readJson, writeJson } from './engine/json-io.js'
+import { closeTree } from './engine/file-modes.js'
 import { type Analytics, type Comment, EMPTY_ANALYTICS, FOLIO_STATUSES, type FileMap, PROJECT_MODES } from '../domain/model.js'
 
 /**
@@ -17,13 +17,13 @@ import { type Analytics, type Comment, EMPTY_ANALYTICS, FOLIO_STATUSES, type Fil
  * Format 0 is the single `database.json` that the hosted product's self-hosted mode writes
  * (every folio and version inline); format 1 is this store's layout with one manifest file per
  * version; format 2 keeps new versions in history segments with their replaced contents packed
- * (store/history-segments.ts). Format 2 still reads format 1's manifests where they are, so that
+ * (store/content/history-segments.ts). Format 2 still reads format 1's manifests where they are, so that
  * step converts nothing: the stamp only keeps an older folio from misreading a newer dir.
- * Format 3 gives every folio a version log (store/version-log.ts) so lists show versions
+ * Format 3 gives every folio a version log (store/content/version-log.ts) so lists show versions
  * without reading history. Format 4 closes the files and folders an older folio left readable
- * by other users (store/file-modes.ts): one walk, once. Format 5 moves each folio's
+ * by other users (store/engine/file-modes.ts): one walk, once. Format 5 moves each folio's
  * comments.json (one array, rewritten whole on every comment) into comment segments
- * (store/comment-segments.ts).
+ * (store/content/comment-segments.ts).
  */
 export const CURRENT_FORMAT = 5
 

@@ -1,10 +1,10 @@
 import { createStorage, type Storage } from 'unstorage'
 import { assembleStore, closeRepositories, type StoreRepositories } from '../../src/store/assemble-store.js'
-import { KeyedMutex } from '../../src/store/keyed-mutex.js'
-import type { Locks } from '../../src/store/locks.js'
-import { MemoryPubSub } from '../../src/store/pub-sub-memory.js'
-import type { PubSub, Subscriber } from '../../src/store/pub-sub.js'
-import { MemorySharedState } from '../../src/store/shared-state-memory.js'
+import { KeyedMutex } from '../../src/store/coordination/keyed-mutex.js'
+import type { Locks } from '../../src/store/coordination/locks.js'
+import { MemoryPubSub } from '../../src/store/coordination/pub-sub-memory.js'
+import type { PubSub, Subscriber } from '../../src/store/coordination/pub-sub.js'
+import { MemorySharedState } from '../../src/store/coordination/shared-state-memory.js'
 
 /**
  * Locks of several simulated instances over one table, as PostgreSQL's advisory locks and

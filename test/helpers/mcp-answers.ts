@@ -4,7 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 export const textOf = (result: CallToolResult) => result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n')
 
 /**
- * The data of a tool's answer: the JSON after the sentence for people (server/mcp-server.ts puts
+ * The data of a tool's answer: the JSON after the sentence for people (server/mcp/mcp-server.ts puts
  * it there once; there is no structuredContent, as no tool declares an outputSchema).
  */
 export function dataOf(result: CallToolResult): any {

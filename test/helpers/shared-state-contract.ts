@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest'
-import type { SharedState } from '../../src/store/shared-state.js'
+import type { SharedState } from '../../src/store/coordination/shared-state.js'
 
 /**
  * What every SharedState must do, whatever keeps it (flat files now, PostgreSQL in issue 15).

@@ -1,7 +1,7 @@
 import { readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { FolioStore } from '../../src/store/index.js'
-import type { NewFolioMeta } from '../../src/store/folio-repository.js'
+import type { NewFolioMeta } from '../../src/store/repositories/folio-repository.js'
 
 export const newMeta = (over: Partial<NewFolioMeta> = {}): NewFolioMeta => ({
   workspaceId: 'local',

@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { type CopyProgress, databaseStatus, DatabaseUnavailableError, describeDatabase, exportToDataDir, importDataDir, migrateDatabase, type MigrationStatus } from '../../server/database-admin.js'
+import { type CopyProgress, databaseStatus, DatabaseUnavailableError, describeDatabase, exportToDataDir, importDataDir, migrateDatabase, type MigrationStatus } from '../../server/admin/database-admin.js'
 import type { GlobalOptions } from '../context.js'
 import { CliError, UsageError } from '../errors.js'
 import { logger, printResult } from '../logger.js'

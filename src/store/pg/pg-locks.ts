@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
-import { KeyedMutex } from '../keyed-mutex.js'
-import type { Locks } from '../locks.js'
+import { KeyedMutex } from '../coordination/keyed-mutex.js'
+import type { Locks } from '../coordination/locks.js'
 import { LockSession, LocksClosedError, WAKE_CHANNEL } from './lock-session.js'
 import { errorCode, isTransient } from './pool.js'
 

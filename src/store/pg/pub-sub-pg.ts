@@ -1,5 +1,5 @@
 import pg from 'pg'
-import { checkMessage, type PubSub, type Subscriber, Subscriptions } from '../pub-sub.js'
+import { checkMessage, type PubSub, type Subscriber, Subscriptions } from '../coordination/pub-sub.js'
 import { ReconnectingListener } from './listener.js'
 
 /** The one PostgreSQL channel; the folio channel's name leads the payload. */

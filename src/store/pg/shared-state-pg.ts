@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import type { SharedState, Versioned, WindowCount } from '../shared-state.js'
+import type { SharedState, Versioned, WindowCount } from '../coordination/shared-state.js'
 
 /** A LIKE pattern matching keys that start with `prefix` (its own %, _ and \ taken literally). */
 const startsWith = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`

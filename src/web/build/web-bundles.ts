@@ -12,7 +12,7 @@ import type { Options } from 'tsup'
  *   bridge-<hash>.js                          the frame's bridge, added to each HTML file of a folio
  *   storage-shims-<hash>.js                   inlined at the top of each HTML file of a folio
  *   share.html, dashboard.html                the pages, with those names (and the share CSS) in
- *   mcp-app.html                              the MCP Apps view (server/mcp-app.ts): one document,
+ *   mcp-app.html                              the MCP Apps view (server/mcp/mcp-app.ts): one document,
  *                                             its script and CSS inline (hosts load it as a
  *                                             document, from no URL); its bundles are not kept
  *   manifest.json                             logical name → file name, for the server

@@ -1,12 +1,12 @@
 /*
- * The MCP Apps view of a folio: ui://folio/folio-view.html (server/mcp-app.ts serves it, with
+ * The MCP Apps view of a folio: ui://folio/folio-view.html (server/mcp/mcp-app.ts serves it, with
  * the folio server's origin written into its <meta name="folio-base">). A host that supports MCP
  * Apps shows it with the answer of get_folio, create_folio or update_folio; hosts that do not
  * never load it, and the answer is the same for both.
  *
  * The App client of @modelcontextprotocol/ext-apps (bundled in: nothing loads from a CDN) takes
  * the tool's answer from the host. The folio's id is in the answer's JSON, after the blank line
- * of its text (server/mcp-server.ts), and the view shows the folio's share page, with its pins
+ * of its text (server/mcp/mcp-server.ts), and the view shows the folio's share page, with its pins
  * and reactions, in a frame, as any viewer sees it: a draft is not there for a viewer (the owner
  * on this machine, in OSS, sees its notice; the page turns into the folio once it is published),
  * a private folio's key form. Not the owner's preview (?preview): its

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { openStore } from '../../../src/store/index.js'
-import type { NewFolioMeta } from '../../../src/store/folio-repository.js'
+import type { NewFolioMeta } from '../../../src/store/repositories/folio-repository.js'
 import { newMeta } from '../../helpers/store.js'
 import { type ServerChild, startJsonLineServer } from './processes.js'
 

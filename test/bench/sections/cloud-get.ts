@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { openStore } from '../../../src/store/index.js'
-import { DEFAULT_PLANS } from '../../../src/store/plans.js'
+import { DEFAULT_PLANS } from '../../../src/store/repositories/plans.js'
 import { compareAlternating, cpuNote, fmt, medianOf, problemsOf } from '../lib/autocannon.js'
 import { type BenchContext, SMALL_HTML } from '../lib/context.js'
 import { startFolio } from '../lib/folio.js'
