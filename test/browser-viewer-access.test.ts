@@ -7,7 +7,9 @@ import { useServer } from './helpers/use-server.js'
 
 /**
  * A private folio's frame token lasts 2 s here (minutes by default): the share page must keep
- * the folio working across its expiry, in a real browser.
+ * the folio working across its expiry, in a real browser. The test sleeps through no expiry: it
+ * asks the server (from outside the page) for the frame's current address until the server turns
+ * that token away, and only then goes on.
  */
 const s = useServer({ config: { frameTokenSeconds: 2 } })
 let browser: Browser
@@ -26,7 +28,14 @@ const SITE = {
   'pages/two.html': '<!doctype html><html><body><h2 id="two">Page two</h2><a id="back" href="../index.html">Back</a></body></html>',
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+/** Until the server calls this frame address's token expired: a navigation there gets the "expired" page. */
+async function untilExpired(frameUrl: string) {
+  const answer = async () => {
+    const response = await fetch(frameUrl, { headers: { accept: 'text/html' } })
+    return `${response.status} ${await response.text()}`
+  }
+  await expect.poll(answer, { timeout: 10_000, interval: 50 }).toMatch(/^404 [^]*This link has expired/)
+}
 const folioFrame = (page: Page) => page.frames().find((f) => f.url().includes('/v/'))!
 const tokenIn = (url: string) => new URL(url).pathname.split('/')[3]!
 
@@ -37,8 +46,10 @@ describe('frame tokens in the share page', () => {
     const page = await browser.newPage()
     page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`))
     const expiredPages: string[] = []
+    let renewals = 0
     // The expired page is the raw route's only HTML 404 (its body is gone once the frame moves on).
     page.on('response', (response) => {
+      if (response.ok() && new URL(response.url()).pathname.endsWith(`/${id}/frame`)) renewals++
       if (response.status() === 404 && response.url().includes('/v/') && response.headers()['content-type']?.startsWith('text/html')) expiredPages.push(response.url())
     })
     await page.goto(s.api.url(sharePage, { id }))
@@ -48,8 +59,10 @@ describe('frame tokens in the share page', () => {
     await expect.poll(() => frame.locator('#title').textContent(), { timeout: 10_000 }).toBe('Board pack')
     const first = tokenIn(folioFrame(page).url())
 
-    // Past the first token's time: a link in the folio follows the share page's fresh token.
-    await sleep(2_500)
+    // Past the first token's time: a link in the folio follows the share page's fresh token
+    // (renewed before the old one ran out).
+    await untilExpired(folioFrame(page).url())
+    await expect.poll(() => renewals).toBeGreaterThan(0)
     await frame.locator('#next').click()
     await expect.poll(() => frame.locator('#two').textContent()).toBe('Page two')
     const second = tokenIn(folioFrame(page).url())
@@ -58,15 +71,15 @@ describe('frame tokens in the share page', () => {
 
     // A script navigates with the token its page was loaded under, run out by now: the server's
     // expired page asks the share page, which reloads the frame there with a fresh token.
-    await sleep(2_500)
+    await untilExpired(folioFrame(page).url())
     await frame.locator('body').evaluate(() => location.assign('../index.html'))
     await expect.poll(() => frame.locator('#title').textContent(), { timeout: 10_000 }).toBe('Board pack')
     expect(expiredPages).toHaveLength(1)
     expect(tokenIn(expiredPages[0]!)).toBe(second)
     expect(tokenIn(folioFrame(page).url())).not.toBe(second)
 
-    // A new version long after the page was opened: the frame reloads under a fresh token.
-    await sleep(2_500)
+    // A new version after the frame's token ran out: the frame reloads under a fresh token.
+    await untilExpired(folioFrame(page).url())
     await s.api.send(updateFolio, { params: { id }, body: { files: { ...SITE, 'index.html': SITE['index.html'].replace('Board pack', 'Board pack v2') } } })
     await expect.poll(() => frame.locator('#title').textContent(), { timeout: 10_000 }).toBe('Board pack v2')
     expect(expiredPages).toHaveLength(1)

@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
 import { dataOf } from './helpers/mcp-answers.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { listOAuthGrants } from '../src/api/oauth.js'
 import { approve, REDIRECT_URI } from './helpers/oauth.js'
 import { useCloudServer } from './helpers/workspaces.js'
@@ -98,8 +98,14 @@ describe('an MCP SDK client connects to Cloud with OAuth alone', () => {
 
       // The access token lives 2 s here: the next call gets a 401, and the SDK refreshes (rotation).
       const before = provider.saved!
-      await new Promise((resolve) => setTimeout(resolve, 2_200))
-      expect(structured(await client.callTool({ name: 'get_folio', arguments: { id } })).status).toBe('published')
+      // Past its 2 s without waiting them out: the clock (Date only; timers stay real) moves on.
+      vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true })
+      vi.setSystemTime(Date.now() + 2_200)
+      try {
+        expect(structured(await client.callTool({ name: 'get_folio', arguments: { id } })).status).toBe('published')
+      } finally {
+        vi.useRealTimers()
+      }
       expect(provider.saved!.access_token).not.toBe(before.access_token)
       expect(provider.saved!.refresh_token).not.toBe(before.refresh_token)
     } finally {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { createComment, listComments, react } from '../src/api/engagement.js'
 import { listFolios, updateFolio } from '../src/api/files.js'
 import { folioEvents, getPublicFolio, verifyAccessKey } from '../src/api/sharing.js'
@@ -35,7 +35,16 @@ async function privateFolio() {
 }
 
 const raw = (id: string, access: string, path = 'index.html', headers: Record<string, string> = {}) => s.api.send(rawFile, { params: { id, access, path }, headers })
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+/** Runs `fn` with the clock (Date only; timers stay real) moved on by `ms`: a lifetime passes without waiting it out. */
+async function later<T>(ms: number, fn: () => Promise<T>): Promise<T> {
+  vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true })
+  vi.setSystemTime(Date.now() + ms)
+  try {
+    return await fn()
+  } finally {
+    vi.useRealTimers()
+  }
+}
 
 describe('frame tokens', () => {
   it('open the folio’s files, and are no access cookie and no key for any API call', async () => {
@@ -82,29 +91,31 @@ describe('frame tokens', () => {
 
   it('run out: files are refused, and a page the frame navigates to asks the share page for a fresh token', async () => {
     const { id, cookie, token } = await privateFolio()
-    await sleep(1_100)
-    const file = await raw(id, token, 'two.html')
-    expect(file.status).toBe(404)
-    expect(file.body).toEqual({ error: 'Not found', message: expect.stringContaining('expired') })
+    // Past the token's 1 s.
+    await later(1_100, async () => {
+      const file = await raw(id, token, 'two.html')
+      expect(file.status).toBe(404)
+      expect(file.body).toEqual({ error: 'Not found', message: expect.stringContaining('expired') })
 
-    const page = await raw(id, token, 'two.html', { 'sec-fetch-dest': 'iframe', accept: 'text/html' })
-    expect(page.status).toBe(404)
-    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8')
-    expect(page.headers.get('content-security-policy')).toMatch(/^sandbox allow-scripts/)
-    expect(page.headers.get('cache-control')).toBe('no-store')
-    expect(page.text).toContain(`{ source: 'folio-bridge', type: 'expired', path: "two.html" }`)
-    expect(page.text).not.toContain(token)
-    // Only a token that was right gets that page: a forged one is just not found.
-    const forged = await raw(id, `${token.slice(0, -4)}AAAA`, 'two.html', { 'sec-fetch-dest': 'iframe' })
-    expect(forged.headers.get('content-type')).toContain('application/json')
+      const page = await raw(id, token, 'two.html', { 'sec-fetch-dest': 'iframe', accept: 'text/html' })
+      expect(page.status).toBe(404)
+      expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8')
+      expect(page.headers.get('content-security-policy')).toMatch(/^sandbox allow-scripts/)
+      expect(page.headers.get('cache-control')).toBe('no-store')
+      expect(page.text).toContain(`{ source: 'folio-bridge', type: 'expired', path: "two.html" }`)
+      expect(page.text).not.toContain(token)
+      // Only a token that was right gets that page: a forged one is just not found.
+      const forged = await raw(id, `${token.slice(0, -4)}AAAA`, 'two.html', { 'sec-fetch-dest': 'iframe' })
+      expect(forged.headers.get('content-type')).toContain('application/json')
 
-    // The share page renews it with its cookie.
-    const renewed = await s.api.send(renewFrame, { params: { id }, headers: { cookie } })
-    expect(renewed.status).toBe(200)
-    expect(renewed.headers.get('cache-control')).toBe('no-store')
-    expect(renewed.body.frameBase).toMatch(new RegExp(`^/v/${id}/[^-/][^/]+/$`))
-    expect(renewed.body.expiresAt).toBeGreaterThan(Date.now())
-    expect((await raw(id, tokenOf(renewed.body.frameBase), 'two.html')).text).toContain('<h2>Two</h2>')
+      // The share page renews it with its cookie.
+      const renewed = await s.api.send(renewFrame, { params: { id }, headers: { cookie } })
+      expect(renewed.status).toBe(200)
+      expect(renewed.headers.get('cache-control')).toBe('no-store')
+      expect(renewed.body.frameBase).toMatch(new RegExp(`^/v/${id}/[^-/][^/]+/$`))
+      expect(renewed.body.expiresAt).toBeGreaterThan(Date.now())
+      expect((await raw(id, tokenOf(renewed.body.frameBase), 'two.html')).text).toContain('<h2>Two</h2>')
+    })
   })
 
   it('are only for those who may view: renewal without the cookie is refused; a public folio needs none', async () => {

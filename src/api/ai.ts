@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { defineContract } from './contract.js'
 import { ERRORS, when } from './errors.js'
-import { AccessKey, DesignPreferences, FileMap, FolioIdParams, FolioStatus, named, ProjectMode, ReferenceFiles, Title } from './schemas.js'
+import { AccessKey, DesignPreferences, FileMap, Folio, FolioIdParams, FolioStatus, named, ProjectMode, ReferenceFiles, Title } from './schemas.js'
 
 export const AiCreateBody = named(
   'AiCreateRequest',
@@ -114,12 +114,12 @@ export const AiTurnResult = named(
   'AiTurnResult',
   z.object({
     success: z.literal(true),
-    explanation: z.string(),
+    explanation: z.string().optional().describe('Every turn has one; commit-proposal and clear-chat answer without it'),
     isProposal: z.boolean().optional().describe('true: proposedFiles awaits commit-proposal; false: executeImmediately committed newVersionId'),
     proposedFiles: z.record(z.string(), z.string()).optional().describe('The complete file set of the proposed version (unchanged files included)'),
     changedFiles: z.array(z.string()).optional().describe('Extension: the paths the model changed or added'),
     newVersionId: z.string().optional(),
-    project: z.unknown().optional().describe('Folio (commit-proposal, executeImmediately, clear-chat)'),
+    project: Folio.optional().describe('The folio with its new latest version (commit-proposal, executeImmediately), or after clear-chat'),
     toolCalls: z.array(ToolCall).optional().describe('Tools the model called; a pending ask_user waits for action tool-response'),
   }),
 )

@@ -59,3 +59,5 @@ export type QueryOf<C extends Contract> = C['query'] extends z.ZodObject ? z.out
 export type BodyOf<C extends Contract> = C['body'] extends z.ZodType ? z.output<C['body']> : undefined
 export type BodyInputOf<C extends Contract> = C['body'] extends z.ZodType ? z.input<C['body']> : undefined
 export type ResponseOf<C extends Contract> = C['response']['schema'] extends z.ZodType ? z.output<C['response']['schema']> : unknown
+/** What a handler answers with: the JSON as sent, before any parse (so the schema's input side). */
+export type ResponseInputOf<C extends Contract> = C['response']['schema'] extends z.ZodType ? z.input<C['response']['schema']> : unknown

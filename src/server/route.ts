@@ -1,7 +1,7 @@
-import type { H3, H3Event } from 'h3'
+import type { H3, H3Event, HTTPResponse } from 'h3'
 import { FastResponse } from 'srvx'
 import type { z } from 'zod'
-import type { BodyOf, Contract, ParamsOf, QueryOf, RateLimitBucket } from '../api/contract.js'
+import type { BodyOf, Contract, ParamsOf, QueryOf, RateLimitBucket, ResponseInputOf } from '../api/contract.js'
 import { ERRORS } from '../api/errors.js'
 import { rateLimitHeaders, type RateLimitState, tooManyRequests } from './limits/rate-limit.js'
 import { nodeRequest } from './http/remote.js'
@@ -19,7 +19,20 @@ export interface RouteInput<C extends Contract> {
   body: BodyOf<C>
 }
 
-export type RouteHandler<C extends Contract> = (input: RouteInput<C>) => unknown
+type MaybePromise<T> = T | Promise<T>
+
+/**
+ * What a handler may answer. With a JSON schema: a value of it (as sent: the schema's input), a
+ * Response it built itself (a stream of that JSON), or JSON text made before (jsonBytes: a cached
+ * folio or list; bytes tsc cannot see into, so the tests' helpers check them against the schema).
+ * Without one (pages, files, event streams, redirects, the OpenAPI document): a Response, h3's
+ * own (an EventStream), or JSON text made before.
+ */
+export type RouteAnswer<C extends Contract> = C['response']['schema'] extends z.ZodType
+  ? ResponseInputOf<C> | Uint8Array | Response
+  : Response | HTTPResponse | Uint8Array
+
+export type RouteHandler<C extends Contract> = (input: RouteInput<C>) => MaybePromise<RouteAnswer<C>>
 
 /** Errors of the spec whose string a schema carries as its message: answered as that error. */
 const SPEC_VALIDATION_ERRORS = [ERRORS.titleRequired, ERRORS.missingCommentParameters, ERRORS.invalidReactions, ERRORS.promptRequired, ERRORS.missingType, ERRORS.invalidAssertionFormat]
@@ -72,9 +85,10 @@ export const toRouterPath = (path: string) => path.replace(/\{path\}$/, '**:path
 /**
  * Mounts one contract: authorises, validates params, query and body with the contract's own
  * schemas, then calls the handler with typed input. Handlers stay thin. Requests without a body
- * stay synchronous up to the handler, so a cached answer costs no promise.
+ * stay synchronous up to the handler, so a cached answer costs no promise. The contract alone
+ * fixes C (NoInfer): the handler's answer is then checked against it, literals kept (`success: true`).
  */
-export function mountRoute<C extends Contract>(app: H3, ctx: ServerContext, contract: C, handler: RouteHandler<C>): void {
+export function mountRoute<C extends Contract>(app: H3, ctx: ServerContext, contract: C, handler: NoInfer<RouteHandler<C>>): void {
   // Parsed once: most requests carry no query string, and their query is the defaults.
   const defaultQuery = contract.query?.safeParse({})
   const route = (event: H3Event) => {

@@ -1,6 +1,7 @@
 import type { ModelMessage, ToolSet } from 'ai'
 import type { z } from 'zod'
 import type { AiConversationBody, AiStreamBody } from '../../api/ai.js'
+import type { Folio } from '../../api/schemas.js'
 import { ERRORS } from '../../api/errors.js'
 import type { ToolCallReport } from '../../ai/tools.js'
 import type { GenerationResult } from '../../ai/generation.js'
@@ -45,7 +46,7 @@ export interface TurnResponse {
   proposedFiles?: Record<string, string>
   changedFiles?: string[]
   newVersionId?: string
-  project?: object
+  project?: z.input<typeof Folio>
   toolCalls?: ToolCallReport[]
 }
 
@@ -197,7 +198,7 @@ export async function finishTurn(ctx: ServerContext, ai: AiService, principal: P
 }
 
 /** A new version of exactly these files (commit-proposal, executeImmediately), under the storage quota. */
-export async function commitFiles(ctx: ServerContext, principal: Principal | undefined, id: string, files: Record<string, string>, explanation: string, author: string): Promise<{ newVersionId: string; project: object }> {
+export async function commitFiles(ctx: ServerContext, principal: Principal | undefined, id: string, files: Record<string, string>, explanation: string, author: string) {
   const firstLine = explanation.split('\n').find((l) => l.trim())?.trim() ?? 'AI edit'
   const result = await withinStorage(ctx, principal, Object.values(files), async () => {
     const updated = await ctx.store.folios.update(id, { patch: {}, files, commitMessage: firstLine.length > 200 ? `${firstLine.slice(0, 199)}…` : firstLine, author })

@@ -161,7 +161,18 @@ export function createAuth(config: ServerConfig, keys: ApiKeys, workspaces?: Wor
     if (found && found !== DENIED && found.via === 'api-key') rememberKey(req, found)
     return found
   }
-  const resolveEvent = (event: H3Event, access: Access) => resolveRequest(nodeRequest(event), access)
+  /**
+   * Who is calling, decided once per request and access level: the route's check, the viewer
+   * grant and the owner test of one request read the same answer (and do the work once). Only a
+   * Cloud refresh after a miss asks again (authorizeOrRefresh).
+   */
+  const decided = new WeakMap<H3Event, Map<Access, ReturnType<typeof resolveRequest>>>()
+  const resolveEvent = (event: H3Event, access: Access) => {
+    let byAccess = decided.get(event)
+    if (!byAccess) decided.set(event, (byAccess = new Map()))
+    if (!byAccess.has(access)) byAccess.set(access, resolveRequest(nodeRequest(event), access))
+    return byAccess.get(access) as ReturnType<typeof resolveRequest>
+  }
 
   return {
     resolve,
@@ -197,7 +208,8 @@ export function createAuth(config: ServerConfig, keys: ApiKeys, workspaces?: Wor
       const token = bearerToken(headers.authorization)
       const looks = [workspaces.refreshOnMiss(token), ...refreshers.map((refresh) => refresh(token, headers))]
       return Promise.all(looks).then((known) => {
-        const again = known.some(Boolean) ? resolveEvent(event, access) : DENIED
+        const again = known.some(Boolean) ? resolveRequest(nodeRequest(event), access) : DENIED
+        decided.get(event)?.set(access, again)
         if (again === DENIED) throw unauthorized(config.mode)
         return again
       })

@@ -121,7 +121,7 @@ export class FolioViews {
    * The folio as write responses return it: only the latest version, with its files unless
    * `mode` is none (then its fileList).
    */
-  async withHead(meta: FolioMeta, head: VersionManifest, mode: FilesMode = 'latest'): Promise<object> {
+  async withHead(meta: FolioMeta, head: VersionManifest, mode: FilesMode = 'latest') {
     const [files, engagement] = await Promise.all([mode === 'none' ? undefined : this.#folios.readFiles(meta.id, head), this.#engagementOf(meta.id)])
     return { ...metaFields(meta), versions: [versionObject(head, files)], ...engagement, ...storageFields(meta) }
   }
