@@ -34,7 +34,7 @@ async function untilExpired(frameUrl: string) {
     const response = await fetch(frameUrl, { headers: { accept: 'text/html' } })
     return `${response.status} ${await response.text()}`
   }
-  await expect.poll(answer, { timeout: 10_000, interval: 50 }).toMatch(/^404 [^]*This link has expired/)
+  await expect.poll(answer, { timeout: 10_000, interval: 50 }).toMatch(/^404 [\s\S]*This link has expired/)
 }
 const folioFrame = (page: Page) => page.frames().find((f) => f.url().includes('/v/'))!
 const tokenIn = (url: string) => new URL(url).pathname.split('/')[3]!

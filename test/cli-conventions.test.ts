@@ -2,7 +2,6 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { normalizeServerUrl } from '../src/cli/server-url.js'
 import { runCli } from './helpers/cli.js'
-import { BIN } from './helpers/cli-process.js'
 import { useServer } from './helpers/use-server.js'
 
 /** What every command shares: exit codes, errors as JSON with --json, server URLs without a scheme. (A fast --help is measured by npm run bench, section 8: a timed assertion here failed under load.) */

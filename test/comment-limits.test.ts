@@ -38,7 +38,7 @@ describe('a folio holds a bounded number of comments', () => {
 
   it('refuses the comment past FOLIO_MAX_COMMENT_BYTES', async () => {
     const id = await published()
-    let reply
+    let reply: Awaited<ReturnType<typeof post>>
     let accepted = 0
     // 5,000 characters of text and 4,000 of element HTML: about 9 KB a comment.
     while ((reply = await post(id, { text: 'x'.repeat(5000), elementHtml: `<p>${'y'.repeat(3993)}</p>` })).status === 200 && accepted < 200) accepted++

@@ -61,7 +61,7 @@ describe('the mode of pages written by hand', () => {
     ['Plotly', page('', '<div id="p"></div><script>Plotly.newPlot("p", [])</script>'), 'dashboard'],
     ['D3', page('<script src="https://d3js.org/d3.v7.min.js"></script>', '<svg></svg>'), 'dashboard'],
     ['two canvases', page('', '<canvas></canvas><canvas></canvas>'), 'dashboard'],
-    ['many tables and little else', page('', '<h1>KPIs</h1>' + '<table><tr><td>Revenue</td><td>4.2 M</td></tr><tr><td>Costs</td><td>3.1 M</td></tr></table>'.repeat(3)), 'dashboard'],
+    ['many tables and little else', page('', `<h1>KPIs</h1>${'<table><tr><td>Revenue</td><td>4.2 M</td></tr><tr><td>Costs</td><td>3.1 M</td></tr></table>'.repeat(3)}`), 'dashboard'],
   ])('%s', (_name, html, mode) => {
     expect(pageDefaults(html).projectMode).toBe(mode)
   })

@@ -342,7 +342,7 @@ describe('MCP Apps: a folio shown in the chat', () => {
       const id = dataOf(result).id as string
       expect(dataOf(result).status).toBe('draft')
 
-      const { page, view } = await render(await uiResourceFor(client, 'create_folio'), args, result, 'create_folio')
+      const { page } = await render(await uiResourceFor(client, 'create_folio'), args, result, 'create_folio')
       let share: Frame | undefined
       await expect.poll(() => (share = page.frames().find((f) => f.url() === `${s.ts.url}/share/${id}`)) !== undefined).toBe(true)
       await expect.poll(() => share!.getByRole('heading', { name: 'This folio is not published yet' }).count()).toBe(1)

@@ -68,7 +68,7 @@ describe('OAuth in Cloud', () => {
     const start = await authorizationUrl(found.as, found.client, found.resource)
     const page = await openConsent(start.url)
     expect(page.html).toContain('name="api_key"')
-    expect((await submitConsent(page, base(), { apiKey: 'svc_live_' + '0'.repeat(48) })).status).toBe(401)
+    expect((await submitConsent(page, base(), { apiKey: `svc_live_${'0'.repeat(48)}` })).status).toBe(401)
     const aToken = (await obtainTokens(base(), { apiKey: a.apiKey })).tokens.access_token
     expect((await submitConsent(page, base(), { apiKey: aToken })).status).toBe(401)
     const approved = await submitConsent(page, base(), { apiKey: b.apiKey })

@@ -66,7 +66,7 @@ describe('OAuth in OSS, with oauth4webapi', () => {
     // The token is the credential: folio writes made with it, and a wrong token is refused.
     const created = await s.api.send(createFolio, { body: { title: 'By the agent' }, headers: bearer(tokens.access_token) })
     expect(created.status).toBe(201)
-    expect((await s.api.send(listFolios, { headers: bearer('folio_at_' + '0'.repeat(48)) })).status).toBe(401)
+    expect((await s.api.send(listFolios, { headers: bearer(`folio_at_${'0'.repeat(48)}`) })).status).toBe(401)
 
     // An application works with folios, never with the key.
     expect((await s.api.send(getKey, { headers: bearer(tokens.access_token) })).status).toBe(403)

@@ -1,7 +1,7 @@
 import type { H3 } from 'h3'
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { currentSession } from '../src/api/sign-in.js'
-import { deleteFolio, getFolio } from '../src/api/files.js'
+import { deleteFolio, type getFolio } from '../src/api/files.js'
 import { folioEvents } from '../src/api/sharing.js'
 import type { ResponseInputOf } from '../src/api/contract.js'
 import type { ServerContext } from '../src/server/context.js'

@@ -93,7 +93,6 @@ describe('packing that runs late', () => {
   it('never writes a pack older than one written since (no delta loop, no dead end), whatever the order', async () => {
     const logs: string[] = []
     const store = await open(undefined, logs)
-    const dir = store.dataDir
     const [X, Y, Z, W] = ['X', 'Y', 'Z', 'W'].map((t) => big(t)) as [string, string, string, string]
     const Q0 = 'q0 '.repeat(100)
     const Q1 = 'q1 '.repeat(100)
@@ -129,7 +128,6 @@ describe('packing that runs late', () => {
 describe('the in-memory index of packed contents', () => {
   it('stays right when an older segment is rewritten late (an upload into an older head)', async () => {
     const store = await open()
-    const dir = store.dataDir
     const [X, Y, W] = ['X', 'Y', 'W'].map((t) => big(t)) as [string, string, string]
     const Q0 = 'q0 '.repeat(100)
     const Q1 = 'q1 '.repeat(100)
@@ -222,13 +220,11 @@ describe('space and safety', () => {
     await store.folios.importFolio({ ...newMeta(), id: 'importedAbc1', createdAt: 'x', updatedAt: 'x' } as any, versions)
     await store.folios.idle()
     const blobs = await blobsOf(store)
-    const bytes = blobs.reduce((s, f) => s + f.size, 0)
     expect(await checkAll(store, 'importedAbc1', versions.map((v) => v.files))).toEqual([])
     // Same history through update(): how much it costs there.
     const { meta } = await createFolio(store, versions[0]!.files)
     for (const v of versions.slice(1)) await store.folios.update(meta.id, { patch: {}, files: v.files, author: 't' })
     await store.folios.idle()
-    const after = await blobsOf(store)
     await store.close()
     expect(blobs.length).toBeLessThan(5)
   })

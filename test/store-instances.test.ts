@@ -201,8 +201,8 @@ describe('the store as several instances over one storage', () => {
     const [a, b] = await start(2)
     const changesOnA: string[] = []
     const changesOnB: string[] = []
-    a!.store.folios.onChange((id, change) => changesOnA.push(change))
-    b!.store.folios.onChange((id, change) => changesOnB.push(change))
+    a!.store.folios.onChange((_id, change) => changesOnA.push(change))
+    b!.store.folios.onChange((_id, change) => changesOnB.push(change))
     const { meta } = await create(a!.store)
     await a!.store.folios.update(meta.id, { patch: { title: 'x' }, author: 'a' })
     await new Promise((r) => setTimeout(r, 50))

@@ -39,7 +39,7 @@ describe(`the test terminal (${await terminalBackend()})`, () => {
     await waitForScreen(terminal, /^resized 90x12$/m, 'the new size')
     // The screen is the new size too: a line longer than the old width stays on one row.
     await terminal.send(`${'w'.repeat(70)}`)
-    await waitForScreen(terminal, new RegExp(`^read 70 bytes: "w{70}"$`, 'm'), 'a 90-column row')
+    await waitForScreen(terminal, /^read 70 bytes: "w{70}"$/m, 'a 90-column row')
 
     // Three Up arrows at once, as a held-down key sends them.
     await terminal.send('\x1b[A\x1b[A\x1b[A')

@@ -453,7 +453,7 @@ describe('loadSnapshot and the text snapshot', () => {
     const text = formatSnapshot(snap)
     expect(text).toContain(`Server  ${server.url} (reachable)`)
     expect(text).toContain('Tunnel  stopped')
-    expect(text).toMatch(/Status deck\s+published\s+v1\s+2\s+1m 00s\s+1\/1\s+👍 0  ❤️ 0  💡 0  🔥 2/)
+    expect(text).toMatch(/Status deck\s+published\s+v1\s+2\s+1m 00s\s+1\/1\s+👍 0 {2}❤️ 0 {2}💡 0 {2}🔥 2/)
     expect(text).toContain('Latest comments on “Status deck” (4 in all):')
     expect(text).toContain('  Ann: four')
   })

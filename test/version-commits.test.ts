@@ -1,5 +1,4 @@
-import { readFile, rm } from 'node:fs/promises'
-import { join } from 'node:path'
+import { rm } from 'node:fs/promises'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type FolioStore, openStore, VersionConflictError, VersionNotFoundError } from '../src/store/index.js'
 import { keys } from '../src/store/keys.js'

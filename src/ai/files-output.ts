@@ -29,7 +29,7 @@ export function parseModelOutput(text: string, fallbackPath = 'index.html'): Mod
   if (!Object.keys(files).length) {
     const bare = BARE_DOCUMENT.exec(rest)
     if (bare) {
-      files[fallbackPath] = bare[1]!.trim() + '\n'
+      files[fallbackPath] = `${bare[1]!.trim()}\n`
       rest = rest.replace(bare[0], '')
     }
   }
@@ -46,7 +46,7 @@ export function parseModelOutput(text: string, fallbackPath = 'index.html'): Mod
 function stripFence(content: string): string {
   const fenced = /^\s*```[\w-]*\s*\n([\s\S]*?)\n\s*```\s*$/.exec(content)
   const body = fenced ? fenced[1]! : content
-  return body.replace(/\s+$/, '') + '\n'
+  return `${body.replace(/\s+$/, '')}\n`
 }
 
 function parseMeta(json: string): ModelOutput['meta'] {

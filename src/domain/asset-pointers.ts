@@ -22,7 +22,7 @@ export function pointedHash(content: string): string | undefined {
 
 /** Which stored contents the API shows as pointers: images (spec), not other binary files. */
 export function isImageMime(mime: string | undefined): boolean {
-  return mime !== undefined && mime.toLowerCase().startsWith('image/')
+  return mime?.toLowerCase().startsWith('image/') === true
 }
 
 const IMAGE_NAME = /\.(png|jpe?g|gif|webp|ico|bmp|svg)$/i

@@ -29,7 +29,7 @@ export {
   VersionConflictError,
   VersionNotFoundError,
 } from './store-errors.js'
-export { type EngagementKind, type NewComment } from './repositories/engagement-repository.js'
+export type { EngagementKind, NewComment } from './repositories/engagement-repository.js'
 export type { CommentLimits } from './content/comment-segments.js'
 export type { FilesMode } from './repositories/folio-views.js'
 export type { StoredIntegration } from './repositories/integrations-repository.js'

@@ -54,6 +54,7 @@ function useTerminalSize(): { columns: number; rows: number } {
   const { stdout } = useStdout()
   const read = () => ({ columns: stdout.columns || 100, rows: stdout.rows || 30 })
   const [size, setSize] = useState(read)
+  // biome-ignore lint/correctness/useExhaustiveDependencies: read() only reads stdout, which is listed
   useEffect(() => {
     const onResize = () => setSize(read())
     stdout.on('resize', onResize)

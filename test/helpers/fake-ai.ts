@@ -89,7 +89,7 @@ export const ndjsonReply =
     res.writeHead(200, { 'content-type': 'application/x-ndjson' })
     for (const [i, line] of lines.entries()) {
       if (i === o.cutAfter) return void res.socket?.destroy()
-      res.write(JSON.stringify(line) + '\n')
+      res.write(`${JSON.stringify(line)}\n`)
     }
     res.end()
   }

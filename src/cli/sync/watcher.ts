@@ -1,6 +1,6 @@
 import { type FSWatcher, watch } from 'chokidar'
 import { ServerUnreachableError } from '../../client/index.js'
-import { type Conflict, type Pulled } from './catch-up.js'
+import type { Conflict, Pulled } from './catch-up.js'
 import { type IgnoreTest, IGNORE_FILES, ioReason, loadIgnore, toFolioPath } from './local-files.js'
 import { type MadeElsewhere, MadeElsewhereError } from './made-elsewhere.js'
 import type { SyncEngine, SyncOutcome } from './sync-engine.js'

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { ERRORS } from '../../api/errors.js'
 import type { Role } from '../../domain/principal.js'
-import type { SharedState, Workspace, WorkspaceRepository } from '../../store/index.js'
+import type { SharedState, Versioned, Workspace, WorkspaceRepository } from '../../store/index.js'
 import { AGENT_TOKEN_PREFIX, type CloudCredentials, PRE_CLAIM_PREFIX } from './cloud-credentials.js'
 import { NO_EXPIRY, newToken, tokenHash } from '../auth/credential-index.js'
 import { EmailCodes } from '../mail/email-codes.js'
@@ -107,7 +107,7 @@ export class AgentRegistration {
       throw fail(ERRORS.tooManyRequests, 'Too many codes were sent to this address this hour: try again later.', { 'retry-after': String(Math.ceil((perAddress.resetAt - Date.now()) / 1000)) })
     }
     // Counting the send with compare-and-set: parallel claims cannot send more than their share.
-    let session
+    let session: Versioned<RegistrationSession>
     do {
       session = claimable(await this.#deps.shared.get<RegistrationSession>(sessionKey(id)))
     } while ((await this.#deps.shared.set(sessionKey(id), { ...session.value, email: address, sends: session.value.sends + 1 }, session.expiresAt, session.version)) === false)

@@ -191,7 +191,8 @@ export function parseJson(text: string): unknown {
       for (const item of node) if (typeof item === 'object' && item !== null) stack.push([item, depth + 1])
       continue
     }
-    if (Object.hasOwn(node, '__proto__')) delete (node as Record<string, unknown>)['__proto__']
+    // biome-ignore lint/suspicious/noProto: deletes an own "__proto__" key a JSON body carried, never the accessor
+    if (Object.hasOwn(node, '__proto__')) delete (node as Record<string, unknown>).__proto__
     for (const item of Object.values(node)) if (typeof item === 'object' && item !== null) stack.push([item, depth + 1])
   }
   return value

@@ -114,7 +114,7 @@ export class HistorySegments {
     const history = this.#load(id)
     const first = startOf(await history.starts, n)
     const segment = first === undefined ? undefined : await this.#segment(id, history, first)
-    if (!segment || !segment.versions[n - segment.first]) {
+    if (!segment?.versions[n - segment.first]) {
       await writeJson(this.#storage, keys.version(id, n), manifest)
       return
     }

@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, statSync, statfs as statfsCb, writeSync as fsWriteSync, writev as fsWritev } from 'node:fs'
+import { type Dirent, readFileSync, readdirSync, statSync, statfs as statfsCb, writeSync as fsWriteSync, writev as fsWritev } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 
@@ -93,7 +93,7 @@ export function faultyDisk(root: string, budget: () => number): DiskIo {
 /** The apparent size of the files under `dir`. */
 function used(dir: string): number {
   let total = 0
-  let entries
+  let entries: Dirent[]
   try {
     entries = readdirSync(dir, { withFileTypes: true })
   } catch {
@@ -109,7 +109,7 @@ function used(dir: string): number {
 
 /** Writes buffers in order at `position` of the file (one writev call, usually), through `disk`. */
 export async function writeAllAt(disk: DiskIo, fd: number, buffers: Uint8Array[], position: number): Promise<void> {
-  let rest = buffers.filter((b) => b.length > 0)
+  const rest = buffers.filter((b) => b.length > 0)
   let at = position
   while (rest.length) {
     let written = await disk.writev(fd, rest.slice(0, 1024), at)

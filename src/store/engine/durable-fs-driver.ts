@@ -1,4 +1,4 @@
-import { closeSync, statSync } from 'node:fs'
+import { closeSync, type Dirent, statSync } from 'node:fs'
 import { mkdir, readFile, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises'
 import { dirname, join, resolve, sep } from 'node:path'
 import { type Driver, defineDriver } from 'unstorage'
@@ -265,7 +265,7 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions): Durable
   }
 
   const walk = async (dir: string, prefix: string, out: string[]) => {
-    let entries
+    let entries: Dirent[]
     try {
       entries = await readdir(dir, { withFileTypes: true })
     } catch (error) {

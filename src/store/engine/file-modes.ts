@@ -1,3 +1,4 @@
+import type { Dirent } from 'node:fs'
 import { chmod, lstat, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 
@@ -26,7 +27,7 @@ export async function closeTree(dir: string): Promise<{ files: number; folders: 
 
 /** The files directly in `folder` closed to other users (the secrets: cheap enough for every start). */
 export async function closeFiles(folder: string): Promise<void> {
-  let entries
+  let entries: Dirent[]
   try {
     entries = await readdir(folder, { withFileTypes: true })
   } catch (error) {

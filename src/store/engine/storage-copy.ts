@@ -103,7 +103,7 @@ export async function copyStorage(from: Storage, to: Storage, options: CopyOptio
     if (value === undefined) return
     hashes.set(key, sha256(value))
     const existing = await readRaw(to, key)
-    if (!existing || !existing.equals(value)) {
+    if (!existing?.equals(value)) {
       await to.setItemRaw(key, value)
       copied++
     }

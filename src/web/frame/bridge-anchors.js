@@ -60,7 +60,7 @@ export function installAnchors(ns) {
 
   /** A selector naming `el` alone by its own id or data attributes, or '' if it has none. */
   function ownSelector(el) {
-    if (el.id && !looksGenerated(el.id) && isUnique('#' + CSS.escape(el.id), el)) return '#' + CSS.escape(el.id);
+    if (el.id && !looksGenerated(el.id) && isUnique(`#${CSS.escape(el.id)}`, el)) return `#${CSS.escape(el.id)}`;
     for (const attr of dataAttributes(el)) {
       const selector = `${tagOf(el)}[${attr.name}="${CSS.escape(attr.value)}"]`;
       if (isUnique(selector, el)) return selector;

@@ -56,7 +56,7 @@ export function installPins(ns) {
   const resized = 'ResizeObserver' in window ? new ResizeObserver(() => schedule()) : null;
 
   function ensureLayer() {
-    if (host && host.isConnected) return;
+    if (host?.isConnected) return;
     if (!host) {
       host = document.createElement('folio-pins');
       // Inline !important: the folio's own CSS may style unknown elements or use * selectors.

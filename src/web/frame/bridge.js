@@ -158,7 +158,7 @@ function startBridge() {
   const selectors = new WeakMap();
 
   function scrollerState() {
-    if (!scroller || !scroller.isConnected || !ns.anchors) return undefined;
+    if (!scroller?.isConnected || !ns.anchors) return undefined;
     let selector = selectors.get(scroller);
     if (selector === undefined) selectors.set(scroller, (selector = ns.anchors.selectorFor(scroller)));
     return selector ? { selector, top: Math.round(scroller.scrollTop), left: Math.round(scroller.scrollLeft) } : undefined;
@@ -166,6 +166,7 @@ function startBridge() {
 
   // At most every 200 ms (an animated page mutates on every frame), and once more after the last.
   let lastReport = 0;
+  // biome-ignore lint/correctness/noUnusedVariables: read by the ??= below
   let reportTimer = null;
   function reportWhere() {
     const wait = lastReport + 200 - Date.now();
@@ -247,7 +248,7 @@ function startBridge() {
   window.addEventListener('message', (event) => {
     if (event.source !== window.parent) return;
     const data = event.data;
-    if (!data || data.source !== 'folio-viewer') return;
+    if (data?.source !== 'folio-viewer') return;
     switch (data.type) {
       case 'mode':
         setCommenting(Boolean(data.commenting));

@@ -140,7 +140,7 @@ function installStorage(name, initial, onChange) {
     has: (target, prop) => (typeof prop === 'string' && data.has(prop)) || prop in target,
     deleteProperty: (target, prop) => (isMethod(prop) ? Reflect.deleteProperty(target, prop) : (remove(prop), true)),
     ownKeys: () => [...data.keys()],
-    getOwnPropertyDescriptor: (target, prop) =>
+    getOwnPropertyDescriptor: (_target, prop) =>
       typeof prop === 'string' && data.has(prop) ? { value: data.get(prop), writable: true, enumerable: true, configurable: true } : undefined,
   });
   try {

@@ -98,6 +98,7 @@ function showNotice(app, boot, reason) {
 export function createAccess(view) {
   const { app, boot, state } = view;
   let shown = null; // the reason on screen
+  // biome-ignore lint/correctness/noUnusedVariables: read by the ??= below
   let polling = null;
   let checking = null;
 

@@ -46,7 +46,7 @@ export async function postComment(view, body) {
 }
 
 export function createComposer(view) {
-  const { boot, state, ui } = view;
+  const { state, ui } = view;
 
   ui.marker = h('div', { class: 'click-marker', hidden: true, 'aria-hidden': 'true' });
   ui.popover = build();

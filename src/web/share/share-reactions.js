@@ -12,7 +12,7 @@ const REACTIONS = ['👍', '❤️', '💡', '🔥'];
 export function createReactions(view) {
   const { boot, state, ui } = view;
   const storeKey = `folio.reacted:${boot.id}`;
-  let mine = readMine();
+  const mine = readMine();
 
   function readMine() {
     try {

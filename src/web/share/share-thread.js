@@ -155,7 +155,7 @@ export function createThreads(view) {
     const focused = reply.form.contains(document.activeElement) ? document.activeElement : null;
     const range = focused && 'selectionStart' in focused ? [focused.selectionStart, focused.selectionEnd] : null;
     return () => {
-      if (!focused || !focused.isConnected) return;
+      if (!focused?.isConnected) return;
       focused.focus();
       if (range) focused.setSelectionRange(range[0], range[1]);
     };
