@@ -28,7 +28,11 @@ const invalidBodies = (): Array<[unknown, number, string]> => [
   [{ type: 'identity_assertion', assertion: 'abc.def' }, 400, 'Invalid assertion format'],
   [{ type: 'identity_assertion', assertion: '!!.??.' }, 400, 'Invalid assertion format'],
   [{ type: 'identity_assertion', assertion: unsignedAssertion({ iss: 'https://agent.example' }) }, 401, 'assertion verification failed'],
-  [{ type: 'identity_assertion', assertion: `${unsignedAssertion({ email: 'a@example.com', iss: 'https://nobody.example' })}c2ln` }, 401, 'assertion verification failed'],
+  [
+    { type: 'identity_assertion', assertion: `${unsignedAssertion({ email: 'a@example.com', iss: 'https://nobody.example' })}c2ln` },
+    401,
+    'assertion verification failed',
+  ],
   [{ type: 'password' }, 400, 'INVALID_BODY'],
 ]
 
@@ -63,7 +67,10 @@ describe('OSS, from this machine', () => {
     const reply = await s.api.send(agentAuth, { body: { type: 'identity_assertion', assertion: assertion(), requested_credential_type: 'api_key' } })
     expect(reply.status).toBe(200)
     expect(reply.headers.get('cache-control')).toBe('no-store')
-    expect(reply.body).toEqual({ status: 'completed', credential: { access_token: expect.stringMatching(KEY), token_type: 'Bearer', organization: LOCAL_ORGANIZATION } })
+    expect(reply.body).toEqual({
+      status: 'completed',
+      credential: { access_token: expect.stringMatching(KEY), token_type: 'Bearer', organization: LOCAL_ORGANIZATION },
+    })
     expect(reply.body.credential.access_token).toBe((await s.api.send(getKey)).body.apiKey)
     expect((await testApi(s.ts.server.tunnelTarget).send(listFolios)).status).toBe(401)
     expect((await remote(reply.body.credential.access_token).send(listFolios)).status).toBe(200)

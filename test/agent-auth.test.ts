@@ -34,9 +34,22 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 describe('flow A: identity assertion', () => {
   it('(none) → completed: an unsigned assertion gets a new workspace and its key at once', async () => {
-    const reply = await api().send(agentAuth, { body: { type: 'identity_assertion', assertion: unsignedAssertion({ email: 'agent@example.com', sub: 'agent-1', iss: 'https://agent.example' }), requested_credential_type: 'api_key' } })
+    const reply = await api().send(agentAuth, {
+      body: {
+        type: 'identity_assertion',
+        assertion: unsignedAssertion({ email: 'agent@example.com', sub: 'agent-1', iss: 'https://agent.example' }),
+        requested_credential_type: 'api_key',
+      },
+    })
     expect(reply.status).toBe(200)
-    expect(reply.body).toEqual({ status: 'completed', credential: { access_token: expect.stringMatching(KEY), token_type: 'Bearer', organization: { id: expect.stringMatching(UUID), name: expect.any(String), plan: 'free' } } })
+    expect(reply.body).toEqual({
+      status: 'completed',
+      credential: {
+        access_token: expect.stringMatching(KEY),
+        token_type: 'Bearer',
+        organization: { id: expect.stringMatching(UUID), name: expect.any(String), plan: 'free' },
+      },
+    })
     const mine = withKey(reply.body.credential.access_token)
     expect((await mine.send(listFolios)).body).toEqual([])
     expect((await mine.send(getFolio, { params: { id: await mine.create('Mine') } })).status).toBe(200)
@@ -50,7 +63,10 @@ describe('flow A: identity assertion', () => {
     expect((await stranger.send(getFolio, { params: { id: firstFolio } })).status).toBe(404)
     expect((await stranger.send(listFolios)).body).toEqual([])
     // The claimed address proved nothing, so it did not become a member anywhere.
-    expect(await ts.server.store.workspaces.accountOf('owner@example.com')).toEqual({ email: 'owner@example.com', workspaces: [{ id: first.id, role: 'owner' }] })
+    expect(await ts.server.store.workspaces.accountOf('owner@example.com')).toEqual({
+      email: 'owner@example.com',
+      workspaces: [{ id: first.id, role: 'owner' }],
+    })
   })
 
   it('takes a sub claim alone; each assertion makes another workspace', async () => {
@@ -71,7 +87,11 @@ describe('flow A: identity assertion', () => {
       [{ type: 'identity_assertion', assertion: 42 }, 400, 'Invalid assertion format'],
       [{ type: 'identity_assertion', assertion: unsignedAssertion({ iss: 'x' }) }, 401, 'assertion verification failed'],
       [{ type: 'identity_assertion', assertion: unsignedAssertion({ email: '', sub: '  ' }) }, 401, 'assertion verification failed'],
-      [{ type: 'identity_assertion', assertion: `${unsignedAssertion({ email: 'a@example.com', iss: 'https://nobody.example' })}c2ln` }, 401, 'assertion verification failed'],
+      [
+        { type: 'identity_assertion', assertion: `${unsignedAssertion({ email: 'a@example.com', iss: 'https://nobody.example' })}c2ln` },
+        401,
+        'assertion verification failed',
+      ],
       [{ type: 'password' }, 400, 'INVALID_BODY'],
     ]
     for (const [body, status, error] of cases) {
@@ -109,11 +129,22 @@ describe('flow B: anonymous, claim, complete', () => {
 
     const done = await api().send(agentClaimComplete, { body: { email: 'new.person@example.com', code, registration_session_id: sessionId } })
     expect(done.status).toBe(200)
-    expect(done.body).toEqual({ status: 'completed', credential: { access_token: expect.stringMatching(KEY), token_type: 'Bearer', expires_at: null, organization: { id: expect.stringMatching(UUID), name: expect.any(String), plan: 'free' } } })
+    expect(done.body).toEqual({
+      status: 'completed',
+      credential: {
+        access_token: expect.stringMatching(KEY),
+        token_type: 'Bearer',
+        expires_at: null,
+        organization: { id: expect.stringMatching(UUID), name: expect.any(String), plan: 'free' },
+      },
+    })
     // The session's workspace is now the address's: the key sees what the pre-claim key made.
     const claimedKey = withKey(done.body.credential.access_token)
     expect((await claimedKey.send(getFolio, { params: { id: draft } })).status).toBe(200)
-    expect(await ts.server.store.workspaces.accountOf('new.person@example.com')).toEqual({ email: 'new.person@example.com', workspaces: [{ id: done.body.credential.organization.id, role: 'owner' }] })
+    expect(await ts.server.store.workspaces.accountOf('new.person@example.com')).toEqual({
+      email: 'new.person@example.com',
+      workspaces: [{ id: done.body.credential.organization.id, role: 'owner' }],
+    })
 
     // completed: the code was single-use and the session is done.
     const again = await api().send(agentClaimComplete, { body: { email: 'new.person@example.com', code, registration_session_id: sessionId } })
@@ -149,7 +180,8 @@ describe('flow B: anonymous, claim, complete', () => {
     for (let i = 0; i < 5; i++) codes.push(await codeMailedTo(smtp, 'often@example.com'))
     // Only the newest code works; which one that is, the session's last write decided.
     const answers = []
-    for (const code of new Set(codes)) answers.push((await api().send(agentClaimComplete, { body: { email: 'often@example.com', code, registration_session_id } })).status)
+    for (const code of new Set(codes))
+      answers.push((await api().send(agentClaimComplete, { body: { email: 'often@example.com', code, registration_session_id } })).status)
     expect(answers.filter((status) => status === 200)).toHaveLength(1)
   })
 
@@ -208,7 +240,9 @@ describe('a restart', () => {
     expectCleanLog(ts)
     ts = await startTestServer({ dataDir, mode: 'cloud', config: { smtpUrl: smtp.url, rateLimits: { auth: 10_000 } } })
     expect((await withKey(flow.preClaimKey).send(listFolios)).status).toBe(200)
-    const done = await testApi(ts.url).send(agentClaimComplete, { body: { email: 'restart@example.com', code: flow.code, registration_session_id: flow.sessionId } })
+    const done = await testApi(ts.url).send(agentClaimComplete, {
+      body: { email: 'restart@example.com', code: flow.code, registration_session_id: flow.sessionId },
+    })
     expect(done.status).toBe(200)
     expect((await withKey(done.body.credential.access_token).send(listFolios)).status).toBe(200)
   })

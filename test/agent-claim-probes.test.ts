@@ -61,7 +61,8 @@ describe('made-up session ids are bounded per client', () => {
   const api = cloudServer(5)
 
   it('by the auth rate limit: past it, 429 with Retry-After', async () => {
-    for (let i = 0; i < 5; i++) expect((await api().send(agentClaim, { body: { email: 'someone@example.com', registration_session_id: madeUp(i) } })).status).toBe(410)
+    for (let i = 0; i < 5; i++)
+      expect((await api().send(agentClaim, { body: { email: 'someone@example.com', registration_session_id: madeUp(i) } })).status).toBe(410)
     const refused = await api().send(agentClaim, { body: { email: 'someone@example.com', registration_session_id: madeUp(99) } })
     expect([refused.status, refused.body.error]).toEqual([429, 'Too many requests'])
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
@@ -79,13 +80,18 @@ describe('claims of live sessions', () => {
     expect(mailsTo(busy)).toBe(10)
     const third = await liveSession(api())
     const refused = await api().send(agentClaim, { body: { email: busy, registration_session_id: third } })
-    expect([refused.status, refused.body.error, refused.body.message]).toEqual([429, 'Too many requests', 'Too many codes were sent to this address this hour: try again later.'])
+    expect([refused.status, refused.body.error, refused.body.message]).toEqual([
+      429,
+      'Too many requests',
+      'Too many codes were sent to this address this hour: try again later.',
+    ])
     // The hour is a fixed window: Retry-After is what is left of it.
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
     expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(3_600)
     expect(mailsTo(busy)).toBe(10)
     // The third session still has its five sends, for an address with codes left.
-    for (let i = 0; i < 5; i++) expect((await api().send(agentClaim, { body: { email: 'other@example.com', registration_session_id: third } })).status).toBe(200)
+    for (let i = 0; i < 5; i++)
+      expect((await api().send(agentClaim, { body: { email: 'other@example.com', registration_session_id: third } })).status).toBe(200)
     expect((await api().send(agentClaim, { body: { email: 'other@example.com', registration_session_id: third } })).status).toBe(429)
     expect(mailsTo('other@example.com')).toBe(5)
   })

@@ -32,7 +32,13 @@ beforeAll(async () => {
 })
 
 const hs256 = (claims: Record<string, unknown>, secret = SECRET) =>
-  new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuer('https://hs.example').setAudience('folio').setIssuedAt().setExpirationTime('5m').sign(new TextEncoder().encode(secret))
+  new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuer('https://hs.example')
+    .setAudience('folio')
+    .setIssuedAt()
+    .setExpirationTime('5m')
+    .sign(new TextEncoder().encode(secret))
 const rs256 = (claims: Record<string, unknown>) =>
   new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer('https://rs.example').setIssuedAt().sign(keyPair.privateKey)
 const register = (assertion: string) => s.api.send(agentAuth, { body: { type: 'identity_assertion', assertion } })
@@ -51,16 +57,40 @@ describe('FOLIO_AGENT_ISSUERS: signed assertions of trusted issuers', () => {
     expect(reply.status).toBe(200)
     expect(reply.body.credential.organization.id).not.toBe(first.id)
     expect((await testApi(s.ts.url, { key: reply.body.credential.access_token }).send(listFolios)).status).toBe(200)
-    expect(await s.ts.server.store.workspaces.accountOf('fresh@example.com')).toEqual({ email: 'fresh@example.com', workspaces: [{ id: reply.body.credential.organization.id, role: 'owner' }] })
+    expect(await s.ts.server.store.workspaces.accountOf('fresh@example.com')).toEqual({
+      email: 'fresh@example.com',
+      workspaces: [{ id: reply.body.credential.organization.id, role: 'owner' }],
+    })
   })
 
   it('refuses a wrong signature, a wrong audience, an expired token and an unknown issuer', async () => {
-    const expired = await new SignJWT({ email: 'owner@example.com' }).setProtectedHeader({ alg: 'HS256' }).setIssuer('https://hs.example').setAudience('folio').setExpirationTime(Math.floor(Date.now() / 1000) - 60).sign(new TextEncoder().encode(SECRET))
-    const wrongAudience = await new SignJWT({ email: 'owner@example.com' }).setProtectedHeader({ alg: 'HS256' }).setIssuer('https://hs.example').setAudience('other').sign(new TextEncoder().encode(SECRET))
-    const unknownIssuer = await new SignJWT({ email: 'owner@example.com' }).setProtectedHeader({ alg: 'HS256' }).setIssuer('https://evil.example').sign(new TextEncoder().encode(SECRET))
+    const expired = await new SignJWT({ email: 'owner@example.com' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer('https://hs.example')
+      .setAudience('folio')
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
+      .sign(new TextEncoder().encode(SECRET))
+    const wrongAudience = await new SignJWT({ email: 'owner@example.com' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer('https://hs.example')
+      .setAudience('other')
+      .sign(new TextEncoder().encode(SECRET))
+    const unknownIssuer = await new SignJWT({ email: 'owner@example.com' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer('https://evil.example')
+      .sign(new TextEncoder().encode(SECRET))
     // An HS256 token claiming the RS256 issuer, signed with its public key's bytes, must not pass.
-    const confused = await new SignJWT({ email: 'owner@example.com' }).setProtectedHeader({ alg: 'HS256' }).setIssuer('https://rs.example').sign(new TextEncoder().encode(JSON.stringify(await exportJWK(keyPair.publicKey))))
-    for (const assertion of [await hs256({ email: 'owner@example.com' }, 'another secret that is long enough!!'), expired, wrongAudience, unknownIssuer, confused]) {
+    const confused = await new SignJWT({ email: 'owner@example.com' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer('https://rs.example')
+      .sign(new TextEncoder().encode(JSON.stringify(await exportJWK(keyPair.publicKey))))
+    for (const assertion of [
+      await hs256({ email: 'owner@example.com' }, 'another secret that is long enough!!'),
+      expired,
+      wrongAudience,
+      unknownIssuer,
+      confused,
+    ]) {
       const reply = await register(assertion)
       expect([reply.status, reply.body.error]).toEqual([401, 'assertion verification failed'])
     }

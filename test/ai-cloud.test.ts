@@ -32,14 +32,35 @@ describe('AI in Cloud, with the operator’s provider and a workspace’s own ke
     const dataDir = await makeDataDir()
     await writeFile(join(dataDir, 'plans.json'), JSON.stringify(PLANS))
     // The operator's gateway: keyless, so a workspace key is what tells them apart.
-    ts = await startTestServer({ mode: 'cloud', dataDir, config: { ai: { FOLIO_AI_PROVIDER: 'openai', FOLIO_AI_MODEL: 'operator-model', OPENAI_BASE_URL: `${fake.url}/v1`, FOLIO_AI_SECRET: 'operator secret for sealing' } } })
+    ts = await startTestServer({
+      mode: 'cloud',
+      dataDir,
+      config: {
+        ai: {
+          FOLIO_AI_PROVIDER: 'openai',
+          FOLIO_AI_MODEL: 'operator-model',
+          OPENAI_BASE_URL: `${fake.url}/v1`,
+          FOLIO_AI_SECRET: 'operator secret for sealing',
+        },
+      },
+    })
   })
   afterAll(() => closeClean(ts))
 
   it('ai-create: the model picks mode, title and description and writes index.html; the request’s own key is ignored', async () => {
     const ws = await createWorkspace(ts, { email: 'owner@example.com' })
-    fake.reply(openaiText(answer('A deck about otters.', { 'index.html': page('Otters', '<section class="slide"><h1>Otters</h1></section>') }, { title: 'All about otters', description: 'Why otters hold hands.', projectMode: 'deck' })))
-    const created = await ws.api.send(aiCreate, { body: { prompt: 'A deck about otters', apiKey: 'sk-brought-along', designPreferences: { theme: 'material-3' } } })
+    fake.reply(
+      openaiText(
+        answer(
+          'A deck about otters.',
+          { 'index.html': page('Otters', '<section class="slide"><h1>Otters</h1></section>') },
+          { title: 'All about otters', description: 'Why otters hold hands.', projectMode: 'deck' },
+        ),
+      ),
+    )
+    const created = await ws.api.send(aiCreate, {
+      body: { prompt: 'A deck about otters', apiKey: 'sk-brought-along', designPreferences: { theme: 'material-3' } },
+    })
     expect(created.status).toBe(201)
     expect(created.body.project).toMatchObject({ title: 'All about otters', description: 'Why otters hold hands.', projectMode: 'deck' })
     expect(Object.keys(created.body.project).sort()).toEqual(['createdAt', 'description', 'id', 'projectMode', 'title'])
@@ -100,7 +121,12 @@ describe('AI in Cloud, with the operator’s provider and a workspace’s own ke
       expect(await call().then((r) => [r.status, r.body.error])).toEqual([403, 'Forbidden'])
     }
     expect((await as('max@example.com').send(getWorkspaceAi)).body.source).toBe('server')
-    expect((await as('ada@example.com').send(setWorkspaceAi, { body })).body).toEqual({ configured: true, source: 'workspace', provider: 'anthropic', hasKey: true })
+    expect((await as('ada@example.com').send(setWorkspaceAi, { body })).body).toEqual({
+      configured: true,
+      source: 'workspace',
+      provider: 'anthropic',
+      hasKey: true,
+    })
   })
 
   it('counts AI messages against the monthly quota: 402 QUOTA_EXCEEDED past it, and the provider is not called', async () => {
@@ -142,7 +168,10 @@ describe('AI in Cloud without any provider', () => {
   it('answers 500 AI is not configured for this workspace. on every AI endpoint, and charges nothing', async () => {
     const ws = await createWorkspace(ts)
     const id = await ws.api.create('Nothing', { 'index.html': page('Nothing') })
-    for (const reply of [await ws.api.send(aiCreate, { body: { prompt: 'A deck' } }), await ws.api.send(aiConversation, { params: { id }, body: { userPrompt: 'Go' } })]) {
+    for (const reply of [
+      await ws.api.send(aiCreate, { body: { prompt: 'A deck' } }),
+      await ws.api.send(aiConversation, { params: { id }, body: { userPrompt: 'Go' } }),
+    ]) {
       expect([reply.status, reply.body.error]).toEqual([500, 'AI is not configured for this workspace.'])
       expect(reply.body.message).toContain('PUT /api/workspace/ai')
     }

@@ -31,7 +31,10 @@ describe('POST /api/files/{id}/ai in OSS with an OpenAI-compatible server (OPENA
 
   it('proposes, keeps unchanged files, remembers the chat, commits exactly the proposal, clears the chat', async () => {
     const id = await server.api.create('Otters', { 'index.html': page('Otters'), 'about.html': page('About'), 'style.css': 'h1 { color: teal }\n' })
-    await server.api.send(updateFolio, { params: { id }, body: { designPreferences: { theme: 'ibm-carbon', customGuidelines: 'Use sentence case.' }, projectMode: 'document' } })
+    await server.api.send(updateFolio, {
+      params: { id },
+      body: { designPreferences: { theme: 'ibm-carbon', customGuidelines: 'Use sentence case.' }, projectMode: 'document' },
+    })
     const bigger = page('Otters', '<h1 style="font-size: 4rem">Otters</h1>')
     fake.reply(openaiText(answer('I made the title bigger.', { 'index.html': bigger })))
 
@@ -73,7 +76,12 @@ describe('POST /api/files/{id}/ai in OSS with an OpenAI-compatible server (OPENA
       { role: 'assistant', content: 'I made the title bigger.' },
     ])
 
-    const commit = await ai(id, { action: 'commit-proposal', proposedFiles: first.body.proposedFiles, proposedExplanation: 'Bigger title', simulatedAuthor: 'Otter Bot' })
+    const commit = await ai(id, {
+      action: 'commit-proposal',
+      proposedFiles: first.body.proposedFiles,
+      proposedExplanation: 'Bigger title',
+      simulatedAuthor: 'Otter Bot',
+    })
     expect(commit.status).toBe(200)
     expect(commit.body.success).toBe(true)
     expect(commit.body.newVersionId).toBe('v2')
@@ -105,7 +113,13 @@ describe('POST /api/files/{id}/ai in OSS with an OpenAI-compatible server (OPENA
       simulatedAuthor: 'Claude',
     })
     expect(reply.status).toBe(200)
-    expect(reply.body).toMatchObject({ success: true, explanation: 'Reworded the paragraph.', isProposal: false, newVersionId: 'v2', changedFiles: ['two.html'] })
+    expect(reply.body).toMatchObject({
+      success: true,
+      explanation: 'Reworded the paragraph.',
+      isProposal: false,
+      newVersionId: 'v2',
+      changedFiles: ['two.html'],
+    })
     const user = fake.requests[0]!.body.messages.at(-1).content as string
     expect(user).toContain('The user is looking at two.html')
     expect(user).toContain('<folio-file path="two.html">')
@@ -154,7 +168,11 @@ describe('POST /api/files/{id}/ai in OSS with an OpenAI-compatible server (OPENA
     fake.reply(openaiToolCall('ask_user', { question: 'Which colour?', choices: ['red', 'blue'] }, 'call_q'))
     const asked = await ai(id, { userPrompt: 'Change the colour' })
     expect(asked.status).toBe(200)
-    expect(asked.body).toEqual({ success: true, explanation: 'Which colour?', toolCalls: [{ id: 'call_q', name: 'ask_user', arguments: { question: 'Which colour?', choices: ['red', 'blue'] }, status: 'pending' }] })
+    expect(asked.body).toEqual({
+      success: true,
+      explanation: 'Which colour?',
+      toolCalls: [{ id: 'call_q', name: 'ask_user', arguments: { question: 'Which colour?', choices: ['red', 'blue'] }, status: 'pending' }],
+    })
     expect((await ai(id, { action: 'tool-response', toolCallId: 'call_other', result: 'red' })).body.error).toBe('INVALID_BODY')
 
     fake.reply(openaiText(answer('Blue it is.', { 'index.html': page('Ask', '<h1 style="color:blue">Ask</h1>') })))
@@ -176,9 +194,18 @@ describe('POST /api/files/{id}/ai in OSS with an OpenAI-compatible server (OPENA
 
     const failures: Array<[ReturnType<typeof jsonReply>, string]> = [
       [openaiText('Sure, here are some thoughts but no files.'), 'The model answered without any file.'],
-      [openaiText(answer('Cut.', { 'index.html': '<!DOCTYPE html><html><body><h1>Half' })), 'The model’s index.html is not a complete HTML document (it may have been cut off).'],
-      [jsonReply(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }), 'The AI provider (openai, model local-model) refused the credentials (401): Incorrect API key provided'],
-      [jsonReply(429, { error: { message: 'Rate limit reached', type: 'requests' } }, { 'retry-after': '0' }), 'The AI provider (openai, model local-model) is rate limiting (429): Rate limit reached. Try again later.'],
+      [
+        openaiText(answer('Cut.', { 'index.html': '<!DOCTYPE html><html><body><h1>Half' })),
+        'The model’s index.html is not a complete HTML document (it may have been cut off).',
+      ],
+      [
+        jsonReply(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }),
+        'The AI provider (openai, model local-model) refused the credentials (401): Incorrect API key provided',
+      ],
+      [
+        jsonReply(429, { error: { message: 'Rate limit reached', type: 'requests' } }, { 'retry-after': '0' }),
+        'The AI provider (openai, model local-model) is rate limiting (429): Rate limit reached. Try again later.',
+      ],
       [jsonReply(200, '{"id": "chatcmpl-1", "choices": [{"mess'), 'The AI provider (openai, model local-model) answered 200: Invalid JSON response'],
     ]
     for (const [reply, message] of failures) {
@@ -196,7 +223,9 @@ describe('POST /api/files/{id}/ai in OSS with an OpenAI-compatible server (OPENA
     const closed = fake.nextEarlyClose()
     const controller = new AbortController()
     const client = createClient({ server: server.ts.url })
-    const request = client.request(aiConversation, { params: { id }, json: { userPrompt: 'Slowly', executeImmediately: true }, signal: controller.signal }).catch((error: Error) => error.name)
+    const request = client
+      .request(aiConversation, { params: { id }, json: { userPrompt: 'Slowly', executeImmediately: true }, signal: controller.signal })
+      .catch((error: Error) => error.name)
     await arrived
     controller.abort()
     expect(await request).toBe('AbortError')
@@ -229,7 +258,10 @@ describe('OSS without any provider', () => {
     expect(reply.body.error).toBe('No AI model configured.')
     expect(reply.body.message).toContain('FOLIO_AI_PROVIDER')
     // Everything else works without AI: commit-proposal and clear-chat need no model.
-    const commit = await server.api.send(aiConversation, { params: { id }, body: { action: 'commit-proposal', proposedFiles: { 'index.html': page('By hand') } } })
+    const commit = await server.api.send(aiConversation, {
+      params: { id },
+      body: { action: 'commit-proposal', proposedFiles: { 'index.html': page('By hand') } },
+    })
     expect(commit.body.newVersionId).toBe('v2')
     expect((await server.api.send(aiConversation, { params: { id }, body: { action: 'clear-chat' } })).status).toBe(200)
   })

@@ -53,7 +53,8 @@ async function streamEvents(url: string, id: string, body: object, options: { st
   return { status: res.status, body: undefined, events }
 }
 
-const kinds = (events: any[]) => events.map((e) => (e.type === 'status' ? `status:${e.stage}` : e.type)).filter((k, i, all) => k !== 'chunk' || all[i - 1] !== 'chunk')
+const kinds = (events: any[]) =>
+  events.map((e) => (e.type === 'status' ? `status:${e.stage}` : e.type)).filter((k, i, all) => k !== 'chunk' || all[i - 1] !== 'chunk')
 
 describe('ai-stream, and each provider through its own wire protocol', () => {
   const server = useServer(() => ({
@@ -80,7 +81,12 @@ describe('ai-stream, and each provider through its own wire protocol', () => {
     expect(kinds(events)).toEqual(['status:planning', 'status:generating', 'chunk', 'done'])
     expect(events[1].plan).toBe('- colour the title blue in index.html')
     expect(events.filter((e) => e.type === 'chunk').length).toBeGreaterThan(3)
-    expect(events.filter((e) => e.type === 'chunk').map((e) => e.text).join('')).toBe(text)
+    expect(
+      events
+        .filter((e) => e.type === 'chunk')
+        .map((e) => e.text)
+        .join(''),
+    ).toBe(text)
     expect(events.at(-1)).toMatchObject({ type: 'done', success: true, explanation: 'Made it blue.', isProposal: true, changedFiles: ['index.html'] })
     // Two stages: a plan (not streamed), then the generation, streamed, which sees the plan.
     expect(fake.requests.map((r) => [r.url, r.body.stream ?? false])).toEqual([
@@ -97,7 +103,11 @@ describe('ai-stream, and each provider through its own wire protocol', () => {
     fake.reply(anthropicText('1. Use the GOV.UK heading class.'), sseReply(anthropicStreamFrames(text, 25)))
     const { events } = await streamEvents(server.ts.url, id, { userPrompt: 'Restyle', selectedModel: 'anthropic:claude-sonnet-4-5' })
     expect(kinds(events)).toEqual(['status:planning', 'status:generating', 'chunk', 'done'])
-    expect(events.at(-1)).toMatchObject({ type: 'done', explanation: 'Restyled.', proposedFiles: { 'index.html': expect.stringContaining('govuk-heading-xl') } })
+    expect(events.at(-1)).toMatchObject({
+      type: 'done',
+      explanation: 'Restyled.',
+      proposedFiles: { 'index.html': expect.stringContaining('govuk-heading-xl') },
+    })
     const sent = fake.requests[1]!
     expect(sent.url).toBe('/v1/messages')
     expect(sent.headers['x-api-key']).toBe('sk-ant-env-key')
@@ -126,7 +136,9 @@ describe('ai-stream, and each provider through its own wire protocol', () => {
     const { events } = await streamEvents(server.ts.url, id, { userPrompt: 'Add the fact from facts.txt' })
     expect(kinds(events)).toEqual(['status:planning', 'status:generating', 'status:generating', 'chunk', 'done'])
     expect(events[2]).toMatchObject({ message: 'Calling read_file', toolCall: { id: 'call_9', name: 'read_file', arguments: { path: 'facts.txt' } } })
-    expect(events.at(-1).toolCalls).toEqual([{ id: 'call_9', name: 'read_file', arguments: { path: 'facts.txt' }, status: 'done', result: 'Otters sleep holding hands.\n' }])
+    expect(events.at(-1).toolCalls).toEqual([
+      { id: 'call_9', name: 'read_file', arguments: { path: 'facts.txt' }, status: 'done', result: 'Otters sleep holding hands.\n' },
+    ])
     expect(fake.requests[2]!.body.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_9', content: 'Otters sleep holding hands.\n' })
   })
 
@@ -141,9 +153,18 @@ describe('ai-stream, and each provider through its own wire protocol', () => {
 
   it('Anthropic and Ollama answer POST /ai too (not streamed), with executeImmediately', async () => {
     const id = await server.api.create('Both', { 'index.html': page('Both') })
-    fake.reply(anthropicText(answer('From Claude.', { 'index.html': page('Claude was here') })), ollamaText(answer('From Llama.', { 'index.html': page('Llama was here') })))
-    const claude = await server.api.send(aiConversation, { params: { id }, body: { userPrompt: 'Sign it', selectedModel: 'anthropic:claude-sonnet-4-5', executeImmediately: true } })
-    const llama = await server.api.send(aiConversation, { params: { id }, body: { userPrompt: 'Sign it', ollamaHost: fake.url, selectedModel: 'ollama:llama3.2', executeImmediately: true } })
+    fake.reply(
+      anthropicText(answer('From Claude.', { 'index.html': page('Claude was here') })),
+      ollamaText(answer('From Llama.', { 'index.html': page('Llama was here') })),
+    )
+    const claude = await server.api.send(aiConversation, {
+      params: { id },
+      body: { userPrompt: 'Sign it', selectedModel: 'anthropic:claude-sonnet-4-5', executeImmediately: true },
+    })
+    const llama = await server.api.send(aiConversation, {
+      params: { id },
+      body: { userPrompt: 'Sign it', ollamaHost: fake.url, selectedModel: 'ollama:llama3.2', executeImmediately: true },
+    })
     expect([claude.body.newVersionId, llama.body.newVersionId]).toEqual(['v2', 'v3'])
     expect(fake.requests.map((r) => [r.url, r.body.stream])).toEqual([
       ['/v1/messages', undefined],
@@ -154,13 +175,28 @@ describe('ai-stream, and each provider through its own wire protocol', () => {
   it('reads each provider’s own error body: Anthropic’s error object, Ollama’s error string', async () => {
     const id = await server.api.create('Errors', { 'index.html': page('Errors') })
     fake.reply(
-      (res) => void res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } })),
+      (res) =>
+        void res
+          .writeHead(401, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } })),
       (res) => void res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'model "nope" not found, try pulling it first' })),
     )
     const claude = await server.api.send(aiConversation, { params: { id }, body: { userPrompt: 'Go', selectedModel: 'anthropic:claude-sonnet-4-5' } })
     const llama = await server.api.send(aiConversation, { params: { id }, body: { userPrompt: 'Go', selectedModel: 'ollama:nope' } })
-    expect([claude.status, claude.body]).toEqual([500, { error: 'AI failed to generate HTML content.', message: 'The AI provider (anthropic, model claude-sonnet-4-5) refused the credentials (401): invalid x-api-key' }])
-    expect([llama.status, llama.body]).toEqual([500, { error: 'AI failed to generate HTML content.', message: 'The AI provider (ollama, model nope) answered 404: model "nope" not found, try pulling it first' }])
+    expect([claude.status, claude.body]).toEqual([
+      500,
+      {
+        error: 'AI failed to generate HTML content.',
+        message: 'The AI provider (anthropic, model claude-sonnet-4-5) refused the credentials (401): invalid x-api-key',
+      },
+    ])
+    expect([llama.status, llama.body]).toEqual([
+      500,
+      {
+        error: 'AI failed to generate HTML content.',
+        message: 'The AI provider (ollama, model nope) answered 404: model "nope" not found, try pulling it first',
+      },
+    ])
   })
 
   it('a provider stream cut halfway ends in an error event, and nothing is committed', async () => {
@@ -169,17 +205,24 @@ describe('ai-stream, and each provider through its own wire protocol', () => {
     fake.reply(openaiText('- plan'), sseReply(openaiStreamFrames(text, 20), { cutAfter: 4, delayMs: 20 }))
     const { events } = await streamEvents(server.ts.url, id, { userPrompt: 'Go', executeImmediately: true })
     expect(kinds(events)).toEqual(['status:planning', 'status:generating', 'chunk', 'error'])
-    expect(events.at(-1).message).toMatch(/^AI failed to generate HTML content\. The AI provider \(openai, model local-model\) broke off mid-answer: the connection was cut\.$/)
+    expect(events.at(-1).message).toMatch(
+      /^AI failed to generate HTML content\. The AI provider \(openai, model local-model\) broke off mid-answer: the connection was cut\.$/,
+    )
     expect((await server.api.send(getFolio, { params: { id } })).body.versions).toHaveLength(1)
   })
 
   it('a provider error before the stream ends in an error event with its message', async () => {
     const id = await server.api.create('Refused', { 'index.html': page('Refused') })
-    fake.reply((res) => void res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Incorrect API key provided' } })))
+    fake.reply(
+      (res) => void res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Incorrect API key provided' } })),
+    )
     const { events } = await streamEvents(server.ts.url, id, { userPrompt: 'Go' })
     expect(events).toEqual([
       { type: 'status', stage: 'planning', message: 'Planning the change' },
-      { type: 'error', message: 'AI failed to generate HTML content. The AI provider (openai, model local-model) refused the credentials (401): Incorrect API key provided' },
+      {
+        type: 'error',
+        message: 'AI failed to generate HTML content. The AI provider (openai, model local-model) refused the credentials (401): Incorrect API key provided',
+      },
     ])
   })
 
@@ -188,7 +231,12 @@ describe('ai-stream, and each provider through its own wire protocol', () => {
     const text = answer('Slow.', { 'index.html': page('Hang up', '<p>slow</p>') })
     fake.reply(openaiText('- plan'), sseReply(openaiStreamFrames(text, 5), { delayMs: 100 }))
     const closed = fake.nextEarlyClose()
-    const { events } = await streamEvents(server.ts.url, id, { userPrompt: 'Go', executeImmediately: true }, { stopAfter: (e) => e.filter((x) => x.type === 'chunk').length >= 2 })
+    const { events } = await streamEvents(
+      server.ts.url,
+      id,
+      { userPrompt: 'Go', executeImmediately: true },
+      { stopAfter: (e) => e.filter((x) => x.type === 'chunk').length >= 2 },
+    )
     expect(kinds(events)).toEqual(['status:planning', 'status:generating', 'chunk'])
     // The fake provider sees its connection close long before its reply would have ended.
     await closed

@@ -32,7 +32,13 @@ const publicOnly = through()
 
 describe('web_fetch', () => {
   it('reads text pages, follows redirects, cuts what is too big', async () => {
-    expect(await webFetch(`${base}/to-page`, loopbackAllowed)).toEqual({ url: `${base}/page`, status: 200, contentType: 'text/html', text: '<h1>Otters</h1>', truncated: false })
+    expect(await webFetch(`${base}/to-page`, loopbackAllowed)).toEqual({
+      url: `${base}/page`,
+      status: 200,
+      contentType: 'text/html',
+      text: '<h1>Otters</h1>',
+      truncated: false,
+    })
     const huge = await webFetch(`${base}/huge`, loopbackAllowed)
     expect(huge.truncated).toBe(true)
     expect(huge.text.length).toBe(WEB_FETCH_LIMITS.maxChars)
@@ -47,7 +53,19 @@ describe('web_fetch', () => {
     await expect(webFetch(`http://[::ffff:127.0.0.1]:${new URL(base).port}/page`, publicOnly)).rejects.toThrow('is not a public address')
     await expect(webFetch(`http://[::127.0.0.1]:${new URL(base).port}/page`, publicOnly)).rejects.toThrow('is not a public address')
     await expect(webFetch('file:///etc/passwd', publicOnly)).rejects.toThrow('Only http and https addresses can be fetched')
-    for (const address of ['10.1.2.3', '192.168.0.1', '172.20.0.1', '100.64.0.1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:a9fe:a9fe', 'fd00::1', 'fe80::1', '0.0.0.0']) expect([address, isPublicAddress(address)]).toEqual([address, false])
+    for (const address of [
+      '10.1.2.3',
+      '192.168.0.1',
+      '172.20.0.1',
+      '100.64.0.1',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:a9fe:a9fe',
+      'fd00::1',
+      'fe80::1',
+      '0.0.0.0',
+    ])
+      expect([address, isPublicAddress(address)]).toEqual([address, false])
     for (const address of ['93.184.216.34', '2606:4700::1111']) expect([address, isPublicAddress(address)]).toEqual([address, true])
   })
 

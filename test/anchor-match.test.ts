@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { parsePage, relocate } from '../src/domain/anchor-match.js'
 import { cssEscape, robustSelector, safeSelectOne } from '../src/domain/robust-selector.js'
 
-const table = (rows: string[]) => `<!doctype html><body><main><h1>Sales</h1><table>${rows.map((r) => `<tr><td>${r}</td><td>${r.length}</td></tr>`).join('')}</table></main></body>`
+const table = (rows: string[]) =>
+  `<!doctype html><body><main><h1>Sales</h1><table>${rows.map((r) => `<tr><td>${r}</td><td>${r.length}</td></tr>`).join('')}</table></main></body>`
 const textAt = (html: string, selector: string) => {
   const page = parsePage(html)
   const el = safeSelectOne(selector, page.doc)
@@ -71,7 +72,9 @@ describe('finding a pin again in a new version', () => {
 
 describe('robust selectors', () => {
   it('use an id, then a data attribute, then a path from the nearest unique id', () => {
-    const page = parsePage('<div id="deck"><section data-slide="3"><p>a</p><p class="x">b</p></section><section data-slide="4"><p>c</p></section></div><p id="1st">d</p>')
+    const page = parsePage(
+      '<div id="deck"><section data-slide="3"><p>a</p><p class="x">b</p></section><section data-slide="4"><p>c</p></section></div><p id="1st">d</p>',
+    )
     const pick = (s: string) => safeSelectOne(s, page.doc)!
     expect(robustSelector(pick('#\\31 st'), page.doc)).toBe('#\\31 st')
     expect(robustSelector(pick('section[data-slide="4"]'), page.doc)).toBe('section[data-slide="4"]')

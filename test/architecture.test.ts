@@ -96,7 +96,8 @@ interface Import {
 /** Relative imports of every TypeScript file in src/ and every script of src/web/, resolved to the files they name. */
 function scanImports(): Import[] {
   const imports: Import[] = []
-  const statement = /(?:^|\n)\s*(import|export)(\s+type)?\s[^'"()=]*?from\s*'(\.[^']+)'|\bimport\(\s*'(\.[^']+)'\s*\)|(?:^|\n)\s*import\s*'(\.[^']+\.(?:tsx?|js))'/g
+  const statement =
+    /(?:^|\n)\s*(import|export)(\s+type)?\s[^'"()=]*?from\s*'(\.[^']+)'|\bimport\(\s*'(\.[^']+)'\s*\)|(?:^|\n)\s*import\s*'(\.[^']+\.(?:tsx?|js))'/g
   for (const from of filesUnder('src').filter((f) => (/\.tsx?$/.test(f) && !f.endsWith('.d.ts')) || /^src\/web\/.*\.js$/.test(f))) {
     for (const m of readFileSync(join(root, from), 'utf8').matchAll(statement)) {
       const spec = m[3] ?? m[4] ?? m[5]!
@@ -182,7 +183,11 @@ describe('architecture', () => {
     const folders = [...new Set([...filesUnder('src/server'), ...filesUnder('src/store')].map(featureOf))]
     const roots = Object.keys(FEATURE_MAY_IMPORT_FROM_ROOT)
     expect(folders.filter((f) => f && !roots.includes(f) && !(f in FEATURE_MAY_IMPORT))).toEqual([])
-    expect(Object.values(FEATURE_MAY_IMPORT).flat().filter((f) => !roots.includes(f) && !(f in FEATURE_MAY_IMPORT))).toEqual([])
+    expect(
+      Object.values(FEATURE_MAY_IMPORT)
+        .flat()
+        .filter((f) => !roots.includes(f) && !(f in FEATURE_MAY_IMPORT)),
+    ).toEqual([])
     expect(findCycle(new Map(Object.entries(FEATURE_MAY_IMPORT)))).toBeUndefined()
   })
 

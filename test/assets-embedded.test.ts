@@ -34,7 +34,8 @@ describe('Cloud mode: data-URL images inside text files become asset:// pointers
     expect(reply.status).toBe(201)
     return reply.body.project as { id: string; versions: Array<{ files: Record<string, string> }> }
   }
-  const latest = async (owner: TestWorkspace, id: string) => (await owner.api.send(getFolio, { params: { id } })).body.versions.at(-1).files as Record<string, string>
+  const latest = async (owner: TestWorkspace, id: string) =>
+    (await owner.api.send(getFolio, { params: { id } })).body.versions.at(-1).files as Record<string, string>
   const served = async (id: string, path = 'index.html') => asAuthored((await cloud.anonymous.send(rawFile, { params: { id, access: '-', path } })).text)
 
   it('stores the page with pointers and serves it to viewers as it was sent', async () => {
@@ -60,7 +61,10 @@ describe('Cloud mode: data-URL images inside text files become asset:// pointers
     for (let n = 1; n <= 10; n++) {
       // What an editor does: read the version (pointers), change the page, write it back.
       const files = await latest(ws(), project.id)
-      const reply = await ws().api.send(updateFolio, { params: { id: project.id }, body: { files: { 'index.html': files['index.html']!.replace(/Edit \d+/, `Edit ${n}`) } } })
+      const reply = await ws().api.send(updateFolio, {
+        params: { id: project.id },
+        body: { files: { 'index.html': files['index.html']!.replace(/Edit \d+/, `Edit ${n}`) } },
+      })
       expect(reply.status).toBe(200)
     }
     expect(await latest(ws(), project.id)).toEqual({ 'index.html': page(`asset://${sha(image)}`, 10) })

@@ -28,8 +28,19 @@ async function blobFiles(ts: TestServer): Promise<string[]> {
 
 describe('Cloud mode: images in files are asset:// pointers (spec, Version)', () => {
   const cloud = useCloudServer()
-  const s = { get ts() { return cloud.ts }, get api() { return cloud.anonymous } }
-  const auth = { get authorization() { return cloud.workspace.auth.authorization } }
+  const s = {
+    get ts() {
+      return cloud.ts
+    },
+    get api() {
+      return cloud.anonymous
+    },
+  }
+  const auth = {
+    get authorization() {
+      return cloud.workspace.auth.authorization
+    },
+  }
   const create = async (files: Record<string, string>) => {
     const reply = await s.api.send(createFolio, { body: { title: 'Assets', status: 'published', defaultFiles: files }, headers: auth })
     expect(reply.status).toBe(201)
@@ -84,7 +95,7 @@ describe('Cloud mode: images in files are asset:// pointers (spec, Version)', ()
     expect(Buffer.from(await raw.arrayBuffer()).equals(tinyPng([1, 2, 3]))).toBe(true)
   })
 
-  it("lets another folio of the workspace use an asset, which outlives the folio it came from", async () => {
+  it('lets another folio of the workspace use an asset, which outlives the folio it came from', async () => {
     const image = tinyPng([7, 8, 9])
     const a = await create({ 'index.html': 'a', 'pic.png': dataUrl(image) })
     const b = await create({ 'index.html': 'b', 'copy.png': `asset://${sha(image)}` })

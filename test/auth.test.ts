@@ -93,7 +93,11 @@ describe('OSS mode: the open API answers only its own host names (DNS rebinding)
 
 describe('Cloud mode', () => {
   const cloud = useCloudServer()
-  const s = { get api() { return cloud.anonymous } }
+  const s = {
+    get api() {
+      return cloud.anonymous
+    },
+  }
 
   it.each([
     ['no header', {}],

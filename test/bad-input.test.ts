@@ -180,7 +180,9 @@ describe('oversize bodies', () => {
     await new Promise<void>((resolve, reject) => {
       const { port } = new URL(s.api.server)
       const socket = connect(Number(port), '127.0.0.1', () => {
-        socket.write(`${updateFolio.method} ${contractPath(updateFolio, { id })} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"files":{"index.html":"half`)
+        socket.write(
+          `${updateFolio.method} ${contractPath(updateFolio, { id })} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"files":{"index.html":"half`,
+        )
         setTimeout(() => {
           socket.destroy()
           resolve()
@@ -233,7 +235,9 @@ describe('odd ids and paths', () => {
     const unknown = await readReply(await fetch(`${s.api.server}/api/nothing-here`))
     expect(unknown.status).toBe(404)
     expect(unknown.body.error).toBe('Not found')
-    const wrong = await readReply(await fetch(s.api.url(updateFolio, { id }), { method: 'POST', body: JSON.stringify({ title: 'x' }), headers: { 'content-type': 'application/json' } }))
+    const wrong = await readReply(
+      await fetch(s.api.url(updateFolio, { id }), { method: 'POST', body: JSON.stringify({ title: 'x' }), headers: { 'content-type': 'application/json' } }),
+    )
     expect(wrong.status).toBe(405)
     expect(wrong.headers.get('allow')).toContain('PUT')
     await expectUnchanged()
@@ -248,7 +252,9 @@ describe('odd ids and paths', () => {
       ['GET', `/api/files//public`],
       ['PUT', `/api/files//`],
     ]) {
-      const reply = await readReply(await fetch(`${s.api.server}${path}`, { method, ...(method === 'PUT' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}) }))
+      const reply = await readReply(
+        await fetch(`${s.api.server}${path}`, { method, ...(method === 'PUT' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}) }),
+      )
       expect(reply.status, `${method} ${path}`).toBe(404)
       if (method !== 'HEAD') expect(reply.body.error).toBe('Not found')
     }
@@ -265,18 +271,36 @@ describe('odd comment ids, tokens and moderation requests', () => {
     const folio = await s.api.create('Commented', { 'index.html': '<h1>x</h1>' }, { status: 'published' })
     const made = await s.api.send(createComment, { params: { id: folio }, body: { text: 'keep me', versionId: 'v1', filename: 'index.html' } })
     const before = (await s.api.send(listComments, { params: { id: folio } })).body
-    const oddIds = ['c_0', 'c_007', 'c_', 'c_-1', 'c_1e3', 'c_99999999999999999999', `c_${'9'.repeat(5000)}`, '../meta.json', 'toString', '__proto__', made.body.comment.id.replace('c_', 'c_0')]
+    const oddIds = [
+      'c_0',
+      'c_007',
+      'c_',
+      'c_-1',
+      'c_1e3',
+      'c_99999999999999999999',
+      `c_${'9'.repeat(5000)}`,
+      '../meta.json',
+      'toString',
+      '__proto__',
+      made.body.comment.id.replace('c_', 'c_0'),
+    ]
     for (const commentId of oddIds) {
       expect((await s.api.send(resolveComment, { params: { id: folio }, body: { commentId, resolved: true } })).status).toBe(404)
       expect((await s.api.send(deleteComment, { params: { id: folio }, query: { commentId } })).status).toBe(404)
     }
-    for (const body of [{ commentId: made.body.comment.id, deleted: 'no' }, { commentId: made.body.comment.id }, { commentId: made.body.comment.id, resolved: null }]) {
+    for (const body of [
+      { commentId: made.body.comment.id, deleted: 'no' },
+      { commentId: made.body.comment.id },
+      { commentId: made.body.comment.id, resolved: null },
+    ]) {
       const reply = await s.api.send(resolveComment, { params: { id: folio }, body })
       expect(reply.status).toBe(400)
       expect(reply.body.error).toBe('INVALID_BODY')
     }
     const hugeToken = { 'x-comment-token': 't'.repeat(60_000) }
-    expect((await s.api.send(resolveComment, { params: { id: folio }, body: { commentId: 'c_1', resolved: true }, headers: hugeToken })).status).toBeLessThan(500)
+    expect((await s.api.send(resolveComment, { params: { id: folio }, body: { commentId: 'c_1', resolved: true }, headers: hugeToken })).status).toBeLessThan(
+      500,
+    )
     expect((await s.api.send(listComments, { params: { id: folio } })).body).toEqual(before)
   })
 })

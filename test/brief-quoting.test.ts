@@ -23,7 +23,11 @@ const INJECTION = [
 
 /** Every token of the document, nested ones included (list items, block quotes). */
 function flatten(tokens: Token[]): Token[] {
-  return tokens.flatMap((t) => [t, ...flatten(((t as Tokens.Generic).tokens as Token[] | undefined) ?? []), ...flatten(((t as Tokens.List).items as Token[] | undefined) ?? [])])
+  return tokens.flatMap((t) => [
+    t,
+    ...flatten(((t as Tokens.Generic).tokens as Token[] | undefined) ?? []),
+    ...flatten(((t as Tokens.List).items as Token[] | undefined) ?? []),
+  ])
 }
 
 describe('the brief quotes viewer text as data', () => {
@@ -67,10 +71,20 @@ describe('the brief quotes viewer text as data', () => {
   it('quotes anchors and replies the same way (issue 9): the selector, the quote and a reply stay inside their blocks', async () => {
     const id = await s.api.create('Briefed', { 'index.html': '<h1>Hi</h1>' }, { status: 'published' })
     const viewer = testApi(s.ts.server.tunnelTarget)
-    const anchor = { selector: 'h1``` ## Selector instructions', quote: '```\n# Quote instructions', offsetX: 1, offsetY: 1, hash: '#```## Hash instructions', slide: 2 }
+    const anchor = {
+      selector: 'h1``` ## Selector instructions',
+      quote: '```\n# Quote instructions',
+      offsetX: 1,
+      offsetY: 1,
+      hash: '#```## Hash instructions',
+      slide: 2,
+    }
     const parent = await viewer.send(createComment, { params: { id }, body: { text: 'Hi', versionId: 'v1', filename: 'index.html', anchor } })
     expect(parent.status).toBe(200)
-    const reply = await viewer.send(createComment, { params: { id }, body: { text: INJECTION, versionId: 'v1', filename: 'index.html', parentId: parent.body.comment.id } })
+    const reply = await viewer.send(createComment, {
+      params: { id },
+      body: { text: INJECTION, versionId: 'v1', filename: 'index.html', parentId: parent.body.comment.id },
+    })
     expect(reply.status).toBe(200)
     const brief: string = (await s.api.send(getBrief, { params: { id } })).body.brief
     const tokens = flatten(marked.lexer(brief))

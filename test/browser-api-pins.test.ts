@@ -7,7 +7,19 @@ import type { Comment } from '../src/domain/model.js'
 import { ARTIFACTS, useBrowserAndFolder } from './helpers/browser.js'
 import { runCli } from './helpers/cli.js'
 import { REVEAL, revealDemo } from './helpers/real-decks.js'
-import { bridgeReady, closePage, DESKTOP, expectPinHidden, expectPinOn, folioFrame, openPage, pathOf, PHONE, pinState, pressInFolio } from './helpers/share-page.js'
+import {
+  bridgeReady,
+  closePage,
+  DESKTOP,
+  expectPinHidden,
+  expectPinOn,
+  folioFrame,
+  openPage,
+  pathOf,
+  PHONE,
+  pinState,
+  pressInFolio,
+} from './helpers/share-page.js'
 import { useServer } from './helpers/use-server.js'
 
 /**
@@ -82,10 +94,13 @@ async function view(id: string, viewport: typeof DESKTOP, pins: number): Promise
 async function offPagePercent(page: Page, id: string, x: number, y: number): Promise<number> {
   const frame = await folioFrame(page)
   const state = await pinState(page, id, 'body')
-  return frame.evaluate(({ px, py, x, y }) => {
-    const { scrollWidth, scrollHeight } = document.documentElement
-    return Math.hypot(px + scrollX - (x / 100) * scrollWidth, py + scrollY - (y / 100) * scrollHeight)
-  }, { px: state.x, py: state.y, x, y })
+  return frame.evaluate(
+    ({ px, py, x, y }) => {
+      const { scrollWidth, scrollHeight } = document.documentElement
+      return Math.hypot(px + scrollX - (x / 100) * scrollWidth, py + scrollY - (y / 100) * scrollHeight)
+    },
+    { px: state.x, py: state.y, x, y },
+  )
 }
 
 describe('comments posted with a selector through the API', () => {
@@ -112,7 +127,10 @@ describe('comments posted with a selector through the API', () => {
       expect(await offPagePercent(page, onTarget.id, 75, 10), `${viewport.width}: away from x/y`).toBeGreaterThan(100)
       boxes.push(box)
 
-      for (const fallback of [{ c: nowhere, x: 75, y: 10 }, { c: broken, x: 20, y: 30 }]) {
+      for (const fallback of [
+        { c: nowhere, x: 75, y: 10 },
+        { c: broken, x: 20, y: 30 },
+      ]) {
         const state = await pinState(page, fallback.c.id, 'body')
         expect(state, `${viewport.width}: ${fallback.c.selector}`).toMatchObject({ hidden: false, placed: 'page' })
         expect(await offPagePercent(page, fallback.c.id, fallback.x, fallback.y), `${viewport.width}: at x/y`).toBeLessThan(2)
@@ -142,12 +160,16 @@ describe('comments posted with a selector through the API', () => {
       await expect.poll(() => page.locator('#comments-panel .group h3').allTextContents(), { timeout: 10_000 }).toEqual(['Slide 1', 'Slide 2'])
       await page.locator('button.count-button').click()
 
-      await frame.evaluate(() => { location.hash = '#2' })
+      await frame.evaluate(() => {
+        location.hash = '#2'
+      })
       await expectPinOn(page, later.id, '#later')
       await expectPinHidden(page, first.id, '#first')
       await shot(page, `api-pins-deck-${viewport.width}`)
 
-      await frame.evaluate(() => { location.hash = '#1' })
+      await frame.evaluate(() => {
+        location.hash = '#1'
+      })
       await expectPinHidden(page, later.id, '#later')
       await expectPinOn(page, first.id, '#first')
       await closePage(page)
@@ -170,15 +192,24 @@ describe('on reveal.js’s own demo', () => {
     const origin = new URL(s.ts.url).origin
     const page = await openPage(scratch.browser, s.api.url(sharePage, { id }), viewport, pageErrors, async (page) => {
       // The demo links images and videos elsewhere: the test must not depend on the internet.
-      await page.route((url) => url.origin !== origin, (route) => route.abort('blockedbyclient'))
+      await page.route(
+        (url) => url.origin !== origin,
+        (route) => route.abort('blockedbyclient'),
+      )
     })
     await bridgeReady(page)
     const frame = await folioFrame(page)
     const scroll = viewport.width < 435
-    await expect.poll(() => frame.evaluate(() => {
-      const R = (window as unknown as { Reveal?: any }).Reveal
-      return Boolean(R?.isReady()) && `${R.isScrollView()}`
-    }), { timeout: 10_000 }).toBe(String(scroll))
+    await expect
+      .poll(
+        () =>
+          frame.evaluate(() => {
+            const R = (window as unknown as { Reveal?: any }).Reveal
+            return Boolean(R?.isReady()) && `${R.isScrollView()}`
+          }),
+        { timeout: 10_000 },
+      )
+      .toBe(String(scroll))
     await expect.poll(() => frame.locator('folio-pins').getAttribute('data-pin-count'), { timeout: 10_000 }).toBe(String(pins))
     return page
   }

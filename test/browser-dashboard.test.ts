@@ -47,7 +47,9 @@ describe('the empty dashboard', () => {
       const { page, context } = await open(s.api.url(dashboardPage), viewport)
       await expect.poll(() => page.locator('.empty h2').textContent()).toBe('No folios yet')
       // The CLI's command as the registry knows it (folio there is someone else's), on this server.
-      expect(await page.locator('.empty pre').first().textContent()).toBe(`npx folio-cli create "My deck" --html deck.html --server ${new URL(s.api.url(dashboardPage)).origin}`)
+      expect(await page.locator('.empty pre').first().textContent()).toBe(
+        `npx folio-cli create "My deck" --html deck.html --server ${new URL(s.api.url(dashboardPage)).origin}`,
+      )
       // The curl command is the widest thing on the page: it wraps instead of widening it.
       expect(await page.locator('.empty pre').last().textContent()).toContain('curl -s')
       expect(await overflow(page)).toBeLessThanOrEqual(0)
@@ -166,7 +168,10 @@ describe('from another machine', () => {
     await card.waitFor()
     expect(await gate.isHidden()).toBe(true)
     // The owner's actions carry the key too.
-    await page.locator(`li.comment[data-comment-id="${note.id}"]`).getByRole('button', { name: /^Resolve/ }).click()
+    await page
+      .locator(`li.comment[data-comment-id="${note.id}"]`)
+      .getByRole('button', { name: /^Resolve/ })
+      .click()
     await eventually(async () => (await s.api.send(getFolio, { params: { id } })).body.comments[0].resolved === true, 'the resolve')
     // A reload in the same tab needs no second asking.
     await page.reload()
@@ -194,7 +199,8 @@ describe('the tunnel panel', () => {
     await new Promise((resolve) => passwordPage?.close(resolve))
   })
   const s = useServer(() => ({ config: { tunnel: { host: relay.url, passwordUrl, startTimeoutMs: 5_000 } } }))
-  const changed = (from: string, to: string) => `folio: [tunnel] The tunnel's public URL changed from ${from} to ${to}: links shared with the old one no longer work.`
+  const changed = (from: string, to: string) =>
+    `folio: [tunnel] The tunnel's public URL changed from ${from} to ${to}: links shared with the old one no longer work.`
 
   it('starts a localtunnel, shows its URL and password, copies share links through it, says when it moved, and stops (phone)', async () => {
     const title = 'Offsite deck'
@@ -262,7 +268,11 @@ describe('the tunnel panel', () => {
     await panel.getByLabel('Your public URL').fill('https://decks.example.com')
     await panel.getByRole('button', { name: 'Start tunnel' }).click()
     await expect.poll(() => state.textContent(), { timeout: 10_000 }).toBe('Connected through your own URL')
-    expect((await s.api.send(getTunnel)).body).toMatchObject({ customTunnelUrl: 'https://decks.example.com', provider: 'custom', url: 'https://decks.example.com' })
+    expect((await s.api.send(getTunnel)).body).toMatchObject({
+      customTunnelUrl: 'https://decks.example.com',
+      provider: 'custom',
+      url: 'https://decks.example.com',
+    })
     await copyLink.click()
     await expect.poll(() => clipboard(page)).toBe(`https://decks.example.com/share/${id}`)
     await panel.getByRole('button', { name: 'Stop tunnel' }).click()

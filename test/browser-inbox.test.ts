@@ -54,9 +54,18 @@ describe('the inbox on the dashboard', () => {
     expect(await item(page, c.outdated.id).locator('.badge').textContent()).toBe('Outdated')
     expect(await item(page, c.earlier.id).locator('.badge').textContent()).toBe('On v1')
     expect(await item(page, c.deleted.id).locator('.badge').textContent()).toBe('Deleted by a viewer')
-    expect(await item(page, c.deleted.id).getByRole('button', { name: /^Restore/ }).isVisible()).toBe(true)
+    expect(
+      await item(page, c.deleted.id)
+        .getByRole('button', { name: /^Restore/ })
+        .isVisible(),
+    ).toBe(true)
     // A link opens the owner's view of the share page at that comment.
-    expect(await item(page, c.kpi.id).getByRole('link', { name: /^Open on the share page/ }).first().getAttribute('href')).toBe(`/share/${deck}?preview=1#comment=${c.kpi.id}`)
+    expect(
+      await item(page, c.kpi.id)
+        .getByRole('link', { name: /^Open on the share page/ })
+        .first()
+        .getAttribute('href'),
+    ).toBe(`/share/${deck}?preview=1#comment=${c.kpi.id}`)
     // Newest activity first: the handbook's comment came last.
     const order = await page.locator('.inbox-folio').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.id))
     expect(order.indexOf(doc)).toBeLessThan(order.indexOf(deck))
@@ -138,9 +147,13 @@ describe('the inbox on the dashboard', () => {
     await eventually(async () => (await commentOf(deck, c.outdated.id)).resolved === true, 'the resolve')
     await outdated.getByRole('button', { name: /^Reopen \(Cy/ }).click()
     await eventually(async () => (await commentOf(deck, c.outdated.id)).resolved === false, 'the reopen')
-    await item(page, c.reply.id).getByRole('button', { name: /^Delete \(Ann/ }).click()
+    await item(page, c.reply.id)
+      .getByRole('button', { name: /^Delete \(Ann/ })
+      .click()
     await eventually(async () => (await commentOf(deck, c.reply.id)).deletedBy === 'owner', 'the delete')
-    await item(page, c.reply.id).getByRole('button', { name: /^Restore/ }).click()
+    await item(page, c.reply.id)
+      .getByRole('button', { name: /^Restore/ })
+      .click()
     await eventually(async () => (await commentOf(deck, c.reply.id)).deletedAt === undefined, 'the restore')
     expect(await overflow(page)).toBeLessThanOrEqual(0)
     await page.close()
@@ -148,7 +161,10 @@ describe('the inbox on the dashboard', () => {
 })
 
 describe("a folio's own page", () => {
-  for (const [name, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+  for (const [name, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
     it(`shows the folio, its versions and all its comments (${name})`, async () => {
       const { deck, c } = await seedInbox(s.ts, s.api, { deck: `Page deck ${name}`, doc: `Page doc ${name}` })
       const page = await open(s.api.url(folioPage, { id: deck }), viewport)

@@ -6,7 +6,19 @@ import { sharePage } from '../src/api/viewer.js'
 import type { Comment } from '../src/domain/model.js'
 import { eventually, launchBrowser } from './helpers/browser.js'
 import { dashboardPage, deck, documentPage } from './helpers/folio-fixtures.js'
-import { activeSlide, closePage, commentOn, DESKTOP, expectPinHidden, expectPinOn, folioFrame, openPage, PHONE, pressInFolio, shot } from './helpers/share-page.js'
+import {
+  activeSlide,
+  closePage,
+  commentOn,
+  DESKTOP,
+  expectPinHidden,
+  expectPinOn,
+  folioFrame,
+  openPage,
+  PHONE,
+  pressInFolio,
+  shot,
+} from './helpers/share-page.js'
 import { useServer } from './helpers/use-server.js'
 
 /**
@@ -69,13 +81,19 @@ describe('pins on a 5-slide deck', () => {
     await pressInFolio(phone, 'ArrowLeft')
     await expectPinHidden(phone, onCell.id, CELL)
     // Hash navigation does the same.
-    await (await folioFrame(phone)).evaluate(() => { location.hash = '#3' })
+    await (await folioFrame(phone)).evaluate(() => {
+      location.hash = '#3'
+    })
     await expectPinOn(phone, onCell.id, CELL)
-    await (await folioFrame(phone)).evaluate(() => { location.hash = '#5' })
+    await (await folioFrame(phone)).evaluate(() => {
+      location.hash = '#5'
+    })
     await expectPinHidden(phone, onCell.id, CELL)
 
     // A pin made on the phone, on slide 4, shows on the desktop on slide 4 only.
-    await (await folioFrame(phone)).evaluate(() => { location.hash = '#4' })
+    await (await folioFrame(phone)).evaluate(() => {
+      location.hash = '#4'
+    })
     const onNote = await pin(phone, id, NOTE, 'Name the launches')
     expect(onNote.anchor).toMatchObject({ quote: 'Two launches, no incidents.', slide: 3, viewport: { width: PHONE.width } })
     await expectPinOn(phone, onNote.id, NOTE)
@@ -121,7 +139,15 @@ describe('slides told apart', () => {
     const cases = [
       { html: starter, go: async (page: Page) => pressInFolio(page, 'ArrowRight', 'ArrowRight'), target: '.slide:nth-of-type(3) h2', slide: 2 },
       { html: REVEAL_LIKE, go: async (page: Page) => pressInFolio(page, 'ArrowRight'), target: '#plan', slide: 1 },
-      { html: HASH_ONLY, go: async (page: Page) => (await folioFrame(page)).evaluate(() => { location.hash = '#2' }), target: '#two', slide: 1 },
+      {
+        html: HASH_ONLY,
+        go: async (page: Page) =>
+          (await folioFrame(page)).evaluate(() => {
+            location.hash = '#2'
+          }),
+        target: '#two',
+        slide: 1,
+      },
     ]
     for (const { html, go, target, slide } of cases) {
       const id = await publish('Deck', html)
@@ -179,9 +205,13 @@ describe('pins on a long document with a table', () => {
 
     const onLine = await pin(page, id, LINE, 'What changed on the 2nd?')
     await expectPinOn(page, onLine.id, LINE)
-    await frame.locator('.log').evaluate((box) => { box.scrollTop = box.scrollHeight })
+    await frame.locator('.log').evaluate((box) => {
+      box.scrollTop = box.scrollHeight
+    })
     await expectPinHidden(page, onLine.id, LINE)
-    await frame.locator('.log').evaluate((box) => { box.scrollTop = 0 })
+    await frame.locator('.log').evaluate((box) => {
+      box.scrollTop = 0
+    })
     await expectPinOn(page, onLine.id, LINE)
     await closePage(page)
   })
@@ -206,7 +236,10 @@ describe('pins on a chart dashboard', () => {
     // Not between its neighbours: nearer Sep than Aug or Oct.
     const frame = await folioFrame(phone)
     const xs = await frame.evaluate(() => ['Aug', 'Sep', 'Oct'].map((m) => document.querySelector(`circle[data-month="${m}"]`)!.getBoundingClientRect().x))
-    const pinX = await frame.evaluate((id) => document.querySelector('folio-pins')!.shadowRoot!.querySelector<HTMLElement>(`[data-comment-id="${id}"]`)!.getBoundingClientRect().x + 13, onSep.id)
+    const pinX = await frame.evaluate(
+      (id) => document.querySelector('folio-pins')!.shadowRoot!.querySelector<HTMLElement>(`[data-comment-id="${id}"]`)!.getBoundingClientRect().x + 13,
+      onSep.id,
+    )
     expect(Math.abs(pinX - xs[1]!)).toBeLessThan(Math.abs(pinX - xs[0]!))
     expect(Math.abs(pinX - xs[1]!)).toBeLessThan(Math.abs(pinX - xs[2]!))
     const onKpi = await pin(phone, id, CONVERSION, 'Conversion down from 3.4%')

@@ -47,7 +47,10 @@ async function open(id: string, viewport: Viewport): Promise<Viewer> {
   const errors: string[] = []
   const origin = new URL(s.ts.url).origin
   const page = await openPage(scratch.browser, s.api.url(sharePage, { id }), viewport, errors, async (page) => {
-    await page.route((url) => url.origin !== origin, (route) => route.abort('blockedbyclient'))
+    await page.route(
+      (url) => url.origin !== origin,
+      (route) => route.abort('blockedbyclient'),
+    )
     page.on('console', (message) => {
       if (message.type() !== 'error') return
       const at = message.location().url
@@ -72,15 +75,18 @@ async function pin(viewer: Viewer, id: string, selector: string, text: string, p
 
 /** What the stored selector names in the frame now: whether it is the element `path` names, and its text. */
 async function whatSelectorNames(frame: Frame, selector: string, path: string) {
-  return frame.evaluate(({ selector, path }) => {
-    let el: Element | null = null
-    try {
-      el = document.querySelector(selector)
-    } catch {
-      return { same: false, text: `(not a selector: ${selector})` }
-    }
-    return { same: el !== null && el === document.querySelector(path), text: (el?.textContent ?? '').replace(/\s+/g, ' ').trim() }
-  }, { selector, path })
+  return frame.evaluate(
+    ({ selector, path }) => {
+      let el: Element | null = null
+      try {
+        el = document.querySelector(selector)
+      } catch {
+        return { same: false, text: `(not a selector: ${selector})` }
+      }
+      return { same: el !== null && el === document.querySelector(path), text: (el?.textContent ?? '').replace(/\s+/g, ' ').trim() }
+    },
+    { selector, path },
+  )
 }
 
 /** The heading of the comment list's group that holds comment `commentId`. */
@@ -157,10 +163,13 @@ async function revealState(page: Page): Promise<RevealState> {
 async function expectRevealStarted(page: Page, viewport: Viewport): Promise<void> {
   const view = viewport.width < 435 ? 'scroll' : 'slides'
   await expect
-    .poll(async () => {
-      const r = await revealState(page)
-      return r.loaded ? `ready=${r.ready} view=${r.view} loading=${r.loading}` : 'Reveal not loaded'
-    }, { timeout: 10_000 })
+    .poll(
+      async () => {
+        const r = await revealState(page)
+        return r.loaded ? `ready=${r.ready} view=${r.view} loading=${r.loading}` : 'Reveal not loaded'
+      },
+      { timeout: 10_000 },
+    )
     .toBe(`ready=true view=${view} loading=false`)
 }
 
@@ -200,9 +209,10 @@ describe('reveal.js: its own demo', () => {
   for (const viewport of [DESKTOP, PHONE]) {
     const there = other(viewport)
     // Each width comments on its own element of slide 3, so the two tests' comments stay apart.
-    const target = viewport === DESKTOP
-      ? { locator: `h2:text-is("${REVEAL.heading}")`, quote: REVEAL.heading, text: 'Why vertical slides here?' }
-      : { locator: `p:text-is("${REVEAL.paragraph}")`, quote: REVEAL.paragraph, text: 'Nested how deep?' }
+    const target =
+      viewport === DESKTOP
+        ? { locator: `h2:text-is("${REVEAL.heading}")`, quote: REVEAL.heading, text: 'Why vertical slides here?' }
+        : { locator: `p:text-is("${REVEAL.paragraph}")`, quote: REVEAL.paragraph, text: 'Nested how deep?' }
 
     it(`keeps a comment made on slide 3 at ${named(viewport)} on its slide and element at ${named(there)}`, async () => {
       const here = await open(id, viewport)
@@ -214,7 +224,9 @@ describe('reveal.js: its own demo', () => {
       const c = await pin(here, id, target.locator, target.text)
       expect.soft(c.anchor?.slide, 'anchor.slide (0-based)').toBe(REVEAL.slide)
       expect.soft(c.anchor?.quote, 'anchor.quote').toBe(target.quote)
-      expect.soft(await whatSelectorNames(hereFrame, c.anchor!.selector, path), `what anchor.selector ${c.anchor!.selector} names`).toEqual({ same: true, text: target.quote })
+      expect
+        .soft(await whatSelectorNames(hereFrame, c.anchor!.selector, path), `what anchor.selector ${c.anchor!.selector} names`)
+        .toEqual({ same: true, text: target.quote })
       await softly(expectPinOn(here.page, c.id, path))
       await shot(here.page, `real-reveal-${viewport.width}-commented`)
 
@@ -285,9 +297,10 @@ describe('Marp: a deck rendered by marp-core', () => {
 
   for (const viewport of [DESKTOP, PHONE]) {
     const there = other(viewport)
-    const target = viewport === DESKTOP
-      ? { selector: MARP.cell, quote: MARP.cellText, text: 'Is East really +31%?' }
-      : { selector: MARP.point, quote: MARP.pointText, text: 'Which plan for West?' }
+    const target =
+      viewport === DESKTOP
+        ? { selector: MARP.cell, quote: MARP.cellText, text: 'Is East really +31%?' }
+        : { selector: MARP.point, quote: MARP.pointText, text: 'Which plan for West?' }
 
     it(`keeps a comment made on slide 3 at ${named(viewport)} on its slide and element at ${named(there)}`, async () => {
       const here = await open(id, viewport)
@@ -297,7 +310,9 @@ describe('Marp: a deck rendered by marp-core', () => {
       const c = await pin(here, id, target.selector, target.text)
       expect.soft(c.anchor?.slide, 'anchor.slide (0-based)').toBe(MARP.slide)
       expect.soft(c.anchor?.quote, 'anchor.quote').toBe(target.quote)
-      expect.soft(await whatSelectorNames(hereFrame, c.anchor!.selector, target.selector), `what anchor.selector ${c.anchor!.selector} names`).toEqual({ same: true, text: target.quote })
+      expect
+        .soft(await whatSelectorNames(hereFrame, c.anchor!.selector, target.selector), `what anchor.selector ${c.anchor!.selector} names`)
+        .toEqual({ same: true, text: target.quote })
       await softly(expectPinOn(here.page, c.id, target.selector))
       await shot(here.page, `real-marp-${viewport.width}-commented`)
 
@@ -332,10 +347,12 @@ async function chartsDrawn(page: Page): Promise<string> {
   return (await folioFrame(page)).evaluate((ids) => {
     const C = (window as unknown as { Chart?: { getChart(c: Element): { width: number } | undefined } }).Chart
     if (!C) return 'Chart not loaded'
-    return ids.map((sel) => {
-      const chart = C.getChart(document.querySelector(sel)!)
-      return `${sel}: ${chart && chart.width > 0 ? 'drawn' : 'not drawn'}`
-    }).join(', ')
+    return ids
+      .map((sel) => {
+        const chart = C.getChart(document.querySelector(sel)!)
+        return `${sel}: ${chart && chart.width > 0 ? 'drawn' : 'not drawn'}`
+      })
+      .join(', ')
   }, CHARTS.charts)
 }
 
@@ -371,7 +388,9 @@ describe('Chart.js: a dashboard', () => {
       const c = await pin(here, id, CHARTS.canvas, text, at)
       expect.soft(c.anchor?.slide, 'a dashboard has no slides').toBeUndefined()
       expect.soft(c.anchor?.quote, 'the canvas’s label').toBe(CHARTS.label)
-      expect.soft(await whatSelectorNames(hereFrame, c.anchor!.selector, CHARTS.canvas), `what anchor.selector ${c.anchor!.selector} names`).toEqual({ same: true, text: '' })
+      expect
+        .soft(await whatSelectorNames(hereFrame, c.anchor!.selector, CHARTS.canvas), `what anchor.selector ${c.anchor!.selector} names`)
+        .toEqual({ same: true, text: '' })
       await softly(expectPinOn(here.page, c.id, CHARTS.canvas))
       await shot(here.page, `real-charts-${viewport.width}-commented`)
 

@@ -112,7 +112,10 @@ describe('the share page in a real browser', () => {
     const frame = frameOf(page)
     await expect.poll(() => frame.locator('#title').textContent()).toBe('Quarterly review')
     await page.evaluate(() => ((window as unknown as { stillSamePage: boolean }).stillSamePage = true))
-    await s.api.send(updateFolio, { params: { id }, body: { files: { ...SITE, 'index.html': SITE['index.html'].replace('Quarterly review', 'Annual review') } } })
+    await s.api.send(updateFolio, {
+      params: { id },
+      body: { files: { ...SITE, 'index.html': SITE['index.html'].replace('Quarterly review', 'Annual review') } },
+    })
     await expect.poll(() => frame.locator('#title').textContent(), { timeout: 10_000 }).toBe('Annual review')
     expect(await page.evaluate(() => (window as unknown as { stillSamePage?: boolean }).stillSamePage)).toBe(true)
     await page.close()
@@ -148,17 +151,25 @@ describe('the share page in a real browser', () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
     // The stream's request waits: what changes meanwhile is sent to no open stream of this page.
     let openStream!: () => void
-    const streamMayOpen = new Promise<void>((resolve) => { openStream = resolve })
-    await page.route((url) => url.pathname === `/api/files/${id}/events`, async (route) => {
-      await streamMayOpen
-      await route.continue()
+    const streamMayOpen = new Promise<void>((resolve) => {
+      openStream = resolve
     })
+    await page.route(
+      (url) => url.pathname === `/api/files/${id}/events`,
+      async (route) => {
+        await streamMayOpen
+        await route.continue()
+      },
+    )
     await openShare(id, page)
     const frame = frameOf(page)
     await expect.poll(() => frame.locator('#title').textContent()).toBe('Quarterly review')
     const count = page.locator('button.count-button')
     expect(await count.getAttribute('aria-label')).toBe('0 comments: show list')
-    await s.api.send(updateFolio, { params: { id }, body: { title: 'Renamed deck', files: { ...SITE, 'index.html': SITE['index.html'].replace('Quarterly review', 'Annual review') } } })
+    await s.api.send(updateFolio, {
+      params: { id },
+      body: { title: 'Renamed deck', files: { ...SITE, 'index.html': SITE['index.html'].replace('Quarterly review', 'Annual review') } },
+    })
     await s.api.send(createComment, { params: { id }, body: { text: 'Looks good', author: 'Bo', versionId: 'v2', filename: 'index.html', x: 10, y: 10 } })
     await s.api.send(react, { params: { id }, body: { increments: { '💡': 2 } } })
     openStream()
@@ -206,7 +217,13 @@ describe('the share page in a real browser', () => {
     await page.locator('#access-key').fill('blue whale')
     await page.getByRole('button', { name: 'Unlock' }).click()
     await expect.poll(() => frameOf(page).locator('#title').textContent(), { timeout: 10_000 }).toBe('Quarterly review')
-    await expect.poll(() => frameOf(page).locator('#logo').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(2)
+    await expect
+      .poll(() =>
+        frameOf(page)
+          .locator('#logo')
+          .evaluate((img: HTMLImageElement) => img.naturalWidth),
+      )
+      .toBe(2)
     expect(page.url()).not.toContain('whale')
     const frameSrc = await page.locator('iframe').getAttribute('src')
     expect(frameSrc).not.toContain('whale')

@@ -6,7 +6,20 @@ import { sharePage } from '../src/api/viewer.js'
 import type { Comment } from '../src/domain/model.js'
 import { eventually, launchBrowser } from './helpers/browser.js'
 import { dashboardPage } from './helpers/folio-fixtures.js'
-import { closePage, commentOn, DESKTOP, expectPinOn, folioFrame, FULL_LIST, type HeldList, holdFullList, openPage, PHONE, pressInFolio, shot } from './helpers/share-page.js'
+import {
+  closePage,
+  commentOn,
+  DESKTOP,
+  expectPinOn,
+  folioFrame,
+  FULL_LIST,
+  type HeldList,
+  holdFullList,
+  openPage,
+  PHONE,
+  pressInFolio,
+  shot,
+} from './helpers/share-page.js'
 import { useServer } from './helpers/use-server.js'
 
 /**
@@ -37,7 +50,13 @@ async function pinnedByOther(id: string, month: 'Sep' | 'Dec', text: string): Pr
   const reply = await s.api.send(createComment, {
     params: { id },
     body: {
-      text, author: 'Bo', versionId: 'v1', filename: 'index.html', x: 50, y: 60, selector: `circle[data-month="${month}"]`,
+      text,
+      author: 'Bo',
+      versionId: 'v1',
+      filename: 'index.html',
+      x: 50,
+      y: 60,
+      selector: `circle[data-month="${month}"]`,
       anchor: { selector: `circle[data-month="${month}"]`, quote, offsetX: 50, offsetY: 50, viewport: DESKTOP },
     },
   })
@@ -52,7 +71,10 @@ describe('threads', () => {
     const author = await openPage(browser, url, DESKTOP, pageErrors)
     await (await folioFrame(author)).locator(SEP).waitFor()
     await commentOn(author, SEP, 'September spike: the campaign?')
-    const [parent] = await eventually(async () => { const l = await comments(id); return l.length === 1 && l }, 'the comment')
+    const [parent] = await eventually(async () => {
+      const l = await comments(id)
+      return l.length === 1 && l
+    }, 'the comment')
 
     // Another viewer answers from the panel: no resolve or delete for them on someone else's comment.
     const other = await openPage(browser, url, PHONE, pageErrors)
@@ -125,7 +147,9 @@ describe('moderation and reactions on the page', () => {
     const id = await s.api.create('Sales dashboard', { 'index.html': dashboardPage() }, { status: 'published' })
     const bos = await pinnedByOther(id, 'Sep', 'Explain the spike')
     let list!: HeldList
-    const preview = await openPage(browser, `${s.api.url(sharePage, { id })}?preview`, DESKTOP, pageErrors, async (p) => { list = await holdFullList(p) })
+    const preview = await openPage(browser, `${s.api.url(sharePage, { id })}?preview`, DESKTOP, pageErrors, async (p) => {
+      list = await holdFullList(p)
+    })
     const empty = () => preview.locator('#comments-panel .empty').first().textContent()
     await expectPinOn(preview, bos.id, SEP)
     await expect.poll(() => list.served()).toBe(1) // the first full list (Bo's comment open) is on its way
@@ -206,31 +230,40 @@ describe('a link to one comment', () => {
     expect(answer.status).toBe(200)
     expect((await s.api.send(resolveComment, { params: { id }, body: { commentId: done.id, resolved: true } })).status).toBe(200)
 
-    for (const [linked, shown] of [[answer.body.comment.id, open.id], [done.id, done.id]] as const) {
+    for (const [linked, shown] of [
+      [answer.body.comment.id, open.id],
+      [done.id, done.id],
+    ] as const) {
       let list!: HeldList
-      const page = await openPage(browser, `${s.api.url(sharePage, { id })}?preview=1#comment=${encodeURIComponent(linked)}`, DESKTOP, pageErrors, async (p) => {
-        list = await holdFullList(p)
-        // The flash is brief (share.css .comment.flash): record it from the page's start, as it
-        // happens, so a busy machine's slow poll cannot miss it.
-        await p.addInitScript(() => {
-          const flashed: string[] = []
-          ;(window as unknown as { flashed: string[] }).flashed = flashed
-          // A flash is added to an item on screen, or carried onto the item of a list drawn anew
-          // before it is inserted: both are seen.
-          const seen = (el: Element) => {
-            for (const item of [el, ...el.querySelectorAll('.flash')]) {
-              const id = (item as HTMLElement).dataset?.id
-              if (item.classList.contains('flash') && id) flashed.push(id)
+      const page = await openPage(
+        browser,
+        `${s.api.url(sharePage, { id })}?preview=1#comment=${encodeURIComponent(linked)}`,
+        DESKTOP,
+        pageErrors,
+        async (p) => {
+          list = await holdFullList(p)
+          // The flash is brief (share.css .comment.flash): record it from the page's start, as it
+          // happens, so a busy machine's slow poll cannot miss it.
+          await p.addInitScript(() => {
+            const flashed: string[] = []
+            ;(window as unknown as { flashed: string[] }).flashed = flashed
+            // A flash is added to an item on screen, or carried onto the item of a list drawn anew
+            // before it is inserted: both are seen.
+            const seen = (el: Element) => {
+              for (const item of [el, ...el.querySelectorAll('.flash')]) {
+                const id = (item as HTMLElement).dataset?.id
+                if (item.classList.contains('flash') && id) flashed.push(id)
+              }
             }
-          }
-          new MutationObserver((changes) => {
-            for (const change of changes) {
-              if (change.type === 'attributes') seen(change.target as Element)
-              for (const node of change.addedNodes) if (node instanceof Element) seen(node)
-            }
-          }).observe(document, { subtree: true, attributes: true, attributeFilter: ['class'], childList: true })
-        })
-      })
+            new MutationObserver((changes) => {
+              for (const change of changes) {
+                if (change.type === 'attributes') seen(change.target as Element)
+                for (const node of change.addedNodes) if (node instanceof Element) seen(node)
+              }
+            }).observe(document, { subtree: true, attributes: true, attributeFilter: ['class'], childList: true })
+          })
+        },
+      )
       // The folio is on screen (the link is being followed) before the full list, which alone
       // holds the resolved comment, reaches the page.
       await expectPinOn(page, open.id, SEP)

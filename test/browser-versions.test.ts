@@ -6,7 +6,19 @@ import { sharePage } from '../src/api/viewer.js'
 import type { Comment } from '../src/domain/model.js'
 import { eventually, launchBrowser } from './helpers/browser.js'
 import { deck, documentPage } from './helpers/folio-fixtures.js'
-import { activeSlide, closePage, DESKTOP, expectPinHidden, expectPinOn, folioFrame, FULL_LIST, openPage, PHONE, pressInFolio, shot } from './helpers/share-page.js'
+import {
+  activeSlide,
+  closePage,
+  DESKTOP,
+  expectPinHidden,
+  expectPinOn,
+  folioFrame,
+  FULL_LIST,
+  openPage,
+  PHONE,
+  pressInFolio,
+  shot,
+} from './helpers/share-page.js'
 import { useServer } from './helpers/use-server.js'
 
 /**
@@ -33,11 +45,20 @@ async function pinOnCell(id: string): Promise<Comment> {
   const reply = await s.api.send(createComment, {
     params: { id },
     body: {
-      text: 'Is East really +31%?', versionId: 'v1', filename: 'index.html', x: 70, y: 50,
+      text: 'Is East really +31%?',
+      versionId: 'v1',
+      filename: 'index.html',
+      x: 70,
+      y: 50,
       selector: 'section:nth-of-type(3) > table > tbody > tr:nth-of-type(3) > td:nth-of-type(4)',
       anchor: {
         selector: 'body > main > section:nth-of-type(3) > table > tbody > tr:nth-of-type(3) > td:nth-of-type(4)',
-        quote: '+31%', offsetX: 20, offsetY: 50, hash: '#3', slide: 2, viewport: DESKTOP,
+        quote: '+31%',
+        offsetX: 20,
+        offsetY: 50,
+        hash: '#3',
+        slide: 2,
+        viewport: DESKTOP,
       },
     },
   })
@@ -54,7 +75,9 @@ describe('a new version', () => {
     await expect.poll(() => activeSlide(page)).toBe(3)
     await page.evaluate(() => ((window as unknown as { samePage: boolean }).samePage = true))
     await newVersion(id, deck().replace('<h2>Regional numbers</h2>', '<h2>Regional numbers, revised</h2>'))
-    await expect.poll(async () => (await folioFrame(page)).evaluate(() => document.querySelector('.slide.active h2')?.textContent), { timeout: 10_000 }).toBe('Regional numbers, revised')
+    await expect
+      .poll(async () => (await folioFrame(page)).evaluate(() => document.querySelector('.slide.active h2')?.textContent), { timeout: 10_000 })
+      .toBe('Regional numbers, revised')
     expect(await activeSlide(page)).toBe(3)
     expect(await (await folioFrame(page)).evaluate(() => location.hash)).toBe('#3')
     expect(await page.evaluate(() => (window as unknown as { samePage?: boolean }).samePage)).toBe(true)
@@ -70,7 +93,9 @@ describe('a new version', () => {
     await frame.evaluate(() => window.scrollTo(0, 2400))
     await expect.poll(() => frame.evaluate(() => Math.round(scrollY))).toBe(2400)
     await newVersion(id, documentPage().replace('Status report, October', 'Status report, November'))
-    await expect.poll(async () => (await folioFrame(page)).evaluate(() => document.querySelector('h1')?.textContent), { timeout: 10_000 }).toBe('Status report, November')
+    await expect
+      .poll(async () => (await folioFrame(page)).evaluate(() => document.querySelector('h1')?.textContent), { timeout: 10_000 })
+      .toBe('Status report, November')
     await expect.poll(async () => (await folioFrame(page)).evaluate(() => Math.round(scrollY))).toBe(2400)
     await closePage(page)
   })
@@ -85,7 +110,11 @@ describe('a new version', () => {
     await expectPinOn(page, onCell.id, v1Cell)
 
     // v2: a slide before it, and East's row first: the cell is on slide 4, row 1.
-    const rows = [['East', '0.7 M', '0.92 M', '+31%'], ['North', '1.2 M', '1.4 M', '+17%'], ['South', '0.9 M', '1.0 M', '+11%']]
+    const rows = [
+      ['East', '0.7 M', '0.92 M', '+31%'],
+      ['North', '1.2 M', '1.4 M', '+17%'],
+      ['South', '0.9 M', '1.0 M', '+11%'],
+    ]
     await newVersion(id, deck({ extraSlideBefore: 2, rows }))
     await eventually(async () => {
       const [c] = (await s.api.send(listComments, { params: { id } })).body as Comment[]
@@ -107,7 +136,9 @@ describe('a new version', () => {
       const [c] = (await s.api.send(listComments, { params: { id } })).body as Comment[]
       return c?.outdated === true
     }, 'the server to mark the pin outdated')
-    await expect.poll(async () => (await folioFrame(page)).evaluate(() => document.querySelector('folio-pins')?.getAttribute('data-pin-count')), { timeout: 10_000 }).toBe('0')
+    await expect
+      .poll(async () => (await folioFrame(page)).evaluate(() => document.querySelector('folio-pins')?.getAttribute('data-pin-count')), { timeout: 10_000 })
+      .toBe('0')
     // Outdated is what the full list says (the page's own list has only what is on the page).
     await expect.poll(() => page.locator('#comments-panel .thread.outdated').getAttribute('data-thread'), FULL_LIST).toBe(onCell.id)
     expect(await page.locator('button.count-button').getAttribute('aria-label')).toBe('1 comment: show list')

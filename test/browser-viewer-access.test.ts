@@ -50,7 +50,8 @@ describe('frame tokens in the share page', () => {
     // The expired page is the raw route's only HTML 404 (its body is gone once the frame moves on).
     page.on('response', (response) => {
       if (response.ok() && new URL(response.url()).pathname.endsWith(`/${id}/frame`)) renewals++
-      if (response.status() === 404 && response.url().includes('/v/') && response.headers()['content-type']?.startsWith('text/html')) expiredPages.push(response.url())
+      if (response.status() === 404 && response.url().includes('/v/') && response.headers()['content-type']?.startsWith('text/html'))
+        expiredPages.push(response.url())
     })
     await page.goto(s.api.url(sharePage, { id }))
     await page.locator('#access-key').fill('blue whale')
@@ -121,14 +122,22 @@ describe('the key gate on a slow link', () => {
   async function holdAnswers(page: Page) {
     const held: Array<() => Promise<void>> = []
     let sent = 0
-    await page.route((url) => url.pathname.endsWith('/public'), async (route) => {
-      if (route.request().method() !== 'POST') return route.fallback()
-      sent++
-      const response = await route.fetch()
-      // A request the page gave up on (a newer key replaced it) can no longer be answered.
-      held.push(() => route.fulfill({ response }).catch(() => {}))
-    })
-    return { sent: () => sent, release: async () => { for (const answer of held.splice(0)) await answer() } }
+    await page.route(
+      (url) => url.pathname.endsWith('/public'),
+      async (route) => {
+        if (route.request().method() !== 'POST') return route.fallback()
+        sent++
+        const response = await route.fetch()
+        // A request the page gave up on (a newer key replaced it) can no longer be answered.
+        held.push(() => route.fulfill({ response }).catch(() => {}))
+      },
+    )
+    return {
+      sent: () => sent,
+      release: async () => {
+        for (const answer of held.splice(0)) await answer()
+      },
+    }
   }
 
   it('never lets a late answer judge or clear a key typed after it was sent', async () => {
@@ -165,12 +174,15 @@ describe('the key gate on a slow link', () => {
     let first = true
     let releaseFirst!: () => void
     const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve))
-    await page.route((url) => url.pathname.endsWith('/public'), async (route) => {
-      if (route.request().method() !== 'POST' || !first) return route.fallback()
-      first = false
-      await firstHeld // the first answer never comes while the test watches
-      await route.abort().catch(() => {})
-    })
+    await page.route(
+      (url) => url.pathname.endsWith('/public'),
+      async (route) => {
+        if (route.request().method() !== 'POST' || !first) return route.fallback()
+        first = false
+        await firstHeld // the first answer never comes while the test watches
+        await route.abort().catch(() => {})
+      },
+    )
     await page.goto(s.api.url(sharePage, { id }))
     const field = page.locator('#access-key')
     await field.fill('red whale')

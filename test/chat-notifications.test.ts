@@ -13,8 +13,19 @@ import { useCloudServer } from './helpers/workspaces.js'
 function cloudServer(options: Parameters<typeof useCloudServer>[0] = {}) {
   const cloud = useCloudServer(options)
   return {
-    s: { get ts() { return cloud.ts }, get api() { return cloud.anonymous } },
-    auth: { get authorization() { return cloud.workspace.auth.authorization } },
+    s: {
+      get ts() {
+        return cloud.ts
+      },
+      get api() {
+        return cloud.anonymous
+      },
+    },
+    auth: {
+      get authorization() {
+        return cloud.workspace.auth.authorization
+      },
+    },
   }
 }
 
@@ -78,7 +89,10 @@ describe('Cloud: new comments are posted to the workspace’s chat webhooks', ()
 
   const configure = (integrations: Array<{ url: string; format?: string }>) => s.api.send(setIntegrations, { body: { integrations }, headers: auth })
   const folioWithKey = async () => {
-    const reply = await s.api.send(createFolio, { body: { title: 'Q3 <Board> deck', status: 'published', isPrivate: true, accessKey: 'hunter2-secret' }, headers: auth })
+    const reply = await s.api.send(createFolio, {
+      body: { title: 'Q3 <Board> deck', status: 'published', isPrivate: true, accessKey: 'hunter2-secret' },
+      headers: auth,
+    })
     return reply.body.project as { id: string; latestVersionId: string }
   }
   // The folio is private: the workspace key stands in for a viewer who proved the access key.
@@ -221,15 +235,20 @@ describe('Cloud: new comments are posted to the workspace’s chat webhooks', ()
 describe('webhooks into private networks, unless the operator allows them', () => {
   const { s, auth } = cloudServer()
 
-  it.each(['http://127.0.0.1:9/hook', 'http://localhost/hook', 'http://LOCALHOST./hook', 'http://[::1]/hook', 'http://10.1.2.3/x', 'http://169.254.169.254/latest', 'http://[::ffff:127.0.0.1]/x'])(
-    'refuses %s',
-    async (url) => {
-      const reply = await s.api.send(setIntegrations, { body: { integrations: [{ url }] }, headers: auth })
-      expect(reply.status).toBe(400)
-      expect(reply.body.error).toBe('INVALID_BODY')
-      expect(reply.body.message).toContain('FOLIO_WEBHOOKS_ALLOW_PRIVATE')
-    },
-  )
+  it.each([
+    'http://127.0.0.1:9/hook',
+    'http://localhost/hook',
+    'http://LOCALHOST./hook',
+    'http://[::1]/hook',
+    'http://10.1.2.3/x',
+    'http://169.254.169.254/latest',
+    'http://[::ffff:127.0.0.1]/x',
+  ])('refuses %s', async (url) => {
+    const reply = await s.api.send(setIntegrations, { body: { integrations: [{ url }] }, headers: auth })
+    expect(reply.status).toBe(400)
+    expect(reply.body.error).toBe('INVALID_BODY')
+    expect(reply.body.message).toContain('FOLIO_WEBHOOKS_ALLOW_PRIVATE')
+  })
 
   it('accepts a public address', async () => {
     const reply = await s.api.send(setIntegrations, { body: { integrations: [{ url: 'https://hooks.slack.com/services/T/B/c' }] }, headers: auth })
@@ -255,15 +274,33 @@ describe('OSS mode has no chat integrations (spec: Cloud mode)', () => {
 
 describe('the delivery-time address check', () => {
   it('refuses a name that resolves into a private network, whatever was checked when it was saved', async () => {
-    const error = await guardedFetch({ maxRedirects: 0 })('http://localhost:9/hook', { method: 'POST', body: '{}' }).then(() => undefined, (e: unknown) => e)
+    const error = await guardedFetch({ maxRedirects: 0 })('http://localhost:9/hook', { method: 'POST', body: '{}' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect(error).toBeInstanceOf(OutboundRefused)
     expect((error as Error).message).toContain('localhost is not a public address')
   })
 
   it.each([
-    ['127.0.0.1', true], ['10.0.0.1', true], ['172.31.255.255', true], ['192.168.1.1', true], ['169.254.169.254', true], ['100.64.0.1', true],
-    ['0.0.0.0', true], ['::1', true], ['::', true], ['fd00::1', true], ['fe80::1', true], ['::ffff:10.0.0.1', true], ['::ffff:7f00:1', true], ['::ffff:808:808', false],
-    ['8.8.8.8', false], ['172.32.0.1', false], ['1.1.1.1', false], ['2606:4700:4700::1111', false],
+    ['127.0.0.1', true],
+    ['10.0.0.1', true],
+    ['172.31.255.255', true],
+    ['192.168.1.1', true],
+    ['169.254.169.254', true],
+    ['100.64.0.1', true],
+    ['0.0.0.0', true],
+    ['::1', true],
+    ['::', true],
+    ['fd00::1', true],
+    ['fe80::1', true],
+    ['::ffff:10.0.0.1', true],
+    ['::ffff:7f00:1', true],
+    ['::ffff:808:808', false],
+    ['8.8.8.8', false],
+    ['172.32.0.1', false],
+    ['1.1.1.1', false],
+    ['2606:4700:4700::1111', false],
   ])('%s is private: %s', (address, expected) => {
     expect(isPublicAddress(address)).toBe(!expected)
   })

@@ -28,9 +28,13 @@ describe('folio admin', () => {
     const unknown = await runCli(['admin', 'workspace', 'members', '00000000-0000-0000-0000-000000000000', '--data', dataDir])
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toContain('No workspace 00000000-0000-0000-0000-000000000000')
-    expect((await runCli(['admin', 'workspace', 'members', workspace.id, '--data', dataDir, '--json'])).json()).toEqual([{ email: 'ann@acme.test', role: 'owner', joinedAt: expect.any(String) }])
+    expect((await runCli(['admin', 'workspace', 'members', workspace.id, '--data', dataDir, '--json'])).json()).toEqual([
+      { email: 'ann@acme.test', role: 'owner', joinedAt: expect.any(String) },
+    ])
     const usage = (await runCli(['admin', 'usage', '--data', dataDir, '--json'])).json()
-    expect(usage).toEqual([{ id: workspace.id, name: 'Acme', plan: 'team', storageBytes: 0, storageLimit: 100 * 1024 ** 3, aiMessagesThisMonth: null, aiMessagesLimit: 10_000 }])
+    expect(usage).toEqual([
+      { id: workspace.id, name: 'Acme', plan: 'team', storageBytes: 0, storageLimit: 100 * 1024 ** 3, aiMessagesThisMonth: null, aiMessagesLimit: 10_000 },
+    ])
 
     // The key made offline works once the server runs, on the plan set offline.
     const ts = await startTestServer({ mode: 'cloud', dataDir })
@@ -55,7 +59,9 @@ describe('folio admin', () => {
       await testApi(ts.url, { key: apiKey }).create('Sized', { 'index.html': 'x'.repeat(300) })
       expect((await runCli(['admin', 'workspace', 'plan', workspace.id, 'pro', '--data', ts.dataDir])).code).toBe(0)
       const usage = (await runCli(['admin', 'usage', workspace.id, '--data', ts.dataDir, '--json'])).json()
-      expect(usage).toEqual([{ id: workspace.id, name: 'Live', plan: 'pro', storageBytes: 300, storageLimit: 10 * 1024 ** 3, aiMessagesThisMonth: 0, aiMessagesLimit: 1000 }])
+      expect(usage).toEqual([
+        { id: workspace.id, name: 'Live', plan: 'pro', storageBytes: 300, storageLimit: 10 * 1024 ** 3, aiMessagesThisMonth: 0, aiMessagesLimit: 1000 },
+      ])
       expect((await runCli(['admin', 'workspace', 'list', '--data', ts.dataDir, '--json'])).json()).toHaveLength(1)
 
       // Without the token (or from the tunnel) the operator API does not exist.

@@ -29,8 +29,14 @@ describe('folio ai with the caller’s own model and key', () => {
       cmdlines.push((await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0').join(' '))
       return openaiText('- the plan')(res, rec)
     }
-    fake.reply(planWhileRunning, sseReply(openaiStreamFrames(answer('Bluer now.', { 'index.html': page('Own key', '<h1 style="color:blue">Own key</h1>') }), 25)))
-    const run = spawnCli(['--server', server.ts.url, 'ai', id, 'make', 'it', 'blue', '--model', 'openai:own-model', '--api-key-env', 'MY_PROVIDER_KEY', '--yes'], { MY_PROVIDER_KEY: PROVIDER_KEY })
+    fake.reply(
+      planWhileRunning,
+      sseReply(openaiStreamFrames(answer('Bluer now.', { 'index.html': page('Own key', '<h1 style="color:blue">Own key</h1>') }), 25)),
+    )
+    const run = spawnCli(
+      ['--server', server.ts.url, 'ai', id, 'make', 'it', 'blue', '--model', 'openai:own-model', '--api-key-env', 'MY_PROVIDER_KEY', '--yes'],
+      { MY_PROVIDER_KEY: PROVIDER_KEY },
+    )
     pid = run.child.pid!
     expect(await run.exited, run.stderr()).toBe(0)
     expect(run.lines.join('\n')).toContain('Committed v2 (index.html).')

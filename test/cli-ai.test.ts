@@ -39,7 +39,12 @@ describe('folio ai and folio create --prompt, against a server with a model', ()
     fake.reply(...planAndAnswer(answer('Greener.', { 'index.html': page('Json', '<h1 style="color:green">Json</h1>') })))
     const json = await cli('--json', 'ai', id, 'greener')
     expect(json.code, json.stderr).toBe(0)
-    expect(json.json()).toMatchObject({ explanation: 'Greener.', changedFiles: ['index.html'], committed: false, diff: expect.stringContaining('+<h1 style="color:green">Json</h1>') })
+    expect(json.json()).toMatchObject({
+      explanation: 'Greener.',
+      changedFiles: ['index.html'],
+      committed: false,
+      diff: expect.stringContaining('+<h1 style="color:green">Json</h1>'),
+    })
 
     fake.reply(...planAndAnswer(answer('Bluer.', { 'index.html': page('Json', '<h1 style="color:blue">Json</h1>') })))
     const asked = await cli('ai', id, 'bluer')
@@ -61,10 +66,15 @@ describe('folio ai and folio create --prompt, against a server with a model', ()
 
   it('says what the server refused: a provider failure ends the command with its message', async () => {
     const id = await server.api.create('Refused', { 'index.html': page('Refused') })
-    fake.reply(openaiText('- plan'), (res) => void res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Incorrect API key provided' } })))
+    fake.reply(
+      openaiText('- plan'),
+      (res) => void res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Incorrect API key provided' } })),
+    )
     const result = await cli('ai', id, 'anything', '--yes')
     expect(result.code).toBe(1)
-    expect(result.stderr).toContain('AI failed to generate HTML content. The AI provider (openai, model cli-model) refused the credentials (401): Incorrect API key provided')
+    expect(result.stderr).toContain(
+      'AI failed to generate HTML content. The AI provider (openai, model cli-model) refused the credentials (401): Incorrect API key provided',
+    )
   })
 })
 

@@ -232,7 +232,9 @@ describe('folio logout', () => {
     await runCli(['login', '--server', guarded.url, '--key', GUARD_KEY], env)
     const other = await runCli(['logout', '--server', open.url], env)
     expect(other.code).toBe(0)
-    expect(other.stdout).toContain(`No key saved for ${open.url}: the login profile (${join(env.FOLIO_CONFIG_DIR, 'profile.json')}) holds one for ${guarded.url} only`)
+    expect(other.stdout).toContain(
+      `No key saved for ${open.url}: the login profile (${join(env.FOLIO_CONFIG_DIR, 'profile.json')}) holds one for ${guarded.url} only`,
+    )
     expect(await profileOf(env)).toEqual({ server: guarded.url, key: GUARD_KEY })
 
     const out = await runCli(['logout', '--json'], env)

@@ -136,12 +136,16 @@ describe('folio create, list, versions, restore, open', () => {
     const unknown = await cli(['versions', 'nope1234'])
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toBe(`folio: No folio nope1234 on ${s.ts.url}; folio list shows the folios there.\n`)
-    for (const command of [['open', 'nope1234'], ['restore', 'nope1234', 'v1'], ['sync', 'nope1234', work]]) {
+    for (const command of [
+      ['open', 'nope1234'],
+      ['restore', 'nope1234', 'v1'],
+      ['sync', 'nope1234', work],
+    ]) {
       const result = await cli(command)
       expect(result.code).toBe(1)
       expect(result.stderr).toContain(`No folio nope1234 on ${s.ts.url}; folio list shows the folios there.`)
     }
-    const badRestore = await cli(['restore', (await s.api.create('R')), 'v9'])
+    const badRestore = await cli(['restore', await s.api.create('R'), 'v9'])
     expect(badRestore.code).toBe(1)
     expect(badRestore.stderr).toContain('v9 does not exist')
     const away = await runCli(['list', '--server', 'http://127.0.0.1:9'])
@@ -173,14 +177,17 @@ describe('folio create, list, versions, restore, open', () => {
 
   it('lists the environment it reads in --help', async () => {
     const { stdout } = await runCli(['--help'])
-    for (const name of ['FOLIO_URL', 'FOLIO_API_KEY', 'FOLIO_CONFIG_DIR', 'FOLIO_TUNNEL_HOST', 'BROWSER']) expect(stdout).toMatch(new RegExp(`^  ${name}\\s`, 'm'))
+    for (const name of ['FOLIO_URL', 'FOLIO_API_KEY', 'FOLIO_CONFIG_DIR', 'FOLIO_TUNNEL_HOST', 'BROWSER'])
+      expect(stdout).toMatch(new RegExp(`^  ${name}\\s`, 'm'))
   })
 
   it('exits quietly when the reader of its output goes away (folio status --json | true)', async () => {
     for (let i = 0; i < 5; i++) await s.api.create(`Pipe ${i}`)
     for (const args of ['status --json', 'list']) {
       const shell = await new Promise<{ stderr: string }>((resolve) =>
-        execFile('sh', ['-c', `"${process.execPath}" "${BIN}" ${args} --server ${s.ts.url} | true`], { env: cliEnv() }, (_error, _stdout, stderr) => resolve({ stderr })),
+        execFile('sh', ['-c', `"${process.execPath}" "${BIN}" ${args} --server ${s.ts.url} | true`], { env: cliEnv() }, (_error, _stdout, stderr) =>
+          resolve({ stderr }),
+        ),
       )
       expect(shell.stderr).toBe('')
     }
@@ -269,22 +276,46 @@ describe('folio tunnel', () => {
     try {
       const id = await testApi(first.url).create('Through', { 'index.html': '<h1>Through the named tunnel</h1>' }, { status: 'published' })
       // No scheme: a local name gets http://, like --server.
-      const started = await runCli(['--server', first.url, 'tunnel', 'start', '--tunnel-host', relay.url.replace('http://', ''), '--subdomain', 'q3-review', '--json'])
+      const started = await runCli([
+        '--server',
+        first.url,
+        'tunnel',
+        'start',
+        '--tunnel-host',
+        relay.url.replace('http://', ''),
+        '--subdomain',
+        'q3-review',
+        '--json',
+      ])
       expect(started.code, started.stderr).toBe(0)
       // A wall-less tunnel server: nothing is claimed about what viewers see.
-      expect(started.json()).toEqual({ success: true, url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), provider: 'localtunnel', viewerPassword: null, viewerNotice: null })
+      expect(started.json()).toEqual({
+        success: true,
+        url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+        provider: 'localtunnel',
+        viewerPassword: null,
+        viewerNotice: null,
+      })
       expect(relay.ids()).toEqual(['q3-review'])
       expect((await testApi(started.json().url).send(sharePage, { params: { id } })).text).toContain('Through')
       const again = await runCli(['--server', first.url, 'tunnel', 'start', '--subdomain', 'other-name'])
-      expect(again.stdout).toContain('A tunnel is already running through localtunnel (folio tunnel stop, then start, to change its provider, server or subdomain).')
+      expect(again.stdout).toContain(
+        'A tunnel is already running through localtunnel (folio tunnel stop, then start, to change its provider, server or subdomain).',
+      )
 
       // The name is taken: the tunnel server gives another, and the CLI says so.
       const taken = await runCli(['--server', second.url, 'tunnel', 'start', '--tunnel-host', relay.url, '--subdomain', 'q3-review'])
       expect(taken.code, taken.stderr).toBe(0)
-      expect(taken.stdout).toMatch(/^The tunnel server gave another address than the subdomain q3-review \(taken\?\)\.\nPublic URL: http:\/\/127\.0\.0\.1:\d+ \(localtunnel\)\n$/)
+      expect(taken.stdout).toMatch(
+        /^The tunnel server gave another address than the subdomain q3-review \(taken\?\)\.\nPublic URL: http:\/\/127\.0\.0\.1:\d+ \(localtunnel\)\n$/,
+      )
       expect(relay.ids()).toHaveLength(2)
 
-      for (const args of [['tunnel', 'stop', '--subdomain', 'q3-review'], ['tunnel', 'start', '--subdomain', 'No Spaces'], ['tunnel', 'start', '--tunnel-host', 'ftp://x']]) {
+      for (const args of [
+        ['tunnel', 'stop', '--subdomain', 'q3-review'],
+        ['tunnel', 'start', '--subdomain', 'No Spaces'],
+        ['tunnel', 'start', '--tunnel-host', 'ftp://x'],
+      ]) {
         const refused = await runCli(['--server', first.url, ...args])
         expect(refused.code, args.join(' ')).toBe(2)
       }
@@ -305,7 +336,9 @@ describe('folio tunnel', () => {
       expect(started.stderr).toContain("Check this machine's network connection")
       expect(started.stderr).toContain('--tunnel-host')
       expect(started.stderr).toContain('FOLIO_TUNNEL_HOST')
-      expectLogged(unreachableTunnelHost, ['folio: [tunnel] Tunnel failed to start: Could not reach the tunnel server http://127.0.0.1:9: connect ECONNREFUSED 127.0.0.1:9'])
+      expectLogged(unreachableTunnelHost, [
+        'folio: [tunnel] Tunnel failed to start: Could not reach the tunnel server http://127.0.0.1:9: connect ECONNREFUSED 127.0.0.1:9',
+      ])
     } finally {
       await closeClean(unreachableTunnelHost)
     }

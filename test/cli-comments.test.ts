@@ -79,7 +79,9 @@ describe('folio comments <id>', () => {
     expect((await commentOf(deck, c.kpi.id)).resolved).toBe(false)
 
     const deleted = await cli(['comments', deck, 'delete', c.earlier.id])
-    expect(deleted.stdout).toBe(`Deleted ${c.earlier.id} (Ann: “The cover feels empty”): viewers no longer see it. folio comments ${deck} restore ${c.earlier.id} brings it back.\n`)
+    expect(deleted.stdout).toBe(
+      `Deleted ${c.earlier.id} (Ann: “The cover feels empty”): viewers no longer see it. folio comments ${deck} restore ${c.earlier.id} brings it back.\n`,
+    )
     expect(await commentOf(deck, c.earlier.id)).toMatchObject({ deletedBy: 'owner', deletedAt: expect.any(String) })
     expect((await cli(['comments', deck, '--all'])).stdout).toMatch(new RegExp(`^${c.earlier.id}\\s+Ann\\s+v1\\s+deleted \\(you\\)`, 'm'))
 
@@ -96,7 +98,9 @@ describe('folio comments <id>', () => {
     const { deck, c } = await seedInbox(s.ts, s.api, { deck: 'Hard deck', doc: 'Hard doc' })
     const refused = await cli(['comments', deck, 'delete', c.deleted.id, '--hard'])
     expect(refused.code).toBe(2)
-    expect(refused.stderr).toBe(`folio: Nothing deleted: --hard removes ${c.deleted.id} for good, so confirm with --yes (or run it in a terminal to be asked).\n`)
+    expect(refused.stderr).toBe(
+      `folio: Nothing deleted: --hard removes ${c.deleted.id} for good, so confirm with --yes (or run it in a terminal to be asked).\n`,
+    )
     expect(await commentOf(deck, c.deleted.id)).toBeDefined()
     const gone = await cli(['comments', deck, 'delete', c.deleted.id, '--hard', '--yes', '--json'])
     expect(gone.json()).toEqual({ success: true, commentId: c.deleted.id, removed: true })
@@ -106,8 +110,15 @@ describe('folio comments <id>', () => {
   it(`asks before deleting for good in a real terminal (${backend})`, async () => {
     const { deck, c } = await seedInbox(s.ts, s.api, { deck: 'Asked deck', doc: 'Asked doc' })
     const env = { FOLIO_CONFIG_DIR: work, FOLIO_API_KEY: '', SERVICE_API_KEY: '', FOLIO_URL: '' }
-    for (const [answer, kept] of [['n', true], ['y', false]] as const) {
-      const terminal = await startTerminal([process.execPath, BIN, '--server', s.ts.url, 'comments', deck, 'delete', c.earlier.id, '--hard'], { cols: 140, rows: 10, env })
+    for (const [answer, kept] of [
+      ['n', true],
+      ['y', false],
+    ] as const) {
+      const terminal = await startTerminal([process.execPath, BIN, '--server', s.ts.url, 'comments', deck, 'delete', c.earlier.id, '--hard'], {
+        cols: 140,
+        rows: 10,
+        env,
+      })
       try {
         await waitForScreen(terminal, /for good\? This cannot be undone\. \[y\/N\]/, 'the question')
         expect(await terminal.screen()).toContain(`Delete ${c.earlier.id} (Ann: “The cover feels empty”) for good?`)
@@ -147,7 +158,9 @@ describe('folio comments <id>', () => {
     const hard = await cli(['comments', deck, 'delete', 'c_1234', '--hard', '--yes'])
     expect(hard.stderr).toContain('No comment c_1234 on folio')
     const noId = await cli(['comments', deck, 'resolve'])
-    expect(noId.stderr).toBe(`folio: folio comments ${deck} resolve needs the comment's id, e.g. folio comments ${deck} resolve c_1754550000000 (folio comments ${deck} --all lists them).\n`)
+    expect(noId.stderr).toBe(
+      `folio: folio comments ${deck} resolve needs the comment's id, e.g. folio comments ${deck} resolve c_1754550000000 (folio comments ${deck} --all lists them).\n`,
+    )
     const refused = await cli(['comments', deck, '--key', 'svc_live_wrong'])
     expect(refused.code).toBe(1)
     expect(refused.stderr).toMatch(/^folio: The key from --key was refused by http/)
@@ -161,7 +174,8 @@ describe('folio comments <id>', () => {
   it('--help explains the actions with examples', async () => {
     const help = await runCli(['comments', '--help'])
     expect(help.code).toBe(0)
-    for (const text of ['resolve', 'reopen', 'restore', '--hard', '--watch', '--open [commentId]', '--all', 'Examples:', 'outdated']) expect(help.stdout).toContain(text)
+    for (const text of ['resolve', 'reopen', 'restore', '--hard', '--watch', '--open [commentId]', '--all', 'Examples:', 'outdated'])
+      expect(help.stdout).toContain(text)
     expect((await runCli(['--help'])).stdout).toContain('folio comments <id>')
   })
 })
@@ -201,7 +215,9 @@ describe('folio comments <id> --watch', () => {
       expect(watch.lines[0]).toMatch(/^ID\s+AUTHOR/)
       expect(watch.lines.some((l) => l.startsWith(c.kpi.id))).toBe(true)
       const reply = await viewerComment(s.ts, deck, { text: 'Source added', author: 'Ivy', versionId: 'v2', parentId: c.kpi.id })
-      expect(await watch.waitForLine((l) => l.includes(reply.id))).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d  Ivy replied to Bo: Source added  \\(${reply.id}\\)$`))
+      expect(await watch.waitForLine((l) => l.includes(reply.id))).toMatch(
+        new RegExp(`^\\d\\d:\\d\\d:\\d\\d  Ivy replied to Bo: Source added  \\(${reply.id}\\)$`),
+      )
       const fresh = await viewerComment(s.ts, deck, { text: 'Nice deck', author: 'Jo', versionId: 'v2' })
       expect(await watch.waitForLine((l) => l.includes(fresh.id))).toMatch(/^\d\d:\d\d:\d\d {2}Jo on v2: Nice deck {2}\(c_\d+\)$/)
       await s.api.send(deleteFolio, { params: { id: deck } })
@@ -223,8 +239,14 @@ describe('folio comments <id> --watch', () => {
         // Killed, not stopped: a graceful stop waits up to 15 s for open streams like this one.
         await killHard(server.child)
         server = await spawnServer(dataDir, ['--port', new URL(server.url).port])
-        const reply = await testApi(server.url).send(createComment, { params: { id }, body: { text: 'Said while you were away', versionId: 'v1', filename: 'index.html' } })
-        expect(JSON.parse(await watch.waitForLine((l) => l.includes(reply.body.comment.id)))).toMatchObject({ event: 'comment', comment: { text: 'Said while you were away' } })
+        const reply = await testApi(server.url).send(createComment, {
+          params: { id },
+          body: { text: 'Said while you were away', versionId: 'v1', filename: 'index.html' },
+        })
+        expect(JSON.parse(await watch.waitForLine((l) => l.includes(reply.body.comment.id)))).toMatchObject({
+          event: 'comment',
+          comment: { text: 'Said while you were away' },
+        })
         expect(watch.stderr()).toMatch(/^folio: Lost the live stream from http:\/\/127\.0\.0\.1:\d+ \(.+\); reconnecting…\n$/)
         watch.child.kill('SIGINT')
         expect(await watch.exited).toBe(0)

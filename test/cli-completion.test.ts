@@ -30,7 +30,9 @@ afterAll(async () => {
 async function bashComplete(words: string[], env: Record<string, string> = {}): Promise<string[]> {
   const quoted = ['folio', ...words].map((w) => `'${w.replace(/'/g, `'\\''`)}'`).join(' ')
   const script = `source '${bashScript}'\nCOMP_WORDS=(${quoted})\nCOMP_CWORD=${words.length}\n_folio_complete\nprintf '%s\\n' "\${COMPREPLY[@]}"`
-  const { stdout } = await run('bash', ['--norc', '--noprofile', '-c', script], { env: cliEnv({ PATH: `${work}:${process.env.PATH}`, FOLIO_URL: s.ts.url, ...env }) })
+  const { stdout } = await run('bash', ['--norc', '--noprofile', '-c', script], {
+    env: cliEnv({ PATH: `${work}:${process.env.PATH}`, FOLIO_URL: s.ts.url, ...env }),
+  })
   return stdout.split('\n').filter(Boolean)
 }
 
@@ -45,7 +47,11 @@ describe('folio completion', () => {
     expect((await runCli(['completion', 'tcsh'])).code).toBe(2)
     expect((await runCli(['completion'])).code).toBe(2)
     const help = await runCli(['completion', '--help'])
-    for (const line of ['folio completion bash > ~/.local/share/bash-completion/completions/folio', 'folio completion zsh > "${fpath[1]}/_folio"', 'folio completion fish > ~/.config/fish/completions/folio.fish']) {
+    for (const line of [
+      'folio completion bash > ~/.local/share/bash-completion/completions/folio',
+      'folio completion zsh > "${fpath[1]}/_folio"',
+      'folio completion fish > ~/.config/fish/completions/folio.fish',
+    ]) {
       expect(help.stdout).toContain(line)
     }
     expect((await runCli(['--help'])).stdout).toContain('folio completion --help')
@@ -86,7 +92,9 @@ describe('folio completion', () => {
     expect(fish.stdout.split('\n')).toContain(`${id}\tDescribed: yes`)
     const zsh = await runCli(['__complete', 'zsh', '--', 'versions', ''], { FOLIO_URL: s.ts.url })
     expect(zsh.stdout.split('\n')).toContain(`${id}:Described: yes`)
-    expect((await runCli(['__complete', 'zsh', '--', 'wh'])).stdout).toBe('whoami:which server and key the commands use, where each comes from, and whether the s…\n')
+    expect((await runCli(['__complete', 'zsh', '--', 'wh'])).stdout).toBe(
+      'whoami:which server and key the commands use, where each comes from, and whether the s…\n',
+    )
     expect((await runCli(['__complete', 'fish', '--', 'create', '--mode', 'sp'])).stdout).toBe('spreadsheet\n')
   })
 })

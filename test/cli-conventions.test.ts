@@ -55,20 +55,35 @@ describe('with --json an error is JSON on stdout', () => {
     expect(bare.stderr).toContain('Usage: folio')
   })
 
-  it("for what the server refused: its own error string, and our sentence with the next step", async () => {
-    expectJsonFailure(await cli(['versions', 'nope1234', '--json']), 1, 'Project not found.', `No folio nope1234 on ${s.ts.url}; folio list shows the folios there.`)
+  it('for what the server refused: its own error string, and our sentence with the next step', async () => {
+    expectJsonFailure(
+      await cli(['versions', 'nope1234', '--json']),
+      1,
+      'Project not found.',
+      `No folio nope1234 on ${s.ts.url}; folio list shows the folios there.`,
+    )
     const id = await s.api.create('Restore me')
     expectJsonFailure(await cli(['restore', id, 'v9', '--json']), 1, 'VERSION_NOT_FOUND', /v9 does not exist/)
   })
 
   it('for a server that cannot be reached, a bad server URL and a bad log level', async () => {
-    expectJsonFailure(await runCli(['list', '--json', '--server', 'http://127.0.0.1:9']), 1, 'server_unreachable', /Cannot reach the folio server at http:\/\/127\.0\.0\.1:9/)
+    expectJsonFailure(
+      await runCli(['list', '--json', '--server', 'http://127.0.0.1:9']),
+      1,
+      'server_unreachable',
+      /Cannot reach the folio server at http:\/\/127\.0\.0\.1:9/,
+    )
     expectJsonFailure(await runCli(['list', '--json'], { FOLIO_URL: 'ftp://example.com' }), 2, 'usage', /FOLIO_URL must be an http\(s\) URL/)
     expectJsonFailure(await runCli(['list', '--json', '--server', s.ts.url], { FOLIO_LOG_LEVEL: 'loud' }), 2, 'usage', /FOLIO_LOG_LEVEL must be one of/)
   })
 
   it('whatever the log level: the error is the result', async () => {
-    expectJsonFailure(await runCli(['list', '--json', '--server', 'http://127.0.0.1:9'], { FOLIO_LOG_LEVEL: 'silent' }), 1, 'server_unreachable', /Cannot reach/)
+    expectJsonFailure(
+      await runCli(['list', '--json', '--server', 'http://127.0.0.1:9'], { FOLIO_LOG_LEVEL: 'silent' }),
+      1,
+      'server_unreachable',
+      /Cannot reach/,
+    )
   })
 
   it('while text mode keeps its one line on stderr and an empty stdout', async () => {

@@ -51,9 +51,16 @@ describe('folio create takes what it was not given from the page', () => {
     expect(charts.code, charts.stderr).toBe(0)
     // The human text says what it picked and how to change it.
     expect(charts.stdout).toContain('Title: “Growth dashboard”, mode dashboard (title and mode from the page; folio set changes them)')
-    const report = await site('report', { 'index.html': '<!doctype html><title>Incident report &amp; actions</title><h1>Incident</h1><p>On Monday the service was down for an hour.</p><table><tr><td>Start</td><td>09:00</td></tr></table>' })
+    const report = await site('report', {
+      'index.html':
+        '<!doctype html><title>Incident report &amp; actions</title><h1>Incident</h1><p>On Monday the service was down for an hour.</p><table><tr><td>Start</td><td>09:00</td></tr></table>',
+    })
     const id = (await cli(['create', '--dir', report, '--json'])).json().id
-    expect(await folio(id)).toMatchObject({ title: 'Incident report & actions', description: 'On Monday the service was down for an hour.', projectMode: 'document' })
+    expect(await folio(id)).toMatchObject({
+      title: 'Incident report & actions',
+      description: 'On Monday the service was down for an hour.',
+      projectMode: 'document',
+    })
   })
 
   it('what is given wins; a page without a title or heading is named after its folder or file', async () => {
@@ -76,7 +83,10 @@ describe('folio create --dir in a linked folder', () => {
     const { id } = first.json()
     const before = await folioCount()
 
-    for (const from of [['--dir', '.'], ['--dir', join(dir, 'sub')]]) {
+    for (const from of [
+      ['--dir', '.'],
+      ['--dir', join(dir, 'sub')],
+    ]) {
       if (from[1] !== '.') await mkdir(join(dir, 'sub'), { recursive: true }).then(() => writeFile(join(dir, 'sub', 'index.html'), '<p>sub</p>'))
       const again = await cli(['create', ...from, '--publish'], dir)
       expect(again.code, from.join(' ')).toBe(2)
@@ -86,7 +96,10 @@ describe('folio create --dir in a linked folder', () => {
       expect(again.stderr).toContain('--new')
       expect(again.stderr).toContain('Nothing was created.')
     }
-    expect((await cli(['create', '--dir', dir, '--json'])).json()).toMatchObject({ error: 'usage', message: expect.stringContaining(`${dir} is already linked to folio ${id}`) })
+    expect((await cli(['create', '--dir', dir, '--json'])).json()).toMatchObject({
+      error: 'usage',
+      message: expect.stringContaining(`${dir} is already linked to folio ${id}`),
+    })
     expect(await folioCount()).toBe(before)
     expect(await linkOf(dir)).toEqual({ server: s.ts.url, id })
 

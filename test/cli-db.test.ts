@@ -23,7 +23,9 @@ describe('folio db', () => {
   it('status on a new database: nothing applied, every step pending; --json for scripts', async () => {
     const human = await runCli(['db', 'status', '--database', db.url])
     expect(human.code).toBe(0)
-    expect(human.stdout).toBe(`${where()}: not current\nPending (folio db migrate applies them):\n${MIGRATIONS.map((m) => `  ${m.id}  ${m.name}`).join('\n')}\n`)
+    expect(human.stdout).toBe(
+      `${where()}: not current\nPending (folio db migrate applies them):\n${MIGRATIONS.map((m) => `  ${m.id}  ${m.name}`).join('\n')}\n`,
+    )
     const json = await runCli(['db', 'status', '--json'], { FOLIO_DATABASE_URL: db.url })
     expect(json.code).toBe(0)
     expect(json.json()).toEqual({ applied: [], pending: MIGRATIONS.map(({ id, name }) => ({ id, name })), unknown: [], changed: [], current: false })
@@ -48,7 +50,10 @@ describe('folio db', () => {
 
   it('a --database that is not a URL fails saying what one looks like', async () => {
     const result = await runCli(['db', 'status', '--database', 'db.example.com'])
-    expect([result.code, result.stderr.trim()]).toEqual([1, 'folio: Cannot use the database: the database URL is not a URL: use postgres://user:password@host:5432/database'])
+    expect([result.code, result.stderr.trim()]).toEqual([
+      1,
+      'folio: Cannot use the database: the database URL is not a URL: use postgres://user:password@host:5432/database',
+    ])
   })
 
   it('a database it cannot reach fails with the address and the reason, never the password', async () => {
@@ -61,7 +66,9 @@ describe('folio db', () => {
   it('serve --database says what is wrong with the database before it listens, never the password', async () => {
     const notUrl = await runCli(['serve', '--port', '0', '--database', 'db.example.com'])
     expect(notUrl.code).toBe(2)
-    expect(notUrl.stderr).toContain('The database URL is not a postgres:// URL: give --database postgres://user:password@host:5432/database (or FOLIO_DATABASE_URL).')
+    expect(notUrl.stderr).toContain(
+      'The database URL is not a postgres:// URL: give --database postgres://user:password@host:5432/database (or FOLIO_DATABASE_URL).',
+    )
     const instanceDir = await mkdtemp(join(tmpdir(), 'folio-cli-db-'))
     const unreachable = await runCli(['serve', '--port', '0', '--data', instanceDir, '--database', 'postgres://folio:s3cret-pw@127.0.0.1:1/folio'])
     await rm(instanceDir, { recursive: true, force: true })

@@ -64,7 +64,10 @@ describe('folio create --dir links the folder', () => {
     expect((await cli(['set', '--title', 'Renamed', '--json'], dir)).json()).toMatchObject({ project: { id, title: 'Renamed' } })
     expect((await cli(['open', '--json'], dir)).json()).toEqual({ url: `${s.ts.url}/share/${id}`, opened: false })
     expect((await cli(['comments', '--json'], dir)).json()).toEqual([])
-    expect((await cli(['comments', 'resolve', 'c_1', '--json'], dir)).json()).toMatchObject({ error: 'Comment not found', message: expect.stringContaining(`No comment c_1 on folio ${id}`) })
+    expect((await cli(['comments', 'resolve', 'c_1', '--json'], dir)).json()).toMatchObject({
+      error: 'Comment not found',
+      message: expect.stringContaining(`No comment c_1 on folio ${id}`),
+    })
     await writeFile(join(work, 'logo.png'), tinyPng())
     expect((await cli(['upload', join(work, 'logo.png'), '--to', 'img', '--json'], dir)).json()).toMatchObject({ success: true, path: 'img/logo.png' })
     expect((await cli(['restore', 'v1', '--json'], dir)).json()).toEqual({ id, restored: 'v1', versionId: 'v4' })
@@ -140,7 +143,9 @@ describe('when the link cannot be used', () => {
     for (const args of [['versions'], ['sync'], ['publish'], ['comments']]) {
       const result = await cli(args, plain)
       expect(result.code, args.join(' ')).toBe(2)
-      expect(result.stderr).toContain(`No folio id given, and ${plain} is not in a linked folder: pass the id (folio list shows them), or link the folder with folio sync <id> <folder>.`)
+      expect(result.stderr).toContain(
+        `No folio id given, and ${plain} is not in a linked folder: pass the id (folio list shows them), or link the folder with folio sync <id> <folder>.`,
+      )
     }
     const id = await s.api.create('Id only')
     expect((await cli(['sync', id], plain)).stderr).toContain(`folio sync ${id} needs the folder to push: folio sync ${id} <folder>`)

@@ -70,7 +70,11 @@ describe('the log level', () => {
   })
 
   it('--verbose adds a line per request; so does FOLIO_LOG_LEVEL=debug, by name or number', async () => {
-    for (const [args, env] of [[['--verbose'], {}], [[], { FOLIO_LOG_LEVEL: 'debug' }], [[], { FOLIO_LOG_LEVEL: '4' }]] as const) {
+    for (const [args, env] of [
+      [['--verbose'], {}],
+      [[], { FOLIO_LOG_LEVEL: 'debug' }],
+      [[], { FOLIO_LOG_LEVEL: '4' }],
+    ] as const) {
       const { stderr } = await serveOnce([...args], env)
       expect(stderr).toMatch(REQUEST_LINE)
       expect(stderr).toContain('Stopped.')

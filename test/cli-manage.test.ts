@@ -63,7 +63,10 @@ describe('folio set', () => {
     expect(await folio(id)).toMatchObject({ title: 'After', description: 'kept', allowComments: false, projectMode: 'deck', isPrivate: false })
 
     const moded = await cli(['set', id, '--mode', 'document', '--moderation', 'owner-and-author', '--comments', 'on', '--json'])
-    expect(moded.json()).toMatchObject({ success: true, project: { id, projectMode: 'document', commentModeration: 'owner-and-author', allowComments: true, title: 'After' } })
+    expect(moded.json()).toMatchObject({
+      success: true,
+      project: { id, projectMode: 'document', commentModeration: 'owner-and-author', allowComments: true, title: 'After' },
+    })
   })
 
   it('--private without a key makes one and prints it; --access-key sets the one given; --public takes it away', async () => {
@@ -90,7 +93,7 @@ describe('folio set', () => {
       [['set', id], 'Nothing to change'],
       [['set', id, '--private', '--public'], "option '--private' cannot be used with option '--public'"],
       [['set', id, '--public', '--access-key', 'x'], 'cannot be used with'],
-      [['set', id, '--mode', 'poster'], "Allowed choices are deck, document"],
+      [['set', id, '--mode', 'poster'], 'Allowed choices are deck, document'],
       [['set', id, '--comments', 'maybe'], 'Allowed choices are on, off'],
     ] as const) {
       const result = await cli([...args])
@@ -125,11 +128,16 @@ describe('folio rm', () => {
   it(`asks first in a real terminal, naming what goes (${backend})`, async () => {
     const id = await s.api.create('Asked about')
     const env = { FOLIO_CONFIG_DIR: work, FOLIO_API_KEY: '', SERVICE_API_KEY: '', FOLIO_URL: '' }
-    for (const [answer, kept] of [['n', true], ['yes', false]] as const) {
+    for (const [answer, kept] of [
+      ['n', true],
+      ['yes', false],
+    ] as const) {
       const terminal = await startTerminal([process.execPath, BIN, '--server', s.ts.url, 'rm', id], { cols: 200, rows: 10, env })
       try {
         await waitForScreen(terminal, /\[y\/N\]/, 'the question')
-        expect(await terminal.screen()).toContain(`Delete folio ${id} “Asked about” (draft, 1 version(s), 0 comment(s)) for good, with its share page and analytics? [y/N]`)
+        expect(await terminal.screen()).toContain(
+          `Delete folio ${id} “Asked about” (draft, 1 version(s), 0 comment(s)) for good, with its share page and analytics? [y/N]`,
+        )
         await terminal.send(`${answer}\r`)
         expect(await waitForExit(terminal)).toBe(0)
         if (kept) expect(await terminal.screen()).toContain('Nothing deleted.')

@@ -13,7 +13,12 @@ import { dataOf, textOf } from './helpers/mcp-answers.js'
 
 /** `folio mcp` as an agent runs it: the built CLI, spoken to by the SDK's stdio client. */
 async function folioMcp(env: Record<string, string>, args: string[] = []) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', ...args], env: cliEnv(env) as Record<string, string>, stderr: 'pipe' })
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', ...args],
+    env: cliEnv(env) as Record<string, string>,
+    stderr: 'pipe',
+  })
   let stderr = ''
   transport.stderr?.on('data', (chunk) => (stderr += chunk))
   const client = new Client({ name: 'folio-test', version: '1.0.0' })
@@ -63,7 +68,10 @@ describe('folio mcp against an OSS server on this machine', () => {
     )
     const [code] = await once(child, 'exit')
     expect(code).toBe(0)
-    const answers = stdout.trim().split('\n').map((line) => JSON.parse(line))
+    const answers = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     expect(answers.map((a) => a.id).sort()).toEqual([1, 2])
     expect(answers.find((a) => a.id === 1).result.tools.length).toBeGreaterThan(10)
     expect(dataOf(answers.find((a) => a.id === 2).result).title).toBe('Piped')

@@ -26,16 +26,30 @@ afterAll(() => rm(work, { recursive: true, force: true }))
 /** A 1×1 PNG: binary files travel as data URLs in the files API and must land as bytes. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
 const cli = (args: string[], cwd?: string) => runCli([...args, '--server', s.ts.url], config(), cwd ? { cwd } : {})
-const latest = async (id: string): Promise<Record<string, string>> => (await s.api.send(getFolio, { params: { id }, query: { files: 'latest' } })).body.versions.at(-1).files
+const latest = async (id: string): Promise<Record<string, string>> =>
+  (await s.api.send(getFolio, { params: { id }, query: { files: 'latest' } })).body.versions.at(-1).files
 const put = (id: string, files: Record<string, string>) => s.api.send(updateFolio, { params: { id }, body: { files } })
 
 describe('folio pull', () => {
   it('writes the latest files into a new folder, byte for byte, and links it', async () => {
-    const id = await s.api.create('Pulled', { 'index.html': '<h1>home</h1>', 'css/site.css': 'h1{}', 'logo.png': `data:image/png;base64,${PNG.toString('base64')}` })
+    const id = await s.api.create('Pulled', {
+      'index.html': '<h1>home</h1>',
+      'css/site.css': 'h1{}',
+      'logo.png': `data:image/png;base64,${PNG.toString('base64')}`,
+    })
     const dir = join(work, 'fresh')
     const pulled = await cli(['pull', id, dir, '--json'])
     expect(pulled.code).toBe(0)
-    expect(pulled.json()).toEqual({ event: 'pulled', id, dir, versionId: 'v1', latestVersionId: 'v1', written: ['css/site.css', 'index.html', 'logo.png'], removed: [], kept: [] })
+    expect(pulled.json()).toEqual({
+      event: 'pulled',
+      id,
+      dir,
+      versionId: 'v1',
+      latestVersionId: 'v1',
+      written: ['css/site.css', 'index.html', 'logo.png'],
+      removed: [],
+      kept: [],
+    })
     expect(await readFile(join(dir, 'index.html'), 'utf8')).toBe('<h1>home</h1>')
     expect(await readFile(join(dir, 'css/site.css'), 'utf8')).toBe('h1{}')
     expect(await readFile(join(dir, 'logo.png'))).toEqual(PNG)
@@ -92,7 +106,9 @@ describe('folio pull', () => {
     // A one-off sync refuses too: both sides changed index.html.
     const sync = await cli(['sync'], dir)
     expect(sync.code).toBe(1)
-    expect(sync.stderr).toMatch(/v5 was made elsewhere .* while this folder has changes not pushed: nothing was pushed\. Changed on both sides: index\.html\. Changed only in v5: more\.html\./)
+    expect(sync.stderr).toMatch(
+      /v5 was made elsewhere .* while this folder has changes not pushed: nothing was pushed\. Changed on both sides: index\.html\. Changed only in v5: more\.html\./,
+    )
 
     // --force takes the folio's files.
     const forced = await cli(['pull', '--force', '--json'], dir)
@@ -139,7 +155,10 @@ describe('folio restore in a linked folder', () => {
 
     const restored = await cli(['restore', 'v1', '--pull', '--json'], dir)
     expect(restored.code).toBe(0)
-    const [result, pull] = restored.stdout.trim().split('\n').map((line) => JSON.parse(line))
+    const [result, pull] = restored.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     expect(result).toEqual({ id, restored: 'v1', versionId: 'v3' })
     expect(pull).toMatchObject({ event: 'pulled', versionId: 'v3', written: ['b.css'], removed: [{ path: 'c.js', inVersion: 'v2' }], kept: [] })
     expect(await readFile(join(dir, 'b.css'), 'utf8')).toBe('b{}')

@@ -99,7 +99,10 @@ describe('folio serve', () => {
     await new Promise((r) => probe.close(r))
     const dataDir = await makeDataDir()
     dirs.push(dataDir)
-    const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, PORT: String(port), FOLIO_DATA: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [BIN, 'serve'], {
+      env: { ...process.env, PORT: String(port), FOLIO_DATA: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     children.push({ url: '', child, output: () => '', stderr: () => '' })
     let out = ''
     let err = ''
@@ -200,7 +203,9 @@ describe('folio serve: the banner', () => {
     // With no folder or file to name it after, a title is asked for.
     const untitled = await folio(['create', '--server', server.url])
     expect(untitled.code).not.toBe(0)
-    expect(untitled.stderr).toBe('folio: Give the folio a title, e.g. folio create "Q3 review", or --dir/--html to take its page’s title (else the folder’s or file’s name).\n')
+    expect(untitled.stderr).toBe(
+      'folio: Give the folio a title, e.g. folio create "Q3 review", or --dir/--html to take its page’s title (else the folder’s or file’s name).\n',
+    )
     expect(await server.stop()).toBe(0)
   })
 
@@ -214,7 +219,9 @@ describe('folio serve: the banner', () => {
     expect(stdout).toContain('network addresses need the API key: folio keys show prints it')
     // No QR code without a terminal (test/serve-terminal.test.ts shows one in tmux).
     expect(stdout).not.toMatch(/[▀▄█]/)
-    expect(run.stderr()).toBe('folio: listening on 0.0.0.0: other machines can reach this server. Network addresses need the API key (folio keys show prints it).\n')
+    expect(run.stderr()).toBe(
+      'folio: listening on 0.0.0.0: other machines can reach this server. Network addresses need the API key (folio keys show prints it).\n',
+    )
     // As the warning says: another machine (here, this one's network address) needs the key.
     expect((await testApi(`http://${addresses[0]}:${port}`).send(listFolios)).status).toBe(401)
     expect((await testApi(`http://127.0.0.1:${port}`).send(listFolios)).status).toBe(200)
@@ -290,6 +297,10 @@ describe('folio serve: the port', () => {
     expect(code).toBe(1)
     expect(stdout).toBe('')
     // The port it suggests instead is one that was free when it looked (test/serve-next-steps.test.ts).
-    expect(stderr).toMatch(new RegExp(`^folio: Port ${port} is already in use\\. Stop the other server or start this one with --port \\d+ \\(free just now\\), or --port 0 for any free port\\.\n$`))
+    expect(stderr).toMatch(
+      new RegExp(
+        `^folio: Port ${port} is already in use\\. Stop the other server or start this one with --port \\d+ \\(free just now\\), or --port 0 for any free port\\.\n$`,
+      ),
+    )
   })
 })

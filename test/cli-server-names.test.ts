@@ -59,7 +59,11 @@ describe('a linked folder and a login that name one server differently', () => {
     const versions = await runCli(['versions', '--json'], env, { cwd: dir })
     expect(versions.code, versions.stderr).toBe(0)
     expect(versions.json().map((v: { versionId: string }) => v.versionId)).toEqual(['v1', 'v2'])
-    expect((await runCli(['whoami', '--json'], env, { cwd: dir })).json()).toMatchObject({ server: `http://localhost:${port}`, serverSource: 'profile', key: 'accepted' })
+    expect((await runCli(['whoami', '--json'], env, { cwd: dir })).json()).toMatchObject({
+      server: `http://localhost:${port}`,
+      serverSource: 'profile',
+      key: 'accepted',
+    })
   })
 
   it('and the other way round: linked as localhost, logged in as 127.0.0.1', async () => {
@@ -131,7 +135,10 @@ async function recorder(): Promise<{ url: string; port: string; seen: Array<{ ho
 describe('where a saved key may go', () => {
   const alias = pathToFileURL(fileURLToPath(new URL('./helpers/dns-alias.mjs', import.meta.url))).href
   // evil.example reaches the recorder on this machine, as a DNS name that is not localhost may.
-  const viaDns = { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${alias}`.trim(), FOLIO_TEST_DNS_ALIASES: JSON.stringify({ 'evil.example': '127.0.0.1' }) }
+  const viaDns = {
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${alias}`.trim(),
+    FOLIO_TEST_DNS_ALIASES: JSON.stringify({ 'evil.example': '127.0.0.1' }),
+  }
 
   it('goes to its server by another name, never to another port or a host that is not this machine', async () => {
     const home = await recorder()

@@ -13,7 +13,8 @@ describe('folio status (snapshot)', () => {
     const quiet = await api.create('Quiet deck', undefined, { status: 'published' })
     const older = await api.create('Older deck', undefined, { status: 'published' })
     const newer = await api.create('Newer deck', undefined, { status: 'published' })
-    const comment = (id: string, text: string) => api.send(createComment, { params: { id }, body: { text, versionId: 'v1', filename: 'index.html', author: 'Ann' } })
+    const comment = (id: string, text: string) =>
+      api.send(createComment, { params: { id }, body: { text, versionId: 'v1', filename: 'index.html', author: 'Ann' } })
     for (const text of ['o1', 'o2']) await comment(older, text)
     for (const text of ['n1', 'n2', 'n3', 'n4']) await comment(newer, text)
 

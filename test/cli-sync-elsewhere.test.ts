@@ -91,8 +91,18 @@ describe('a version made elsewhere while sync --watch runs', () => {
     )
     expect(await latest(id)).toEqual({ 'index.html': '<h1>home</h1>', 'about.html': '<h1>about</h1>', 'blog.html': '<h1>blog</h1>' })
     const pull = await runCli(['pull', id, dir, '--json', '--server', s.ts.url], config())
-    expect(pull.json()).toMatchObject({ event: 'pulled', versionId: 'v6', written: ['blog.html', 'index.html'], removed: [{ path: 'contact.html', inVersion: 'v5' }], kept: [] })
-    expect((await runCli(['sync', id, dir, '--json', '--server', s.ts.url], config())).json()).toMatchObject({ event: 'synced', versionId: 'v6', changed: false })
+    expect(pull.json()).toMatchObject({
+      event: 'pulled',
+      versionId: 'v6',
+      written: ['blog.html', 'index.html'],
+      removed: [{ path: 'contact.html', inVersion: 'v5' }],
+      kept: [],
+    })
+    expect((await runCli(['sync', id, dir, '--json', '--server', s.ts.url], config())).json()).toMatchObject({
+      event: 'synced',
+      versionId: 'v6',
+      changed: false,
+    })
   })
 
   it('keeps what came from elsewhere, and says so truthfully, when a forced sync makes the folder win', async () => {

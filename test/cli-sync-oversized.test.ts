@@ -48,7 +48,11 @@ describe('sync --watch and files too big for one push', () => {
     await writeFile(join(dir, 'video.mp4'), randomBytes(21 * MB))
     await writeFile(join(dir, 'index.html'), '<h1>two</h1>')
     let pushed = parse(await run.waitForLine((l) => synced(l) && parse(l).notPushed.length > 0, 30_000, mark))
-    expect(pushed).toMatchObject({ versionId: 'v3', paths: ['index.html'], notPushed: [{ path: 'video.mp4', problem: 'too-big', size: 21 * MB, limit: 20 * MB }] })
+    expect(pushed).toMatchObject({
+      versionId: 'v3',
+      paths: ['index.html'],
+      notPushed: [{ path: 'video.mp4', problem: 'too-big', size: 21 * MB, limit: 20 * MB }],
+    })
     expect(pushed.notPushed[0].message).toMatch(
       /^video\.mp4 \(21\.0 MB, over 20\.0 MB by itself\) is too big for one push \(it comes to 28\.\d MB even gzipped\): a push carries at most 20\.0 MB \(32\.0 MB once its gzip is expanded\)\. To get it in, make it smaller, or leave it out with \.folioignore\.$/,
     )
@@ -60,7 +64,9 @@ describe('sync --watch and files too big for one push', () => {
     pushed = parse(await run.waitForLine((l) => synced(l) && parse(l).paths.includes('index.html'), 30_000, mark))
     expect(pushed.versionId).toBe('v4')
     expect(pushed.notPushed.map((n: { path: string }) => n.path)).toEqual(['hero.png', 'video.mp4'])
-    expect(pushed.notPushed[0].message).toContain(`To get it in, put it in with folio upload ${id} ${join(dir, 'hero.png')} (images up to 25 MB each), or make it smaller.`)
+    expect(pushed.notPushed[0].message).toContain(
+      `To get it in, put it in with folio upload ${id} ${join(dir, 'hero.png')} (images up to 25 MB each), or make it smaller.`,
+    )
     expect(await latestPaths(id)).toEqual(['index.html'])
 
     // Made smaller, it goes; ignored, it leaves the list.

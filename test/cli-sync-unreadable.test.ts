@@ -79,11 +79,20 @@ describe('an unreadable file', () => {
     // The watcher: listed on every push while unreadable, never deleted; pushed once readable.
     const watch = watchCli(['sync', id, dir, '--watch', '--json', '--debounce', '100'])
     cleanups.push(() => watch.child.kill('SIGKILL'))
-    expect(parse(await watch.waitForLine(synced))).toMatchObject({ versionId: 'v3', changed: false, notPushed: [{ path: 'secret.html', problem: 'unreadable', reason: 'permission denied (EACCES)' }] })
+    expect(parse(await watch.waitForLine(synced))).toMatchObject({
+      versionId: 'v3',
+      changed: false,
+      notPushed: [{ path: 'secret.html', problem: 'unreadable', reason: 'permission denied (EACCES)' }],
+    })
     await watch.waitForLine((l) => l.includes('"event":"watching"'))
     let mark = watch.lines.length
     await writeFile(join(dir, 'about.html'), '<h1>about, edited</h1>')
-    expect(parse(await watch.waitForLine(synced, 15_000, mark))).toMatchObject({ versionId: 'v4', paths: ['about.html'], deletedPaths: [], notPushed: [{ path: 'secret.html' }] })
+    expect(parse(await watch.waitForLine(synced, 15_000, mark))).toMatchObject({
+      versionId: 'v4',
+      paths: ['about.html'],
+      deletedPaths: [],
+      notPushed: [{ path: 'secret.html' }],
+    })
     expect(await latest(id)).toMatchObject({ 'secret.html': '<p>secret</p>' })
 
     // Readable again: off the list at the next push, which the folio's copy already matches.
@@ -130,7 +139,11 @@ describe('an unreadable file', () => {
     expect(parse(await watch.waitForLine(synced))).toMatchObject({ changed: false, notPushed: [{ path: 'private/', problem: 'unreadable' }] })
     await watch.waitForLine((l) => l.includes('"event":"watching"'))
     await writeFile(join(dir, 'index.html'), '<h1>closed, edited twice</h1>')
-    expect(parse(await watch.waitForLine((l) => synced(l) && parse(l).changed, 15_000))).toMatchObject({ paths: ['index.html'], deletedPaths: [], notPushed: [{ path: 'private/' }] })
+    expect(parse(await watch.waitForLine((l) => synced(l) && parse(l).changed, 15_000))).toMatchObject({
+      paths: ['index.html'],
+      deletedPaths: [],
+      notPushed: [{ path: 'private/' }],
+    })
     expect(await latest(id)).toEqual({ 'index.html': '<h1>closed, edited twice</h1>', 'private/plan.html': '<p>plan</p>' })
 
     // Readable again: the next push compares the whole folder (an edit made in there while it
@@ -188,7 +201,12 @@ describe('an unreadable file', () => {
     const pushed = parse(await watch.waitForLine((l) => synced(l) && parse(l).notPushed.some((n: { path: string }) => n.path === 'shared.css'), 15_000, mark))
     await watch.waitForLine((l) => synced(l) && parse(l).paths.includes('index.html'), 15_000, mark)
     expect(pushed.notPushed.map((n: { path: string }) => n.path)).toEqual(['feed.html', 'shared.css', 'style.css'])
-    expect(watch.lines.slice(mark).filter(synced).flatMap((l) => parse(l).deletedPaths)).toEqual([])
+    expect(
+      watch.lines
+        .slice(mark)
+        .filter(synced)
+        .flatMap((l) => parse(l).deletedPaths),
+    ).toEqual([])
     expect(Object.keys(await latest(id)).sort()).toEqual(['index.html', 'shared.css', 'style.css'])
     watch.child.kill('SIGINT')
     expect(await watch.exited).toBe(130)

@@ -149,7 +149,12 @@ describe('folio sync --watch, starting and stopping', () => {
     await writeFile(join(dir, 'index.html'), '<h1>the last save</h1>')
     watch.child.kill('SIGINT')
     expect(await watch.exited).toBe(0)
-    expect(watch.lines.map(parse).filter((e) => e.event === 'synced').at(-1)).toMatchObject({ versionId: 'v3', paths: ['index.html'] })
+    expect(
+      watch.lines
+        .map(parse)
+        .filter((e) => e.event === 'synced')
+        .at(-1),
+    ).toMatchObject({ versionId: 'v3', paths: ['index.html'] })
     expect((await testApi(ts.url).send(getFolio, { params: { id } })).body.versions.at(-1).files['index.html']).toBe('<h1>the last save</h1>')
 
     // The server goes away with a save queued: Ctrl+C names the file that was not pushed.

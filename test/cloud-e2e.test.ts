@@ -56,7 +56,8 @@ describe('registration is rate limited per client', () => {
   const limited = useServer({ mode: 'cloud', config: { rateLimits: { auth: 3 } } })
 
   it('answers 429 with Retry-After past the auth bucket, and says how many are left before', async () => {
-    const register = () => fetch(`${limited.ts.url}/api/agent/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"anonymous"}' })
+    const register = () =>
+      fetch(`${limited.ts.url}/api/agent/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"anonymous"}' })
     const first = await register()
     expect(first.status).toBe(200)
     expect([first.headers.get('x-ratelimit-limit'), first.headers.get('x-ratelimit-remaining')]).toEqual(['3', '2'])

@@ -143,7 +143,10 @@ describe('Cloud keys on disk', () => {
       expect((await testApi(ts.url, { key: ws.apiKey }).send(getFolio, { params: { id } })).status).toBe(200)
       expect(ts.server.store.workspaces.get(ws.id)).toMatchObject({ name: 'Durable', plan: 'free' })
       expect(ts.server.store.workspaces.members(ws.id)).toEqual([{ email: 'owner@example.com', role: 'owner', joinedAt: expect.any(String) }])
-      expect(await ts.server.store.workspaces.accountOf('OWNER@example.com')).toEqual({ email: 'owner@example.com', workspaces: [{ id: ws.id, role: 'owner' }] })
+      expect(await ts.server.store.workspaces.accountOf('OWNER@example.com')).toEqual({
+        email: 'owner@example.com',
+        workspaces: [{ id: ws.id, role: 'owner' }],
+      })
     } finally {
       await closeClean(ts)
     }

@@ -72,7 +72,10 @@ describe('plans (Cloud)', () => {
     expect(second.status).toBe(201)
     expect((await ws.api.send(getWorkspace)).body.usage.storageBytes).toBe(400)
 
-    const over = await ws.api.send(updateFolio, { params: { id: first.body.project.id }, body: { files: { 'index.html': 'y'.repeat(500), 'more.html': 'z'.repeat(200) } } })
+    const over = await ws.api.send(updateFolio, {
+      params: { id: first.body.project.id },
+      body: { files: { 'index.html': 'y'.repeat(500), 'more.html': 'z'.repeat(200) } },
+    })
     expect(over.status).toBe(402)
     expect(over.body.error).toBe('STORAGE_EXCEEDED')
     expect(over.body.message).toMatch(/upgrade the plan/i)
@@ -83,7 +86,11 @@ describe('plans (Cloud)', () => {
     const fits = await ws.api.send(updateFolio, { params: { id: first.body.project.id }, body: { files: { 'index.html': 'y'.repeat(500) } } })
     expect(fits.status).toBe(200)
     expect((await ws.api.send(getWorkspace)).body.usage.storageBytes).toBe(900)
-    const image = await ws.api.send(uploadFile, { params: { id: first.body.project.id }, raw: new Uint8Array(Buffer.concat([tinyPng(), Buffer.alloc(200)])), headers: { 'x-file-path': 'img/a.png' } })
+    const image = await ws.api.send(uploadFile, {
+      params: { id: first.body.project.id },
+      raw: new Uint8Array(Buffer.concat([tinyPng(), Buffer.alloc(200)])),
+      headers: { 'x-file-path': 'img/a.png' },
+    })
     expect(image.status).toBe(402)
     expect(image.body.error).toBe('STORAGE_EXCEEDED')
   })
@@ -123,7 +130,9 @@ describe('plans (Cloud)', () => {
     await expect.poll(async () => (await ws.api.send(listFolios)).headers.get('x-ratelimit-limit'), { timeout: 8_000, interval: 250 }).toBe('50')
     await writeFile(plansFile, '{"tiny": {"requestsPerMinute": "lots"}}')
     await expect.poll(() => ts.logs.length, { timeout: 8_000, interval: 250 }).toBe(1)
-    expectLogged(ts, [expect.stringContaining('plan "tiny": requestsPerMinute must be a whole number of at least 0; the plans in force stay as they were') as unknown as string])
+    expectLogged(ts, [
+      expect.stringContaining('plan "tiny": requestsPerMinute must be a whole number of at least 0; the plans in force stay as they were') as unknown as string,
+    ])
     expect((await ws.api.send(listFolios)).headers.get('x-ratelimit-limit')).toBe('50')
     await writeFile(plansFile, JSON.stringify(PLANS))
   })
@@ -138,8 +147,9 @@ describe('plans.json on the first Cloud start', () => {
     const broken = await makeDataDir()
     await mkdir(broken, { recursive: true })
     await writeFile(join(broken, 'plans.json'), '{"free": {}}')
-    await expect(startTestServer({ mode: 'cloud', dataDir: broken })).rejects.toThrow(/plans\.json: plan "free": requestsPerMinute must be a whole number.*Fix the file/)
+    await expect(startTestServer({ mode: 'cloud', dataDir: broken })).rejects.toThrow(
+      /plans\.json: plan "free": requestsPerMinute must be a whole number.*Fix the file/,
+    )
     await rm(broken, { recursive: true, force: true })
   })
 })
-

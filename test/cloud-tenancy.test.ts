@@ -157,7 +157,8 @@ describe('tenancy: workspace B can do nothing to workspace A’s folios, by any 
     a = s.workspace
     b = await createWorkspace(s.ts, { name: 'B' })
     draft = (await a.api.send(createFolio, { body: { title: 'A draft', defaultFiles: { 'index.html': '<h1>A</h1>' } } })).body.project.id
-    published = (await a.api.send(createFolio, { body: { title: 'A public', status: 'published', defaultFiles: { 'index.html': '<h1>A</h1>' } } })).body.project.id
+    published = (await a.api.send(createFolio, { body: { title: 'A public', status: 'published', defaultFiles: { 'index.html': '<h1>A</h1>' } } })).body.project
+      .id
     for (const id of [draft, published]) {
       const comment = await a.api.send(createComment, { params: { id }, body: { text: 'A’s note', versionId: 'v1', filename: 'index.html' } })
       expect(comment.status).toBe(200)

@@ -43,8 +43,15 @@ async function sessionCookie(email: string): Promise<string> {
 
 describe('collaborators are told of new comments by e-mail', () => {
   it('mails each collaborator address (not the author, never the access key) after answering the comment', async () => {
-    const id = await folioWith({ status: 'published', isPrivate: true, accessKey: 'sesame-secret-key' }, ['Colleague@Example.com', 'second@example.com', 'not an address'])
-    const comment = await ws.api.send(createComment, { params: { id }, body: { text: 'Bigger logo?\nAnd a date.', versionId: 'v1', filename: 'index.html', author: 'second@example.com' } })
+    const id = await folioWith({ status: 'published', isPrivate: true, accessKey: 'sesame-secret-key' }, [
+      'Colleague@Example.com',
+      'second@example.com',
+      'not an address',
+    ])
+    const comment = await ws.api.send(createComment, {
+      params: { id },
+      body: { text: 'Bigger logo?\nAnd a date.', versionId: 'v1', filename: 'index.html', author: 'second@example.com' },
+    })
     expect(comment.status).toBe(200)
     const mail = await smtp.next('colleague@example.com')
     expect(mail.subject).toBe('New comment on “Pitch deck”')
@@ -68,7 +75,9 @@ describe('collaborators are told of new comments by e-mail', () => {
       expect(comment.status).toBe(200)
       const deadline = Date.now() + 15_000
       while (!down.logs.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
-      expectLogged(down, [expect.stringMatching(new RegExp(`^folio: Could not e-mail a collaborator of folio ${id} about a new comment: .*ECONNREFUSED`)) as unknown as string])
+      expectLogged(down, [
+        expect.stringMatching(new RegExp(`^folio: Could not e-mail a collaborator of folio ${id} about a new comment: .*ECONNREFUSED`)) as unknown as string,
+      ])
     } finally {
       await closeClean(down)
     }
@@ -88,7 +97,10 @@ describe('a signed-in collaborator sees that folio’s drafts and private versio
       const reply = await api().send(getPublicFolio, { params: { id }, headers })
       return reply.status === 404 ? 404 : reply.body.activeFileList
     }
-    for (const [id, closed] of [[draft, 404], [privateOne, []]] as const) {
+    for (const [id, closed] of [
+      [draft, 404],
+      [privateOne, []],
+    ] as const) {
       expect(await files(id)).toEqual(closed)
       expect(await files(id, { cookie: stranger })).toEqual(closed)
       expect(await files(id, { cookie: collaborator })).toEqual(['index.html'])

@@ -36,9 +36,15 @@ const anonymous = () => testApi(ts.url)
 
 /** Posts a comment with these headers; the author it was stored under, as the owner reads it back. */
 async function authorOf(headers: Record<string, string>, body: object = {}): Promise<string> {
-  const reply = await anonymous().send(createComment, { params: { id: folio }, body: { text: 'Looks good', versionId: 'v1', filename: 'index.html', ...body }, headers })
+  const reply = await anonymous().send(createComment, {
+    params: { id: folio },
+    body: { text: 'Looks good', versionId: 'v1', filename: 'index.html', ...body },
+    headers,
+  })
   expect(reply.status, reply.text).toBe(200)
-  const stored = (await ws.api.send(getFolio, { params: { id: folio }, query: { files: 'none' } })).body.comments.find((c: { id: string }) => c.id === reply.body.comment.id)
+  const stored = (await ws.api.send(getFolio, { params: { id: folio }, query: { files: 'none' } })).body.comments.find(
+    (c: { id: string }) => c.id === reply.body.comment.id,
+  )
   expect(stored.author).toBe(reply.body.comment.author)
   return reply.body.comment.author
 }

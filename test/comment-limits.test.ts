@@ -133,7 +133,10 @@ describe('comment ids are never reused', () => {
     for (let round = 0; round < 10; round++) {
       // A burst runs the ids ahead of the clock (two comments in one millisecond get consecutive numbers).
       const burst = await Promise.all(Array.from({ length: 20 }, (_, i) => post(id, { text: `burst ${round} ${i}` })))
-      const newestId = burst.map((r) => r.body.comment.id as string).sort().at(-1)!
+      const newestId = burst
+        .map((r) => r.body.comment.id as string)
+        .sort()
+        .at(-1)!
       expect((await s.api.send(deleteComment, { params: { id }, query: { commentId: newestId } })).status).toBe(200)
       const next = (await post(id, { text: `someone else ${round}` })).body.comment
       expect(Number(next.id.slice(2))).toBeGreaterThan(Number(newestId.slice(2)))
@@ -159,7 +162,10 @@ describe('comment ids are never reused', () => {
         if (seen.has(commentId)) reused++
         seen.add(commentId)
       }
-      deletes = ids.sort().slice(-5).map((commentId) => s.api.send(deleteComment, { params: { id }, query: { commentId } }))
+      deletes = ids
+        .sort()
+        .slice(-5)
+        .map((commentId) => s.api.send(deleteComment, { params: { id }, query: { commentId } }))
     }
     await Promise.all(deletes)
     expect(reused).toBe(0)

@@ -19,13 +19,22 @@ const viewer = () => testApi(s.ts.server.tunnelTarget)
 
 const rows = (list: Array<[string, string]>) => list.map(([m, v]) => `<tr><td>${m}</td><td>${v}</td></tr>`).join('')
 const REPORT_V1 = `<!doctype html><html><body><main><h1>Q3 report</h1>
-<table>${rows([['Jun', '+12%'], ['Jul', '+18%'], ['Sep', '+31%']])}</table>
+<table>${rows([
+  ['Jun', '+12%'],
+  ['Jul', '+18%'],
+  ['Sep', '+31%'],
+])}</table>
 <p>Revenue grew 31% in September, the best month of the year.</p>
 <p class="note">Footnote: all figures are preliminary.</p></main></body></html>`
 // Sep's row moves down (a row inserted before it), the paragraph is wrapped in a new div, the
 // heading is edited a little, the footnote is gone.
 const REPORT_V2 = `<!doctype html><html><body><main><h1>Q3 report (final)</h1>
-<table>${rows([['Jun', '+12%'], ['Jul', '+18%'], ['Aug', '+22%'], ['Sep', '+31%']])}</table>
+<table>${rows([
+  ['Jun', '+12%'],
+  ['Jul', '+18%'],
+  ['Aug', '+22%'],
+  ['Sep', '+31%'],
+])}</table>
 <div class="callout"><p>Revenue grew 31% in September, the best month of the year.</p></div></main></body></html>`
 const FILES_V1 = { 'index.html': REPORT_V1, 'about.html': '<h2 id="who">Who we are</h2>', 'notes.html': '<p>Scratch notes</p>' }
 
@@ -76,7 +85,8 @@ describe('re-anchoring when a version lands', () => {
     const footnote = await pin(id, pins.footnote)
     const about = await pin(id, { selector: '#who', quote: 'Who we are' }, { filename: 'about.html' })
     const notes = await pin(id, { selector: 'p', quote: 'Scratch notes' }, { filename: 'notes.html' })
-    const plain = (await viewer().send(createComment, { params: { id }, body: { text: 'spec-only', versionId: 'v1', filename: 'index.html', x: 5, y: 5 } })).body.comment.id
+    const plain = (await viewer().send(createComment, { params: { id }, body: { text: 'spec-only', versionId: 'v1', filename: 'index.html', x: 5, y: 5 } }))
+      .body.comment.id
     // The page reads its selectors where they are made: check them as a browser does.
     expect(await textInBrowser(REPORT_V1, pins.cell.selector)).toBe('+31%')
 
@@ -122,7 +132,11 @@ describe('re-anchoring when a version lands', () => {
     const footnote = await pin(id, pins.footnote)
     await s.api.send(updateFolio, { params: { id }, body: { files: { 'index.html': REPORT_V2 } } })
     await settled()
-    const upload = await s.api.send(uploadFile, { params: { id }, raw: new Uint8Array(tinyPng()), headers: { 'content-type': 'application/octet-stream', 'x-file-path': 'logo.png' } })
+    const upload = await s.api.send(uploadFile, {
+      params: { id },
+      raw: new Uint8Array(tinyPng()),
+      headers: { 'content-type': 'application/octet-stream', 'x-file-path': 'logo.png' },
+    })
     expect(upload.status, upload.text).toBe(200)
     await settled()
     expect((await byId(id))[cell].anchoredVersionId).toBe('v2')
@@ -139,10 +153,16 @@ describe('re-anchoring when a version lands', () => {
     const id = await s.api.create('Busy', { 'index.html': REPORT_V1 }, { status: 'published' })
     const cell = await pin(id, pins.cell)
     const paragraph = await pin(id, pins.paragraph)
-    const version = (k: number) => REPORT_V1.replace('<table>', `<table>${rows(Array.from({ length: k }, (_, i) => [`New ${k}.${i}`, `${k}${i}`]))}`).replace('<p>Revenue', `<section>${'<br>'.repeat(k)}</section><p>Revenue`)
+    const version = (k: number) =>
+      REPORT_V1.replace('<table>', `<table>${rows(Array.from({ length: k }, (_, i) => [`New ${k}.${i}`, `${k}${i}`]))}`).replace(
+        '<p>Revenue',
+        `<section>${'<br>'.repeat(k)}</section><p>Revenue`,
+      )
     await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        i % 2 ? s.api.send(updateFolio, { params: { id }, body: { files: { 'index.html': version(i + 1) } } }) : s.api.send(syncFiles, { params: { id }, body: { files: { 'index.html': version(i + 1) } } }),
+        i % 2
+          ? s.api.send(updateFolio, { params: { id }, body: { files: { 'index.html': version(i + 1) } } })
+          : s.api.send(syncFiles, { params: { id }, body: { files: { 'index.html': version(i + 1) } } }),
       ),
     )
     await settled()
@@ -150,7 +170,10 @@ describe('re-anchoring when a version lands', () => {
     expect(folio.latestVersionId).toBe('v9')
     const latest = folio.versions.at(-1).files['index.html']
     const after = Object.fromEntries(folio.comments.map((c: any) => [c.id, c]))
-    for (const [c, text] of [[cell, '+31%'], [paragraph, pins.paragraph.quote]] as const) {
+    for (const [c, text] of [
+      [cell, '+31%'],
+      [paragraph, pins.paragraph.quote],
+    ] as const) {
       expect(after[c].anchoredVersionId).toBe('v9')
       expect(await textInBrowser(latest, after[c].anchor.selector)).toBe(text)
     }
@@ -176,7 +199,12 @@ describe('shutdown', () => {
     for (let i = 0; i < 300; i += 1) {
       const reply = await api.send(createComment, {
         params: { id },
-        body: { text: 'x', versionId: 'v1', filename: 'index.html', anchor: { selector: `main > p:nth-of-type(${i + 3})`, quote: `Paragraph number ${i} says something`, offsetX: 1, offsetY: 1 } },
+        body: {
+          text: 'x',
+          versionId: 'v1',
+          filename: 'index.html',
+          anchor: { selector: `main > p:nth-of-type(${i + 3})`, quote: `Paragraph number ${i} says something`, offsetX: 1, offsetY: 1 },
+        },
       })
       expect(reply.status).toBe(200)
     }

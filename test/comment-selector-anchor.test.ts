@@ -14,9 +14,19 @@ const page = (body: string) => `<!doctype html><html><body>${body}</body></html>
 
 describe('a comment that names its element by selector', () => {
   it('gets an anchor with the element’s text as its quote, at the element’s centre', () => {
-    expect(anchorFromSelector(page('<h1 id="t">Quarterly   results\n</h1>'), '#t')).toEqual({ selector: '#t', quote: 'Quarterly results', offsetX: 50, offsetY: 50 })
+    expect(anchorFromSelector(page('<h1 id="t">Quarterly   results\n</h1>'), '#t')).toEqual({
+      selector: '#t',
+      quote: 'Quarterly results',
+      offsetX: 50,
+      offsetY: 50,
+    })
     // An element a script builds is not in the HTML: elementHtml gives the text to find it by.
-    expect(anchorFromSelector(page('<div id="app"></div>'), '#chart-title', '<h2 id="chart-title">Revenue <b>by</b> region</h2>')).toEqual({ selector: '#chart-title', quote: 'Revenue by region', offsetX: 50, offsetY: 50 })
+    expect(anchorFromSelector(page('<div id="app"></div>'), '#chart-title', '<h2 id="chart-title">Revenue <b>by</b> region</h2>')).toEqual({
+      selector: '#chart-title',
+      quote: 'Revenue by region',
+      offsetX: 50,
+      offsetY: 50,
+    })
     // Nothing to go on, "the page itself" and a selector that does not parse: no anchor (x/y stay).
     expect(anchorFromSelector(page('<p>x</p>'), '#nothing')).toBeUndefined()
     expect(anchorFromSelector(page('<p>x</p>'), 'body')).toBeUndefined()
@@ -24,16 +34,28 @@ describe('a comment that names its element by selector', () => {
   })
 
   it('is stored with that anchor and follows its element into the next version', async () => {
-    const id = await s.api.create('Results', { 'index.html': page('<h1 id="t">Quarterly results</h1><p class="note">Draft numbers</p>') }, { status: 'published' })
-    const made = await s.api.send(createComment, { params: { id }, body: { text: 'Name the quarter', versionId: 'v1', filename: 'index.html', selector: 'p.note', x: 75, y: 10 } })
+    const id = await s.api.create(
+      'Results',
+      { 'index.html': page('<h1 id="t">Quarterly results</h1><p class="note">Draft numbers</p>') },
+      { status: 'published' },
+    )
+    const made = await s.api.send(createComment, {
+      params: { id },
+      body: { text: 'Name the quarter', versionId: 'v1', filename: 'index.html', selector: 'p.note', x: 75, y: 10 },
+    })
     expect(made.body.comment.anchor).toEqual({ selector: 'p.note', quote: 'Draft numbers', offsetX: 50, offsetY: 50 })
     const css = await s.api.send(createComment, { params: { id }, body: { text: 'On the page', versionId: 'v1', filename: 'index.html', x: 10, y: 10 } })
     expect(css.body.comment.anchor).toBeUndefined()
 
     // v2 moves the paragraph into a section and drops its class: its text finds it.
-    await s.api.send(updateFolio, { params: { id }, body: { files: { 'index.html': page('<h1 id="t">Quarterly results</h1><section><p>Intro</p><p>Draft numbers</p></section>') } } })
+    await s.api.send(updateFolio, {
+      params: { id },
+      body: { files: { 'index.html': page('<h1 id="t">Quarterly results</h1><section><p>Intro</p><p>Draft numbers</p></section>') } },
+    })
     await s.ts.server.store.engagement.idle()
-    const after = (await s.api.send(getFolio, { params: { id }, query: { files: 'none' } })).body.comments.find((c: { id: string }) => c.id === made.body.comment.id)
+    const after = (await s.api.send(getFolio, { params: { id }, query: { files: 'none' } })).body.comments.find(
+      (c: { id: string }) => c.id === made.body.comment.id,
+    )
     expect(after).toMatchObject({ anchoredVersionId: 'v2', anchor: { quote: 'Draft numbers' } })
     expect(after.anchor.selector).not.toBe('p.note')
   })

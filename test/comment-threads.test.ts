@@ -13,7 +13,8 @@ const viewer = () => testApi(s.ts.server.tunnelTarget)
 
 const anchor = { selector: '#total', quote: 'Total +31%', offsetX: 40, offsetY: 60, hash: '#3', slide: 2, viewport: { width: 1440, height: 900 } }
 const published = () => s.api.create('Threads', { 'index.html': '<h1>Hi</h1><p id="total">Total +31%</p>' }, { status: 'published' })
-const post = (id: string, body: object) => viewer().send(createComment, { params: { id }, body: { text: 'Hm', versionId: 'v1', filename: 'index.html', ...body } })
+const post = (id: string, body: object) =>
+  viewer().send(createComment, { params: { id }, body: { text: 'Hm', versionId: 'v1', filename: 'index.html', ...body } })
 const make = async (id: string, body: object = {}) => {
   const reply = await post(id, body)
   expect(reply.status, reply.text).toBe(200)
@@ -81,7 +82,9 @@ describe('replies', () => {
       expect(r.body).toMatchObject({ error: 'INVALID_BODY', message: `parentId: ${missing} is not a comment of this folio.` })
     }
     const other = await published()
-    expect((await viewer().send(createComment, { params: { id: other }, body: { text: 'x', versionId: 'v1', filename: 'index.html', parentId: parent.id } })).status).toBe(400)
+    expect(
+      (await viewer().send(createComment, { params: { id: other }, body: { text: 'x', versionId: 'v1', filename: 'index.html', parentId: parent.id } })).status,
+    ).toBe(400)
 
     const brief = (await s.api.send(getBrief, { params: { id } })).body
     expect(brief.openComments.map((c: any) => c.id)).toEqual([parent.id, reply.id])

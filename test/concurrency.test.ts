@@ -30,7 +30,9 @@ describe('concurrent writes to one folio', () => {
   it('keeps every metadata change and every version when both race', async () => {
     const id = await s.api.create('Mixed')
     const writes = Array.from({ length: 40 }, (_, i) =>
-      i % 2 === 0 ? s.api.send(updateFolio, { params: { id }, body: { files: { 'index.html': `v${i}` } } }) : s.api.send(updateFolio, { params: { id }, body: { description: `d${i}` } }),
+      i % 2 === 0
+        ? s.api.send(updateFolio, { params: { id }, body: { files: { 'index.html': `v${i}` } } })
+        : s.api.send(updateFolio, { params: { id }, body: { description: `d${i}` } }),
     )
     const replies = await Promise.all(writes)
     expect(replies.every((r) => r.status === 200)).toBe(true)
@@ -41,7 +43,10 @@ describe('concurrent writes to one folio', () => {
     const latest = metaWrites.reduce((a, b) => (b.updatedAt > a.updatedAt ? b : a))
     expect(metaWrites.filter((p) => p.updatedAt === latest.updatedAt).map((p) => p.description)).toContain(full.description)
     // Every file write produced its own version with its own content.
-    const contents = full.versions.slice(1).map((v: any) => v.files['index.html']).sort()
+    const contents = full.versions
+      .slice(1)
+      .map((v: any) => v.files['index.html'])
+      .sort()
     expect(contents).toEqual(Array.from({ length: 20 }, (_, i) => `v${i * 2}`).sort())
   })
 

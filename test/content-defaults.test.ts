@@ -15,7 +15,8 @@ async function revealPage(): Promise<string> {
     await rm(dirname(dir), { recursive: true, force: true })
   }
 }
-const starter = async (mode: string) => (await readFile(join(import.meta.dirname, '..', 'templates', 'starters', `${mode}.html`), 'utf8')).replaceAll('{{title}}', 'Starter')
+const starter = async (mode: string) =>
+  (await readFile(join(import.meta.dirname, '..', 'templates', 'starters', `${mode}.html`), 'utf8')).replaceAll('{{title}}', 'Starter')
 
 describe('real decks and dashboards', () => {
   it('reveal.js’s own demo: its <title>, its meta description, a deck', async () => {
@@ -47,27 +48,62 @@ describe('real decks and dashboards', () => {
 describe('the mode of pages written by hand', () => {
   const page = (head: string, body: string) => `<!doctype html><html><head>${head}</head><body>${body}</body></html>`
   it.each([
-    ['a report of prose and one table', page('<title>Report</title>', '<h1>Report</h1><p>Findings.</p><table><tr><td>a</td><td>1</td></tr></table><p>More prose here, and a conclusion that says what it means.</p>'), 'document'],
+    [
+      'a report of prose and one table',
+      page(
+        '<title>Report</title>',
+        '<h1>Report</h1><p>Findings.</p><table><tr><td>a</td><td>1</td></tr></table><p>More prose here, and a conclusion that says what it means.</p>',
+      ),
+      'document',
+    ],
     ['plain text', '<h1>Hello</h1>', 'document'],
     ['slides by name', page('', '<div class="slide">1</div><div class="slide">2</div>'), 'deck'],
-    ['a carousel of “slides” on a landing page', page('', '<div class="carousel"><div class="slide">1</div><div class="slide">2</div></div><p>Welcome.</p>'), 'document'],
-    ['sections snapped one by one', page('<style>main { scroll-snap-type: y mandatory }</style>', '<main><section>1</section><section>2</section><section>3</section></main>'), 'deck'],
+    [
+      'a carousel of “slides” on a landing page',
+      page('', '<div class="carousel"><div class="slide">1</div><div class="slide">2</div></div><p>Welcome.</p>'),
+      'document',
+    ],
+    [
+      'sections snapped one by one',
+      page('<style>main { scroll-snap-type: y mandatory }</style>', '<main><section>1</section><section>2</section><section>3</section></main>'),
+      'deck',
+    ],
     ['sections each a screen high', page('<style>section { height: 100vh }</style>', '<section>1</section><section>2</section><section>3</section>'), 'deck'],
-    ['a landing page with a full-screen hero', page('<style>.hero { min-height: 100vh }</style>', '<div class="hero">Hi</div><section>1</section><section>2</section><section>3</section>'), 'document'],
+    [
+      'a landing page with a full-screen hero',
+      page('<style>.hero { min-height: 100vh }</style>', '<div class="hero">Hi</div><section>1</section><section>2</section><section>3</section>'),
+      'document',
+    ],
     ['impress.js', page('<script src="js/impress.js"></script>', '<div id="impress"><div class="step">1</div></div>'), 'deck'],
-    ['remark', page('', '<textarea id="source"># One\n---\n# Two</textarea><script src="https://remarkjs.com/downloads/remark-latest.min.js"></script><script>remark.create()</script>'), 'deck'],
+    [
+      'remark',
+      page(
+        '',
+        '<textarea id="source"># One\n---\n# Two</textarea><script src="https://remarkjs.com/downloads/remark-latest.min.js"></script><script>remark.create()</script>',
+      ),
+      'deck',
+    ],
     ['Slidev’s build', page('<meta name="generator" content="Slidev">', '<div id="app"></div>'), 'deck'],
-    ['ECharts', page('<script src="echarts.min.js"></script>', '<div id="main"></div><script>echarts.init(document.getElementById("main"))</script>'), 'dashboard'],
+    [
+      'ECharts',
+      page('<script src="echarts.min.js"></script>', '<div id="main"></div><script>echarts.init(document.getElementById("main"))</script>'),
+      'dashboard',
+    ],
     ['Plotly', page('', '<div id="p"></div><script>Plotly.newPlot("p", [])</script>'), 'dashboard'],
     ['D3', page('<script src="https://d3js.org/d3.v7.min.js"></script>', '<svg></svg>'), 'dashboard'],
     ['two canvases', page('', '<canvas></canvas><canvas></canvas>'), 'dashboard'],
-    ['many tables and little else', page('', `<h1>KPIs</h1>${'<table><tr><td>Revenue</td><td>4.2 M</td></tr><tr><td>Costs</td><td>3.1 M</td></tr></table>'.repeat(3)}`), 'dashboard'],
+    [
+      'many tables and little else',
+      page('', `<h1>KPIs</h1>${'<table><tr><td>Revenue</td><td>4.2 M</td></tr><tr><td>Costs</td><td>3.1 M</td></tr></table>'.repeat(3)}`),
+      'dashboard',
+    ],
   ])('%s', (_name, html, mode) => {
     expect(pageDefaults(html).projectMode).toBe(mode)
   })
 
   it('reads no words from scripts, styles or comments', () => {
-    const html = '<html><head><script>document.title = "<title>Fake</title>"; new Chart(x)</script></head><body><!-- <div class="reveal"><div class="slides"></div></div> --><style>h1:after{content:"Chart.js"}</style><h1>Real</h1></body></html>'
+    const html =
+      '<html><head><script>document.title = "<title>Fake</title>"; new Chart(x)</script></head><body><!-- <div class="reveal"><div class="slides"></div></div> --><style>h1:after{content:"Chart.js"}</style><h1>Real</h1></body></html>'
     // The script's Chart call counts as a chart (it is code that runs); its text is not the title.
     expect(pageDefaults(html)).toMatchObject({ title: 'Real', projectMode: 'dashboard' })
     expect(pageDefaults('<!-- <div class="reveal"><div class="slides"></div></div> --><p>Hi</p>').projectMode).toBe('document')
@@ -119,7 +155,11 @@ describe('a folio’s files', () => {
     expect(entryPage(['a.css', 'b.html', 'index.html'])).toBe('index.html')
     expect(entryPage(['a.css', 'slides/intro.htm', 'b.html'])).toBe('slides/intro.htm')
     expect(entryPage(['a.css'])).toBeUndefined()
-    expect(contentDefaults({ 'style.css': 'h1{}', 'about.html': '<title>About</title>' })).toEqual({ entry: 'about.html', title: 'About', projectMode: 'document' })
+    expect(contentDefaults({ 'style.css': 'h1{}', 'about.html': '<title>About</title>' })).toEqual({
+      entry: 'about.html',
+      title: 'About',
+      projectMode: 'document',
+    })
   })
 
   it('says nothing about a folio without a page', () => {

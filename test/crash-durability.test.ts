@@ -24,7 +24,8 @@ async function serveOn(dataDir?: string, env: Record<string, string> = {}) {
 }
 
 /** Content of write n: large enough for deltas and compaction to be running when the kill lands. */
-const page = (n: number) => `<h1>Version ${n}</h1>\n${Array.from({ length: 400 }, (_, i) => `<p>Line ${i}${i === n % 400 ? ` changed by ${n}` : ''}</p>`).join('\n')}`
+const page = (n: number) =>
+  `<h1>Version ${n}</h1>\n${Array.from({ length: 400 }, (_, i) => `<p>Line ${i}${i === n % 400 ? ` changed by ${n}` : ''}</p>`).join('\n')}`
 
 describe('crash durability', () => {
   it('keeps every acknowledged version exactly after SIGKILL in the middle of a stream of PUTs', async () => {
@@ -176,10 +177,17 @@ describe('crash durability', () => {
       for (const a of acked) expect(byId.get(a.versionId)?.commitMessage, `acknowledged ${a.versionId} lost`).toBe(a.message)
       // A writer's versions are in the order it wrote them.
       for (const w of new Set(acked.map((a) => a.writer))) {
-        const numbers = acked.filter((a) => a.writer === w).sort((x, y) => x.seq - y.seq).map((a) => Number(a.versionId.slice(1)))
+        const numbers = acked
+          .filter((a) => a.writer === w)
+          .sort((x, y) => x.seq - y.seq)
+          .map((a) => Number(a.versionId.slice(1)))
         expect(numbers).toEqual([...numbers].sort((x, y) => x - y))
       }
-      const next = await api.send(updateFolio, { params: { id }, query: { files: 'none' }, body: { files: { 'index.html': 'after restart' }, commitMessage: `after round ${round}` } })
+      const next = await api.send(updateFolio, {
+        params: { id },
+        query: { files: 'none' },
+        body: { files: { 'index.html': 'after restart' }, commitMessage: `after round ${round}` },
+      })
       expect(next.body.project.latestVersionId).toBe(`v${versions.length + 1}`)
       sent.set(`after round ${round}`, { 'index.html': 'after restart' })
     }

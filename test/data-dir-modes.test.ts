@@ -49,7 +49,11 @@ describe('a data dir written by an older folio', () => {
     const api = testApi(ts.url)
     const id = await api.create('Private', { 'index.html': '<h1>Secret plans</h1>' }, { status: 'published', isPrivate: true, accessKey: 'open sesame' })
     const key = (await api.send(getKey)).body.apiKey
-    await api.send(createComment, { params: { id }, headers: { authorization: `Bearer ${key}` }, body: { text: 'hi', versionId: 'v1', filename: 'index.html' } })
+    await api.send(createComment, {
+      params: { id },
+      headers: { authorization: `Bearer ${key}` },
+      body: { text: 'hi', versionId: 'v1', filename: 'index.html' },
+    })
     // A viewer proves the key: the server makes its signing secret for the grant.
     expect((await api.send(verifyAccessKey, { params: { id }, body: { accessKey: 'open sesame' } })).body).toEqual({ success: true })
     const dir = ts.dataDir

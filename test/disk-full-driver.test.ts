@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { faultyDisk } from '../src/store/engine/disk-io.js'
 import { type DurableFsDriver, durableFsDriver } from '../src/store/engine/durable-fs-driver.js'
 import { InsufficientStorageError } from '../src/store/store-errors.js'
-import { readRecords } from '../src/store/engine/write-journal.js'
+import { readRecords } from '../src/store/engine/journal-records.js'
 import { useTempDataDirs } from './helpers/temp-data-dirs.js'
 
 /*

@@ -20,7 +20,8 @@ describe('delta', () => {
     for (let i = 0; i < 500; i++) {
       const base = text(Math.floor(rnd() * 400))
       const lines = base.toString('latin1').split('\n')
-      for (let e = 0; e < 3; e++) lines.splice(Math.floor(rnd() * lines.length), Math.floor(rnd() * 3), ...(rnd() < 0.5 ? ['edited line here, long enough'] : []))
+      for (let e = 0; e < 3; e++)
+        lines.splice(Math.floor(rnd() * lines.length), Math.floor(rnd() * 3), ...(rnd() < 0.5 ? ['edited line here, long enough'] : []))
       const target = rnd() < 0.1 ? text(Math.floor(rnd() * 50)) : Buffer.from(lines.join('\n'), 'latin1')
       expect(applyDelta(base, createDelta(base, target)).equals(target)).toBe(true)
     }

@@ -70,10 +70,22 @@ function expectNothingOfTheDraft(answers: Awaited<ReturnType<typeof everyPublicA
   const json = (name: keyof typeof answers) => JSON.parse(answers[name].body)
   expect(answers.getPublic.status).toBe(404)
   expect(json('getPublic')).toEqual({ error: 'Project not found' })
-  for (const name of ['listComments', 'createComment', 'resolveComment', 'deleteComment', 'getReactions', 'react', 'setReactions', 'analytics', 'events', 'renewFrame'] as const) {
+  for (const name of [
+    'listComments',
+    'createComment',
+    'resolveComment',
+    'deleteComment',
+    'getReactions',
+    'react',
+    'setReactions',
+    'analytics',
+    'events',
+    'renewFrame',
+  ] as const) {
     expect([name, answers[name].status, json(name)]).toEqual([name, 404, { error: 'Project not found' }])
   }
-  for (const name of ['raw', 'rawVersioned', 'rawForged'] as const) expect([name, answers[name].status, json(name)]).toEqual([name, 404, { error: 'Not found' }])
+  for (const name of ['raw', 'rawVersioned', 'rawForged'] as const)
+    expect([name, answers[name].status, json(name)]).toEqual([name, 404, { error: 'Not found' }])
   for (const name of ['sharePage', 'sharePreview'] as const) {
     const page = answers[name]
     expect(page.status).toBe(404)
@@ -98,7 +110,8 @@ describe('Cloud: a draft is its workspace’s alone', () => {
   beforeAll(async () => {
     a = s.workspace
     b = await createWorkspace(s.ts, { name: 'Another' })
-    const make = async (extra: object) => (await a.api.send(createFolio, { body: { title: TITLE, description: DESCRIPTION, defaultFiles: SITE, ...extra } })).body.project.id as string
+    const make = async (extra: object) =>
+      (await a.api.send(createFolio, { body: { title: TITLE, description: DESCRIPTION, defaultFiles: SITE, ...extra } })).body.project.id as string
     draft = await make({})
     // A draft that also has an access key: even the right key shows it to nobody but its owner.
     keyedDraft = await make({ isPrivate: true, accessKey: 'sesame' })
@@ -113,7 +126,10 @@ describe('Cloud: a draft is its workspace’s alone', () => {
     const unknown = await everyPublicAnswer(s.anonymous, UNKNOWN, 'c_1')
     expectNothingOfTheDraft(unknown)
     for (const id of [draft, keyedDraft]) {
-      for (const [who, api] of [['anonymous', s.anonymous], ['workspace B', b.api]] as const) {
+      for (const [who, api] of [
+        ['anonymous', s.anonymous],
+        ['workspace B', b.api],
+      ] as const) {
         const answers = await everyPublicAnswer(api, id, commentOf[id]!)
         expectNothingOfTheDraft(answers)
         // Not only a 404: the very answer a folio that does not exist gets.
@@ -123,7 +139,11 @@ describe('Cloud: a draft is its workspace’s alone', () => {
   })
 
   it('answers POST /public as for a folio that does not exist: success false, even for the right key, no cookie', async () => {
-    for (const [api, key] of [[s.anonymous, 'sesame'], [b.api, 'sesame'], [s.anonymous, 'wrong']] as const) {
+    for (const [api, key] of [
+      [s.anonymous, 'sesame'],
+      [b.api, 'sesame'],
+      [s.anonymous, 'wrong'],
+    ] as const) {
       const reply = await api.send(verifyAccessKey, { params: { id: keyedDraft }, body: { accessKey: key } })
       const unknown = await api.send(verifyAccessKey, { params: { id: UNKNOWN }, body: { accessKey: key } })
       expect([reply.status, reply.body]).toEqual([unknown.status, unknown.body])
@@ -135,7 +155,9 @@ describe('Cloud: a draft is its workspace’s alone', () => {
   it('left nothing of those requests in the draft', async () => {
     for (const id of [draft, keyedDraft]) {
       const folio = (await a.api.send(getFolio, { params: { id } })).body
-      expect(folio.comments.map((c: { text: string; resolved: boolean; deletedAt?: string }) => [c.text, c.resolved, c.deletedAt])).toEqual([['A’s own note', false, undefined]])
+      expect(folio.comments.map((c: { text: string; resolved: boolean; deletedAt?: string }) => [c.text, c.resolved, c.deletedAt])).toEqual([
+        ['A’s own note', false, undefined],
+      ])
       expect(Object.values(folio.reactions).every((n) => n === 0)).toBe(true)
       expect(folio.analytics.views).toBe(0)
     }
@@ -193,7 +215,10 @@ describe('OSS: a draft is the owner’s, and the owner is this machine or the ke
     key = (await s.api.send(getKey)).body.apiKey
     // The owner's credential comments on its own draft (the viewer endpoints take the key, not
     // the open local API: any page on this machine is that).
-    const comment = await testApi(s.api.server, { key }).send(createComment, { params: { id: draft }, body: { text: 'Owner’s note', versionId: 'v1', filename: 'index.html' } })
+    const comment = await testApi(s.api.server, { key }).send(createComment, {
+      params: { id: draft },
+      body: { text: 'Owner’s note', versionId: 'v1', filename: 'index.html' },
+    })
     expect(comment.status).toBe(200)
     commentId = comment.body.comment.id
   })
@@ -210,7 +235,11 @@ describe('OSS: a draft is the owner’s, and the owner is this machine or the ke
 
   it('is the owner’s with the key, from anywhere', async () => {
     const owner = testApi(s.ts.server.tunnelTarget, { key })
-    expect((await owner.send(getPublicFolio, { params: { id: draft } })).body).toMatchObject({ title: TITLE, draft: true, activeFileList: ['index.html', 'two.html'] })
+    expect((await owner.send(getPublicFolio, { params: { id: draft } })).body).toMatchObject({
+      title: TITLE,
+      draft: true,
+      activeFileList: ['index.html', 'two.html'],
+    })
     expect(bootOf((await owner.send(sharePage, { params: { id: draft } })).text)).toMatchObject({ view: 'content', title: TITLE })
     expect((await owner.send(listComments, { params: { id: draft } })).status).toBe(200)
   })
@@ -224,7 +253,9 @@ describe('OSS: a draft is the owner’s, and the owner is this machine or the ke
     // not published; the owner reads its comments with the key, GET /api/files/{id} or MCP.
     const comments = await s.api.send(listComments, { params: { id: draft } })
     expect([comments.status, comments.body.error]).toEqual([403, 'Access key required'])
-    expect((await testApi(s.api.server, { key }).send(listComments, { params: { id: draft } })).body.map((c: { text: string }) => c.text)).toEqual(['Owner’s note'])
+    expect((await testApi(s.api.server, { key }).send(listComments, { params: { id: draft } })).body.map((c: { text: string }) => c.text)).toEqual([
+      'Owner’s note',
+    ])
     // Viewer writes that are not the owner's to make stay refused (the owner is told why).
     const beacon = await s.api.send(recordAnalytics, { params: { id: draft }, body: { isInitial: true } })
     expect([beacon.status, beacon.body.error]).toEqual([403, 'Access key required'])
@@ -267,7 +298,11 @@ describe('private folios keep their key gate', () => {
     expect((await viewer().send(getPublicFolio, { params: { id } })).body).toMatchObject({ title: TITLE, isPrivate: true, activeFileList: [] })
     const gate = await viewer().send(sharePage, { params: { id } })
     expect([gate.status, bootOf(gate.text).view]).toEqual([200, 'gate'])
-    for (const reply of [await viewer().send(listComments, { params: { id } }), await viewer().send(getReactions, { params: { id } }), await viewer().send(recordAnalytics, { params: { id }, body: {} })]) {
+    for (const reply of [
+      await viewer().send(listComments, { params: { id } }),
+      await viewer().send(getReactions, { params: { id } }),
+      await viewer().send(recordAnalytics, { params: { id }, body: {} }),
+    ]) {
       expect([reply.status, reply.body.error]).toEqual([403, 'Access key required'])
     }
     const stream = await viewer().send(folioEvents, { params: { id } })

@@ -12,7 +12,10 @@ const published = (files: Record<string, string> = { 'index.html': '<h1>Hi</h1>'
 describe('comments', () => {
   it('creates comments with the spec shape, Guest by default, pinned by x/y/selector', async () => {
     const id = await published()
-    const reply = await s.api.send(createComment, { params: { id }, body: { text: '  Bigger title  ', versionId: 'v1', filename: 'index.html', x: 12.5, y: 40, selector: 'body > h1', elementHtml: '<h1>Hi</h1>' } })
+    const reply = await s.api.send(createComment, {
+      params: { id },
+      body: { text: '  Bigger title  ', versionId: 'v1', filename: 'index.html', x: 12.5, y: 40, selector: 'body > h1', elementHtml: '<h1>Hi</h1>' },
+    })
     expect(reply.status).toBe(200)
     expect(reply.body.success).toBe(true)
     expect(reply.body.comment).toEqual({
@@ -39,7 +42,9 @@ describe('comments', () => {
 
   it('keeps ids unique for comments posted in the same instant', async () => {
     const id = await published()
-    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => s.api.send(createComment, { params: { id }, body: { text: `c${i}`, versionId: 'v1', filename: 'index.html' } })))
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => s.api.send(createComment, { params: { id }, body: { text: `c${i}`, versionId: 'v1', filename: 'index.html' } })),
+    )
     const ids = replies.map((r) => r.body.comment.id)
     expect(new Set(ids).size).toBe(20)
     expect((await s.api.send(listComments, { params: { id } })).body).toHaveLength(20)
@@ -149,12 +154,15 @@ describe('reactions', () => {
     expect((await s.api.send(getReactions, { params: { id } })).body.reactions).toEqual({ '👍': 25 })
   })
 
-  it.each([[{}], [{ reactions: 'lots' }], [{ reactions: [1, 2] }], [{ increments: 5 }], ['not json']])('answers Invalid reactions format. for %j', async (body) => {
-    const id = await published()
-    const reply = await s.api.send(react, { params: { id }, ...(typeof body === 'string' ? { raw: body } : { body }) })
-    expect(reply.status).toBe(400)
-    expect(reply.body.error).toBe(body === 'not json' ? 'INVALID_JSON' : 'Invalid reactions format.')
-  })
+  it.each([[{}], [{ reactions: 'lots' }], [{ reactions: [1, 2] }], [{ increments: 5 }], ['not json']])(
+    'answers Invalid reactions format. for %j',
+    async (body) => {
+      const id = await published()
+      const reply = await s.api.send(react, { params: { id }, ...(typeof body === 'string' ? { raw: body } : { body }) })
+      expect(reply.status).toBe(400)
+      expect(reply.body.error).toBe(body === 'not json' ? 'INVALID_JSON' : 'Invalid reactions format.')
+    },
+  )
 
   it('answers 404 for an unknown folio', async () => {
     expect((await s.api.send(react, { params: { id: 'nope123' }, body: { reactions: { '👍': 1 } } })).body).toEqual({ error: 'Project not found' })
@@ -188,7 +196,13 @@ describe('analytics', () => {
       expect(reply.status).toBe(200)
       expect(reply.body).toEqual({ success: true })
     }
-    expect((await s.api.send(getFolio, { params: { id } })).body.analytics).toEqual({ views: 0, totalTimeSeconds: 0, avgTimeSeconds: 0, mobileViews: 0, desktopViews: 0 })
+    expect((await s.api.send(getFolio, { params: { id } })).body.analytics).toEqual({
+      views: 0,
+      totalTimeSeconds: 0,
+      avgTimeSeconds: 0,
+      mobileViews: 0,
+      desktopViews: 0,
+    })
   })
 
   it('caps what one forged beacon may add', async () => {

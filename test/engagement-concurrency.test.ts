@@ -22,7 +22,9 @@ describe('group commit loses nothing', () => {
   it('turns 1,000 concurrent beacons into exactly 1,000 views', async () => {
     const id = await api.create('Popular', { 'index.html': 'x' }, { status: 'published' })
     const replies = await Promise.all(
-      Array.from({ length: 1000 }, (_, i) => api.send(recordAnalytics, { params: { id }, body: { isInitial: true, device: i % 4 === 0 ? 'mobile' : 'desktop', sessionSeconds: 2 } })),
+      Array.from({ length: 1000 }, (_, i) =>
+        api.send(recordAnalytics, { params: { id }, body: { isInitial: true, device: i % 4 === 0 ? 'mobile' : 'desktop', sessionSeconds: 2 } }),
+      ),
     )
     expect(replies.every((r) => r.status === 200 && r.body.success === true)).toBe(true)
     const analytics = (await api.send(getFolio, { params: { id } })).body.analytics
@@ -47,7 +49,11 @@ describe('group commit loses nothing', () => {
 
   it('keeps every comment posted at once, each with its own id', async () => {
     const id = await api.create('Discussed', { 'index.html': 'x' }, { status: 'published' })
-    const replies = await Promise.all(Array.from({ length: 200 }, (_, i) => api.send(createComment, { params: { id }, body: { text: `c${i}`, versionId: 'v1', filename: 'index.html', x: i % 100, y: 50 } })))
+    const replies = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        api.send(createComment, { params: { id }, body: { text: `c${i}`, versionId: 'v1', filename: 'index.html', x: i % 100, y: 50 } }),
+      ),
+    )
     expect(replies.every((r) => r.status === 200)).toBe(true)
     const comments = (await api.send(listComments, { params: { id } })).body
     expect(comments).toHaveLength(200)
@@ -58,7 +64,8 @@ describe('group commit loses nothing', () => {
   it('applies comments made, resolved and deleted at once, across segments, and a restart reads the same', async () => {
     const id = await api.create('Busy', { 'index.html': 'x' }, { status: 'published' })
     // ~1 KB each: 300 of them fill several 64 KB segments.
-    const make = (i: number) => api.send(createComment, { params: { id }, body: { text: `first ${i} ${'p'.repeat(1000)}`, versionId: 'v1', filename: 'index.html' } })
+    const make = (i: number) =>
+      api.send(createComment, { params: { id }, body: { text: `first ${i} ${'p'.repeat(1000)}`, versionId: 'v1', filename: 'index.html' } })
     const first = await Promise.all(Array.from({ length: 300 }, (_, i) => make(i)))
     const ids = first.map((r) => r.body.comment.id as string)
     // Resolve a third, delete a third, and add 300 more, all at once.

@@ -18,7 +18,9 @@ const read = async (stream: ReadableStream<Uint8Array>) => {
 
 describe('readEventStream', () => {
   it('parses events and comments however the chunks cut them, with any line ending', async () => {
-    const messages = await read(body(': folio live', ' updates\n\nevent: comm', 'ents\r', '\ndata: {"a":1}\r\n\r\n', 'data: one\rdata: two\r\r', 'event: version\ndata:x\n\n'))
+    const messages = await read(
+      body(': folio live', ' updates\n\nevent: comm', 'ents\r', '\ndata: {"a":1}\r\n\r\n', 'data: one\rdata: two\r\r', 'event: version\ndata:x\n\n'),
+    )
     expect(messages).toEqual([
       { type: 'comment', text: 'folio live updates' },
       { type: 'event', event: 'comments', data: '{"a":1}' },

@@ -35,7 +35,11 @@ describe('POST /api/files', () => {
   })
 
   it('stores defaultFiles as given, and honours every optional field', async () => {
-    const files = { 'index.html': '<link rel="stylesheet" href="css/site.css"><h1>Doc</h1>', 'css/site.css': 'h1{color:red}', 'img/dot.png': 'data:image/png;base64,iVBORw0KGgo=' }
+    const files = {
+      'index.html': '<link rel="stylesheet" href="css/site.css"><h1>Doc</h1>',
+      'css/site.css': 'h1{color:red}',
+      'img/dot.png': 'data:image/png;base64,iVBORw0KGgo=',
+    }
     const reply = await s.api.send(createFolio, {
       body: {
         title: 'Doc',
@@ -181,7 +185,9 @@ describe('PUT /api/files/{id}', () => {
     const light = await s.api.send(updateFolio, { params: { id }, query: { files: 'none' }, body: { files, commitMessage: 'light' } })
     expect(light.status).toBe(200)
     expect(light.body.project).toMatchObject({ latestVersionId: 'v2', versionCount: 2 })
-    expect(light.body.project.versions).toEqual([expect.objectContaining({ versionId: 'v2', commitMessage: 'light', fileList: ['index.html', 'css/site.css'] })])
+    expect(light.body.project.versions).toEqual([
+      expect.objectContaining({ versionId: 'v2', commitMessage: 'light', fileList: ['index.html', 'css/site.css'] }),
+    ])
     expect(light.body.project.versions[0]).not.toHaveProperty('files')
     for (const mode of ['all', 'latest'] as const) {
       const full = await s.api.send(updateFolio, { params: { id }, query: { files: mode }, body: { title: `Heavy ${mode}` } })
@@ -291,7 +297,15 @@ describe('DELETE /api/files/{id}', () => {
 describe('GET /api/files/{id}/brief', () => {
   it('builds a markdown brief from open comments in page order and the file structure', async () => {
     const id = await s.api.create('Brief', { 'index.html': '<h1>Hi</h1>', 'about.html': '<p>About</p>', 'css/site.css': 'h1{}' })
-    const comment = (over: { id: string } & Record<string, unknown>) => ({ author: 'Ann', text: 'x', createdAt: '2026-01-01T00:00:00.000Z', versionId: 'v1', filename: 'index.html', resolved: false, ...over })
+    const comment = (over: { id: string } & Record<string, unknown>) => ({
+      author: 'Ann',
+      text: 'x',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      versionId: 'v1',
+      filename: 'index.html',
+      resolved: false,
+      ...over,
+    })
     await s.ts.server.store.engagement.importComments(id, [
       comment({ id: 'c_1', text: 'Footer is cramped', x: 50, y: 90 }),
       comment({ id: 'c_2', text: 'Title too small', x: 20, y: 10, selector: 'h1', elementHtml: '<h1>Hi</h1>' }),

@@ -46,10 +46,23 @@ describe('the kept list never goes stale', () => {
       ['metadata PUT', () => ok(api.send(updateFolio, { params: { id: a }, body: { title: 'A, renamed', allowComments: true } }))],
       ['new version', () => ok(api.send(updateFolio, { params: { id: b }, body: { files: { 'index.html': '<h1>B2</h1>' }, commitMessage: 'second' } }))],
       ['restore', () => ok(api.send(updateFolio, { params: { id: b }, body: { restoreVersionId: 'v1' } }))],
-      ['comment', () => ok(api.send(createComment, { params: { id: a }, body: { text: 'Bigger title', versionId: 'v1', filename: 'index.html', x: 10, y: 20 } }))],
+      [
+        'comment',
+        () => ok(api.send(createComment, { params: { id: a }, body: { text: 'Bigger title', versionId: 'v1', filename: 'index.html', x: 10, y: 20 } })),
+      ],
       ['reaction', () => ok(api.send(react, { params: { id: a }, body: { increments: { '🔥': 1 } } }))],
       ['beacon', () => ok(api.send(recordAnalytics, { params: { id: b }, body: { isInitial: true, device: 'mobile', sessionSeconds: 12 } }))],
-      ['upload', () => ok(api.send(uploadFile, { params: { id: a }, raw: new Uint8Array(tinyPng()), headers: { 'content-type': 'application/octet-stream', 'x-file-path': 'img/logo.png' } }))],
+      [
+        'upload',
+        () =>
+          ok(
+            api.send(uploadFile, {
+              params: { id: a },
+              raw: new Uint8Array(tinyPng()),
+              headers: { 'content-type': 'application/octet-stream', 'x-file-path': 'img/logo.png' },
+            }),
+          ),
+      ],
       ['delete', () => ok(api.send(deleteFolio, { params: { id: b } }))],
     ]
     for (const [kind, change] of changes) {

@@ -82,7 +82,8 @@ describe('listFolios items', () => {
   it('gives folios of an older data dir (format 2, no version log) their versions on first start', async () => {
     const { ts, api } = await start()
     const id = (await api.call(createFolio, { body: { title: 'Old', initialHtml: '<p>1</p>' } })).project.id
-    for (let n = 2; n <= 90; n++) await api.call(updateFolio, { params: { id }, body: { files: { 'index.html': `<p>${n}</p>` }, commitMessage: `Edit ${n} ${'x'.repeat(80)}` } })
+    for (let n = 2; n <= 90; n++)
+      await api.call(updateFolio, { params: { id }, body: { files: { 'index.html': `<p>${n}</p>` }, commitMessage: `Edit ${n} ${'x'.repeat(80)}` } })
     await ts.stop()
     // What format 2 wrote: metadata without a log, no log chunks.
     const metaPath = join(ts.dataDir, 'folios', id, 'meta.json')

@@ -79,7 +79,12 @@ function sh(line: string, cwd: string, extra: Record<string, string> = {}): Prom
 }
 
 /** Each line in turn; every one must succeed. */
-async function runAll(lines: string[], cwd: string, extra: Record<string, string> = {}, substitute: (line: string, before: Ran[]) => string = (line) => line): Promise<Ran[]> {
+async function runAll(
+  lines: string[],
+  cwd: string,
+  extra: Record<string, string> = {},
+  substitute: (line: string, before: Ran[]) => string = (line) => line,
+): Promise<Ran[]> {
   const done: Ran[] = []
   for (const written of lines) {
     const line = substitute(written, done)

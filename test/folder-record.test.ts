@@ -23,7 +23,14 @@ const where = (root: string) => ({ server: 'http://127.0.0.1:3000', id: 'kL9VtGL
 describe('FolderRecord', () => {
   it('knows a deleted file by the bytes the folder gave it, and survives a reload', async () => {
     const record = await FolderRecord.open(where('/site'))
-    await record.replace(['index.html', 'old.html'], [['index.html', sha('home')], ['old.html', sha('old v1')]], 'v1')
+    await record.replace(
+      ['index.html', 'old.html'],
+      [
+        ['index.html', sha('home')],
+        ['old.html', sha('old v1')],
+      ],
+      'v1',
+    )
     await record.update(['old.html'], [], [['old.html', sha('old v2')]], 'v2')
     await record.update([], ['old.html'], [], 'v3')
 
@@ -44,7 +51,14 @@ describe('FolderRecord', () => {
     const record = await FolderRecord.open(where('/build'))
     for (let build = 0; build < 1100; build++) {
       const name = `app.${build}.js`
-      await record.replace(['index.html', name], [['index.html', sha('home')], [name, sha(`build ${build}`)]], `v${build + 1}`)
+      await record.replace(
+        ['index.html', name],
+        [
+          ['index.html', sha('home')],
+          [name, sha(`build ${build}`)],
+        ],
+        `v${build + 1}`,
+      )
     }
     const records = await Promise.all((await readdir(join(config, 'sync'))).map(async (name) => JSON.parse(await readFile(join(config, 'sync', name), 'utf8'))))
     const saved = records.find((r) => r.root === '/build')

@@ -71,7 +71,14 @@ describe('public answers served from memory', () => {
     const auth = { resolveRequest: () => undefined } as unknown as Auth
     const hot = new HotCache(store, auth, limiter, (req) => clientOf(req, false))
     const body = JSON.stringify({ id: 'f1', title: 'Public' })
-    hot.put('/api/files/f1/public', { body, contentType: 'application/json; charset=utf-8', access: 'public', folioId: 'f1', rateLimit: 'public', generation: hot.generation('f1') })
+    hot.put('/api/files/f1/public', {
+      body,
+      contentType: 'application/json; charset=utf-8',
+      access: 'public',
+      folioId: 'f1',
+      rateLimit: 'public',
+      generation: hot.generation('f1'),
+    })
     // What the router would do: count the request itself (the first one, which put the answer there).
     const server = createServer((req, res) => {
       if (hot.serve(req, res)) return

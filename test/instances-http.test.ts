@@ -56,20 +56,37 @@ it('serves on B what was made on A: a new workspace’s key, its folios, new ver
   expect((await onB.send(listFolios)).body.map((f: { id: string }) => f.id)).toEqual([id])
   const events = await openEvents(testApi(urlB), id)
 
-  expect((await onA.send(updateFolio, { params: { id }, body: { title: 'Shared 2', files: { 'index.html': '<h1>two</h1>' }, commitMessage: 'second' } })).status).toBe(200)
+  expect(
+    (await onA.send(updateFolio, { params: { id }, body: { title: 'Shared 2', files: { 'index.html': '<h1>two</h1>' }, commitMessage: 'second' } })).status,
+  ).toBe(200)
   // B's hot cache and list drop it when B hears of the change; its open share page hears the version.
-  await eventually(() => onB.send(getFolio, { params: { id } }), (reply) => reply.body.latestVersionId === 'v2')
+  await eventually(
+    () => onB.send(getFolio, { params: { id } }),
+    (reply) => reply.body.latestVersionId === 'v2',
+  )
   expect((await onB.send(getFolio, { params: { id } })).body).toMatchObject({ title: 'Shared 2', latestVersionId: 'v2' })
   expect((await onB.send(listFolios)).body).toMatchObject([{ id, title: 'Shared 2', latestVersionId: 'v2' }])
   expect((await events.next('version', (data) => data.latestVersionId === 'v2')).data.activeFileList).toEqual(['index.html'])
   await events.cancel()
 
   // A write on B right after builds on A's version (under the lock), whatever B heard.
-  expect((await onB.send(updateFolio, { params: { id }, body: { files: { 'index.html': '<h1>three</h1>' }, commitMessage: 'third' } })).body.project.latestVersionId).toBe('v3')
+  expect(
+    (await onB.send(updateFolio, { params: { id }, body: { files: { 'index.html': '<h1>three</h1>' }, commitMessage: 'third' } })).body.project.latestVersionId,
+  ).toBe('v3')
 
   const rotated = await onA.send(rotateKey)
   expect(rotated.status).toBe(200)
-  await eventually(() => onB.send(listFolios), (reply) => reply.status === 401)
+  await eventually(
+    () => onB.send(listFolios),
+    (reply) => reply.status === 401,
+  )
   const withNewKey = testApi(urlB, { key: rotated.body.apiKey })
-  expect((await eventually(() => withNewKey.send(listFolios), (reply) => reply.status === 200)).body).toHaveLength(1)
+  expect(
+    (
+      await eventually(
+        () => withNewKey.send(listFolios),
+        (reply) => reply.status === 200,
+      )
+    ).body,
+  ).toHaveLength(1)
 })

@@ -105,7 +105,12 @@ describe('who configured an integration', () => {
     const owner = await sessionOf('owner@example.com')
     const bySession = await api().send(setIntegrations, { body: { integrations: [{ url: SLACK }, { url: DISCORD }] }, headers: fromOurPage(owner) })
     expect(bySession.status).toBe(200)
-    const second = { url: DISCORD, format: 'discord', configuredBy: { credential: 'session', name: 'owner@example.com', email: 'owner@example.com' }, configuredAt: expect.any(String) }
+    const second = {
+      url: DISCORD,
+      format: 'discord',
+      configuredBy: { credential: 'session', name: 'owner@example.com', email: 'owner@example.com' },
+      configuredAt: expect.any(String),
+    }
     expect(bySession.body.integrations).toEqual([{ ...first, configuredAt: byKey.body.integrations[0].configuredAt }, second])
     const listed = await ws.api.send(getIntegrations)
     expect(listed.body.integrations).toEqual(bySession.body.integrations)
@@ -116,7 +121,12 @@ describe('who configured an integration', () => {
 
     // Changing a webhook's format is configuring it again.
     const reformatted = await ws.api.send(setIntegrations, { body: { integrations: [{ url: SLACK, format: 'discord' }, { url: DISCORD }] } })
-    expect(reformatted.body.integrations[0]).toEqual({ url: SLACK, format: 'discord', configuredBy: { credential: 'api-key', name: 'First' }, configuredAt: expect.any(String) })
+    expect(reformatted.body.integrations[0]).toEqual({
+      url: SLACK,
+      format: 'discord',
+      configuredBy: { credential: 'api-key', name: 'First' },
+      configuredAt: expect.any(String),
+    })
     expect(reformatted.body.integrations[1]).toEqual(bySession.body.integrations[1])
     await ws.api.send(setIntegrations, { body: { integrations: [] } })
   })
@@ -124,10 +134,17 @@ describe('who configured an integration', () => {
   it('a revoked grant changes nothing of them (none can come from a token)', async () => {
     await ws.api.send(setIntegrations, { body: { integrations: [{ url: SLACK }] } })
     const flow = await obtainTokens(ts.url, { apiKey: ws.apiKey })
-    expect((await api().send(setIntegrations, { body: { integrations: [{ url: 'https://attacker.example/hook' }] }, headers: bearer(flow.tokens.access_token) })).status).toBe(403)
-    const grant = ((await ws.api.send(listOAuthGrants)).body.grants as Array<{ id: string; clientId: string }>).find((g) => g.clientId === flow.client.client_id)!
+    expect(
+      (await api().send(setIntegrations, { body: { integrations: [{ url: 'https://attacker.example/hook' }] }, headers: bearer(flow.tokens.access_token) }))
+        .status,
+    ).toBe(403)
+    const grant = ((await ws.api.send(listOAuthGrants)).body.grants as Array<{ id: string; clientId: string }>).find(
+      (g) => g.clientId === flow.client.client_id,
+    )!
     expect((await ws.api.send(revokeOAuthGrant, { params: { grantId: grant.id } })).status).toBe(200)
     expect((await api().send(listFolios, { headers: bearer(flow.tokens.access_token) })).status).toBe(401)
-    expect((await ws.api.send(getIntegrations)).body.integrations.map((i: { configuredBy: { credential: string } }) => i.configuredBy.credential)).toEqual(['api-key'])
+    expect((await ws.api.send(getIntegrations)).body.integrations.map((i: { configuredBy: { credential: string } }) => i.configuredBy.credential)).toEqual([
+      'api-key',
+    ])
   })
 })

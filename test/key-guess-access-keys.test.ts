@@ -49,7 +49,9 @@ describe('newAccessKey', () => {
       write: false,
       logLevel: 'silent',
     })
-    const key = runInNewContext(`${bundle.outputFiles[0]!.text}; accessKeys.newAccessKey()`, { crypto: { getRandomValues: (a: Uint8Array) => webcrypto.getRandomValues(a) } })
+    const key = runInNewContext(`${bundle.outputFiles[0]!.text}; accessKeys.newAccessKey()`, {
+      crypto: { getRandomValues: (a: Uint8Array) => webcrypto.getRandomValues(a) },
+    })
     expect(key).toMatch(BASE62)
     expect(bitsOfBase62(key)).toBeGreaterThanOrEqual(MIN_BITS)
   })
@@ -61,7 +63,9 @@ describe('weakAccessKeyWarning', () => {
       'This key is short: anyone can try a few keys a minute from each address they have; use 12 or more characters, or let folio make one.',
     )
     // 12 digits: 12 × log2(10) ≈ 39 bits.
-    expect(weakAccessKeyWarning('123456789012')).toMatch(/^This key is easy to guess \(about 39 bits\): .*make it longer or mix letters, capitals, digits and symbols, or let folio make one\.$/)
+    expect(weakAccessKeyWarning('123456789012')).toMatch(
+      /^This key is easy to guess \(about 39 bits\): .*make it longer or mix letters, capitals, digits and symbols, or let folio make one\.$/,
+    )
     expect(weakAccessKeyWarning('  short  ')).toMatch(/^This key is short/)
     expect(weakAccessKeyWarning('correct horse battery staple')).toBeUndefined()
     expect(weakAccessKeyWarning('Tr0ub4dor&3xyz')).toBeUndefined()

@@ -62,7 +62,15 @@ function clientAt(server: string, localAddress: string) {
       const body = JSON.stringify({ accessKey })
       return new Promise((resolve, reject) => {
         const req = request(
-          { host: target.hostname, port: target.port, path: `/api/files/${id}/public`, method: 'POST', localAddress, agent, headers: { 'content-type': 'application/json', ...headers } },
+          {
+            host: target.hostname,
+            port: target.port,
+            path: `/api/files/${id}/public`,
+            method: 'POST',
+            localAddress,
+            agent,
+            headers: { 'content-type': 'application/json', ...headers },
+          },
           (res) => {
             let text = ''
             res.setEncoding('utf8')
@@ -168,7 +176,9 @@ describe('many addresses guessing one folio', () => {
     const addresses = Array.from({ length: 10 }, (_, i) => `127.0.0.${i + 2}`)
     const viewer = clientAt(s.ts.url, '127.0.0.12')
     const started = performance.now()
-    const guessers = spawn(process.execPath, ['--input-type=module', '-e', GUESSERS, JSON.stringify({ url: s.ts.url, id, addresses, lanes: 3 })], { stdio: ['pipe', 'pipe', 'inherit'] })
+    const guessers = spawn(process.execPath, ['--input-type=module', '-e', GUESSERS, JSON.stringify({ url: s.ts.url, id, addresses, lanes: 3 })], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    })
     let output = ''
     const refusedOnce = new Promise<void>((resolve) =>
       guessers.stdout.setEncoding('utf8').on('data', (chunk) => {

@@ -86,7 +86,12 @@ describe('OSS on 0.0.0.0: requests from a network address', () => {
         req.on('error', reject)
         req.end()
       })
-    const tries: Array<Record<string, string>> = [{ host: `127.0.0.1:${port()}` }, { host: `localhost:${port()}` }, { host: `${lan}:${port()}`, 'x-forwarded-for': '127.0.0.1' }, { host: `[::1]:${port()}`, 'x-real-ip': '127.0.0.1' }]
+    const tries: Array<Record<string, string>> = [
+      { host: `127.0.0.1:${port()}` },
+      { host: `localhost:${port()}` },
+      { host: `${lan}:${port()}`, 'x-forwarded-for': '127.0.0.1' },
+      { host: `[::1]:${port()}`, 'x-real-ip': '127.0.0.1' },
+    ]
     for (const headers of tries) {
       expect(await status(headers), JSON.stringify(headers)).toBe(401)
     }

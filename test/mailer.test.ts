@@ -45,7 +45,9 @@ describe('a Cloud server without FOLIO_SMTP_URL', () => {
   it('says so at start and writes claim codes to its log, where the operator can read them', async () => {
     const ts = await startTestServer({ mode: 'cloud', logLevel: LogLevels.info, config: { smtpUrl: undefined } })
     try {
-      expect(ts.logs).toContain('[mail] E-mail is not configured (set FOLIO_SMTP_URL, and FOLIO_MAIL_FROM): sign-in and claim codes are written to this log instead.')
+      expect(ts.logs).toContain(
+        '[mail] E-mail is not configured (set FOLIO_SMTP_URL, and FOLIO_MAIL_FROM): sign-in and claim codes are written to this log instead.',
+      )
       const api = testApi(ts.url)
       const started = await api.send(agentAuth, { body: { type: 'anonymous' } })
       const registration_session_id = started.body.registration_session_id

@@ -30,16 +30,25 @@ async function overHttp(base: string, key?: string): Promise<Client> {
 
 async function overStdio(base: string, key?: string): Promise<Client> {
   const client = new Client({ name: 'folio-test', version: '1.0.0' })
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cliEnv({ FOLIO_URL: base, ...(key ? { FOLIO_API_KEY: key } : {}) }) as Record<string, string>, stderr: 'pipe' }))
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp'],
+      env: cliEnv({ FOLIO_URL: base, ...(key ? { FOLIO_API_KEY: key } : {}) }) as Record<string, string>,
+      stderr: 'pipe',
+    }),
+  )
   return client
 }
 
 /** A page of about 1 MB, different in each version (as a deck with its images inlined is). */
-const megabytePage = (n: number) => `<!doctype html><h1 id="title">Version ${n}</h1><section class="slide"><p id="point">Point</p></section>\n${`<p>${String(n).repeat(60)}</p>\n`.repeat(16_000)}`
+const megabytePage = (n: number) =>
+  `<!doctype html><h1 id="title">Version ${n}</h1><section class="slide"><p id="point">Point</p></section>\n${`<p>${String(n).repeat(60)}</p>\n`.repeat(16_000)}`
 
 async function eightVersions(api: TestApi): Promise<string> {
   const id = await api.create('Heavy deck', { 'index.html': megabytePage(1), 'notes.md': 'line one\nline two\nline three\nline four' }, { status: 'published' })
-  for (let n = 2; n <= 8; n++) await api.send(updateFolio, { params: { id }, body: { files: { 'index.html': megabytePage(n), 'notes.md': 'line one\nline two\nline three\nline four' } } })
+  for (let n = 2; n <= 8; n++)
+    await api.send(updateFolio, { params: { id }, body: { files: { 'index.html': megabytePage(n), 'notes.md': 'line one\nline two\nline three\nline four' } } })
   return id
 }
 
@@ -90,7 +99,9 @@ for (const mode of ['oss', 'cloud'] as const) {
           expect(text).toMatch(/\[Cut: this answer is [\d,]+ bytes, over the 256 KB a tool answer holds\. .*read_file.*\]$/)
           const page = await call(client, 'read_file', { id, path: 'index.html' })
           expect(textOf(page)).toMatch(/\[Cut: /)
-          expect(textOf(await call(client, 'read_file', { id, path: 'index.html', toLine: 2 }))).toBe('index.html of v8, lines 1–2 of 16002:\n<!doctype html><h1 id="title">Version 8</h1><section class="slide"><p id="point">Point</p></section>\n<p>888888888888888888888888888888888888888888888888888888888888</p>')
+          expect(textOf(await call(client, 'read_file', { id, path: 'index.html', toLine: 2 }))).toBe(
+            'index.html of v8, lines 1–2 of 16002:\n<!doctype html><h1 id="title">Version 8</h1><section class="slide"><p id="point">Point</p></section>\n<p>888888888888888888888888888888888888888888888888888888888888</p>',
+          )
         })
       })
     }
@@ -125,19 +136,38 @@ for (const mode of ['oss', 'cloud'] as const) {
         await new Promise((resolve) => setTimeout(resolve, 5))
         const pinned = await api().send(createComment, {
           params: { id },
-          body: { text: 'Bigger point', versionId: 'v8', filename: 'index.html', selector: '#point', elementHtml: '<p id="point">Point</p>', anchor: { selector: '#point', offsetX: 50, offsetY: 50, slide: 1 } },
+          body: {
+            text: 'Bigger point',
+            versionId: 'v8',
+            filename: 'index.html',
+            selector: '#point',
+            elementHtml: '<p id="point">Point</p>',
+            anchor: { selector: '#point', offsetX: 50, offsetY: 50, slide: 1 },
+          },
         })
-        await api().send(createComment, { params: { id }, body: { text: 'Still true', versionId: 'v8', filename: 'index.html', parentId: before.body.comment.id } })
+        await api().send(createComment, {
+          params: { id },
+          body: { text: 'Still true', versionId: 'v8', filename: 'index.html', parentId: before.body.comment.id },
+        })
         const sinceV8 = dataOf(await call(client, 'get_feedback', { id, since: 'v8' }))
         expect(sinceV8.new.map((c: { text: string }) => c.text)).toEqual(expect.arrayContaining(['Old remark', 'Bigger point']))
-        expect(sinceV8.new.find((c: { id: string }) => c.id === pinned.body.comment.id)).toMatchObject({ slide: 1, selector: '#point', elementHtml: '<p id="point">Point</p>', versionId: 'v8' })
+        expect(sinceV8.new.find((c: { id: string }) => c.id === pinned.body.comment.id)).toMatchObject({
+          slide: 1,
+          selector: '#point',
+          elementHtml: '<p id="point">Point</p>',
+          versionId: 'v8',
+        })
         const feedback = await call(client, 'get_feedback', { id, since: between })
         const report = dataOf(feedback)
         expect(report.new.map((c: { text: string }) => c.text)).toEqual(['Bigger point'])
-        expect(report.active.map((c: { text: string; replies: Array<{ text: string }> }) => [c.text, c.replies.map((r) => r.text)])).toEqual([['Old remark', ['Still true']]])
+        expect(report.active.map((c: { text: string; replies: Array<{ text: string }> }) => [c.text, c.replies.map((r) => r.text)])).toEqual([
+          ['Old remark', ['Still true']],
+        ])
         expect(report).toMatchObject({ since: between, views: expect.any(Number), reactions: expect.any(Object) })
         expect(textOf(feedback)).toMatch(new RegExp(`^Since ${between}: 1 new thread, 1 thread with new replies, 0 resolved threads; \\d+ open in all\\.`))
-        expect(textOf(await call(client, 'get_feedback', { id, since: 'yesterday-ish' }))).toMatch(/^since: yesterday-ish is neither a version of this folio \(v1, .*v8\) nor an ISO time\./)
+        expect(textOf(await call(client, 'get_feedback', { id, since: 'yesterday-ish' }))).toMatch(
+          /^since: yesterday-ish is neither a version of this folio \(v1, .*v8\) nor an ISO time\./,
+        )
       } finally {
         await client.close()
       }

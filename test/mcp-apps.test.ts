@@ -43,7 +43,9 @@ beforeAll(async () => {
     const url = new URL(req.url ?? '/', 'http://x')
     if (url.pathname === '/host.html') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-      res.end(`<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>MCP Apps host</title></head><body><script>${hostScript}</script></body></html>`)
+      res.end(
+        `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>MCP Apps host</title></head><body><script>${hostScript}</script></body></html>`,
+      )
     } else if (url.pathname === '/sandbox.html') {
       const csp = JSON.parse(url.searchParams.get('csp') ?? '{}') as McpUiResourceCsp
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': cspOf(csp) })
@@ -70,7 +72,8 @@ afterAll(async () => {
 async function bundleHostSide(): Promise<string> {
   const out = await build({
     stdin: {
-      contents: "import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge'; window.McpAppsHost = { AppBridge, PostMessageTransport }",
+      contents:
+        "import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge'; window.McpAppsHost = { AppBridge, PostMessageTransport }",
       resolveDir: process.cwd(),
     },
     bundle: true,
@@ -132,7 +135,10 @@ parent.postMessage({ jsonrpc: '2.0', method: 'ui/notifications/sandbox-proxy-rea
 
 /** The SDK's own client, as a host connects to folio (advertising the Apps extension). */
 async function connect(): Promise<Client> {
-  const client = new Client({ name: 'mcp-apps-host', version: '1.0.0' }, { capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [RESOURCE_MIME_TYPE] } } } })
+  const client = new Client(
+    { name: 'mcp-apps-host', version: '1.0.0' },
+    { capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [RESOURCE_MIME_TYPE] } } } },
+  )
   await client.connect(new StreamableHTTPClientTransport(new URL(mcp.path, s.ts.url)))
   return client
 }
@@ -202,9 +208,20 @@ async function render(resource: UiResource, args: Record<string, unknown>, resul
       await proxyReady
 
       const sizes: number[] = ((window as any).sizes = [])
-      const bridge = new AppBridge(null, { name: 'mcp-apps-host', version: '1.0.0' }, { openLinks: {} }, {
-        hostContext: { theme: 'light', displayMode: 'inline', availableDisplayModes: ['inline'], platform: 'web', containerDimensions: { width: 720, maxHeight: 800 } },
-      })
+      const bridge = new AppBridge(
+        null,
+        { name: 'mcp-apps-host', version: '1.0.0' },
+        { openLinks: {} },
+        {
+          hostContext: {
+            theme: 'light',
+            displayMode: 'inline',
+            availableDisplayModes: ['inline'],
+            platform: 'web',
+            containerDimensions: { width: 720, maxHeight: 800 },
+          },
+        },
+      )
       bridge.onsizechange = ({ height }: { height?: number }) => {
         if (height === undefined) return
         sizes.push(height)
@@ -235,11 +252,14 @@ async function sharePageIn(page: Page, id: string): Promise<{ share: Frame; foli
   let share: Frame | undefined
   let folio: Frame | undefined
   await expect
-    .poll(() => {
-      share = page.frames().find((f) => f.url().startsWith(`${s.ts.url}/share/${id}`))
-      folio = share?.childFrames().find((f) => f.url().includes(`/v/${id}/`))
-      return Boolean(folio)
-    }, { timeout: 15_000 })
+    .poll(
+      () => {
+        share = page.frames().find((f) => f.url().startsWith(`${s.ts.url}/share/${id}`))
+        folio = share?.childFrames().find((f) => f.url().includes(`/v/${id}/`))
+        return Boolean(folio)
+      },
+      { timeout: 15_000 },
+    )
     .toBe(true)
   return { share: share!, folio: folio! }
 }
@@ -280,7 +300,11 @@ describe('MCP Apps: a folio shown in the chat', () => {
       const { contents } = await client.readResource({ uri: FOLIO_APP_URI })
       expect(contents).toHaveLength(1)
       const content = contents[0]!
-      expect(content).toMatchObject({ uri: FOLIO_APP_URI, mimeType: RESOURCE_MIME_TYPE, _meta: { ui: { csp: { frameDomains: [new URL(s.ts.url).origin] }, prefersBorder: true } } })
+      expect(content).toMatchObject({
+        uri: FOLIO_APP_URI,
+        mimeType: RESOURCE_MIME_TYPE,
+        _meta: { ui: { csp: { frameDomains: [new URL(s.ts.url).origin] }, prefersBorder: true } },
+      })
       const html = textOf(content)!
       expect(html).toMatch(/^<!doctype html>/i)
       // Written in for the caller, as it reached the server; the script is inline (no other request).
@@ -296,7 +320,9 @@ describe('MCP Apps: a folio shown in the chat', () => {
     try {
       const created = dataOf(await call(client, 'create_folio', { title: 'Launch plan', defaultFiles: { 'index.html': PAGE }, status: 'published' }))
       const id = created.id as string
-      const comment = dataOf(await call(client, 'add_comment', { id, text: 'Is May realistic?', versionId: 'v1', filename: 'index.html', selector: '#target', x: 10, y: 10 }))
+      const comment = dataOf(
+        await call(client, 'add_comment', { id, text: 'Is May realistic?', versionId: 'v1', filename: 'index.html', selector: '#target', x: 10, y: 10 }),
+      )
       await call(client, 'react', { id, increments: { '🔥': 1 } })
 
       const args = { id }
@@ -334,7 +360,7 @@ describe('MCP Apps: a folio shown in the chat', () => {
     }
   })
 
-  it("shows a draft from create_folio as its viewers do: the notice, then the folio once published", async () => {
+  it('shows a draft from create_folio as its viewers do: the notice, then the folio once published', async () => {
     const client = await connect()
     try {
       const args = { title: 'Draft deck', initialHtml: '<h1 id="hello">Hello from a draft</h1>' }

@@ -9,8 +9,21 @@ import { useServer } from './helpers/use-server.js'
  * arguments are fields its operation takes, with the same descriptions, types, enums and
  * requirements. Both documents are read from a running server, as their users read them.
  */
-type Schema = { $ref?: string; type?: string; description?: string; enum?: unknown[]; properties?: Record<string, Schema>; required?: string[]; default?: unknown; [k: string]: unknown }
-interface ListedTool { name: string; description: string; inputSchema: Schema }
+type Schema = {
+  $ref?: string
+  type?: string
+  description?: string
+  enum?: unknown[]
+  properties?: Record<string, Schema>
+  required?: string[]
+  default?: unknown
+  [k: string]: unknown
+}
+interface ListedTool {
+  name: string
+  description: string
+  inputSchema: Schema
+}
 const entryOf = (tool: ListedTool) => MCP_TOOLS.find((t) => t.name === tool.name)!
 
 const s = useServer()
@@ -19,7 +32,11 @@ let tools: ListedTool[]
 
 beforeAll(async () => {
   doc = (await s.api.send(getOpenApi)).body
-  const reply = await fetch(new URL(mcp.path, s.ts.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })
+  const reply = await fetch(new URL(mcp.path, s.ts.url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  })
   tools = (await reply.json()).result.tools
 })
 
@@ -66,7 +83,11 @@ describe('MCP tools and OpenAPI come from the same contracts', () => {
     const descriptions = new Set(tools.map((t) => t.description))
     expect(descriptions.size).toBe(tools.length)
     for (const tool of tools) expect(tool.description.length, tool.name).toBeLessThanOrEqual(260)
-    const reply = await fetch(new URL(mcp.path, s.ts.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })
+    const reply = await fetch(new URL(mcp.path, s.ts.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    })
     expect(Buffer.byteLength(await reply.text())).toBeLessThanOrEqual(12 * 1024)
   })
 

@@ -34,7 +34,31 @@ describe('POST /api/mcp in OSS, from this machine (no key)', () => {
     try {
       const { tools } = await client.listTools()
       const names = tools.map((t) => t.name)
-      for (const name of ['list_folios', 'get_folio', 'read_file', 'get_feedback', 'create_folio', 'update_folio', 'delete_folio', 'list_versions', 'restore_version', 'get_brief', 'list_comments', 'add_comment', 'resolve_comment', 'delete_comment', 'react', 'publish_folio', 'unpublish_folio', 'set_sharing', 'upload_image', 'list_design_systems', 'tunnel_status', 'tunnel_start', 'tunnel_stop']) {
+      for (const name of [
+        'list_folios',
+        'get_folio',
+        'read_file',
+        'get_feedback',
+        'create_folio',
+        'update_folio',
+        'delete_folio',
+        'list_versions',
+        'restore_version',
+        'get_brief',
+        'list_comments',
+        'add_comment',
+        'resolve_comment',
+        'delete_comment',
+        'react',
+        'publish_folio',
+        'unpublish_folio',
+        'set_sharing',
+        'upload_image',
+        'list_design_systems',
+        'tunnel_status',
+        'tunnel_start',
+        'tunnel_stop',
+      ]) {
         expect(names, name).toContain(name)
       }
 
@@ -75,7 +99,10 @@ describe('POST /api/mcp in OSS, from this machine (no key)', () => {
       const updated = await call(client, 'update_folio', { id, files: { 'index.html': '<p>two</p>' }, commitMessage: 'second' })
       expect(dataOf(updated)).toMatchObject({ latestVersionId: 'v2', fileList: ['index.html'] })
       const versions = dataOf(await call(client, 'list_versions', { id })).versions
-      expect(versions.map((v: { versionId: string; commitMessage: string }) => [v.versionId, v.commitMessage])).toEqual([['v1', expect.any(String)], ['v2', 'second']])
+      expect(versions.map((v: { versionId: string; commitMessage: string }) => [v.versionId, v.commitMessage])).toEqual([
+        ['v1', expect.any(String)],
+        ['v2', 'second'],
+      ])
       const restored = await call(client, 'restore_version', { id, restoreVersionId: 'v1' })
       expect(dataOf(restored).latestVersionId).toBe('v3')
 
@@ -110,7 +137,11 @@ describe('POST /api/mcp in OSS, from this machine (no key)', () => {
       expect(textOf(blank)).toBe('Title is required')
       const noText = await call(client, 'add_comment', { id: 'nosuchfolio', versionId: 'v1', filename: 'index.html' })
       expect(textOf(noText)).toMatch(/^Missing comment parameters/)
-      const badImage = await call(client, 'upload_image', { id: dataOf(await call(client, 'create_folio', { title: 'Img' })).id, path: 'a.png', data: Buffer.from('not an image').toString('base64') })
+      const badImage = await call(client, 'upload_image', {
+        id: dataOf(await call(client, 'create_folio', { title: 'Img' })).id,
+        path: 'a.png',
+        data: Buffer.from('not an image').toString('base64'),
+      })
       expect(textOf(badImage)).toMatch(/^Unsupported file type/)
       await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/Unknown tool/)
     } finally {
@@ -199,7 +230,12 @@ describe('POST /api/mcp keeps the endpoints’ limits', () => {
     } finally {
       await client.close()
     }
-    const big = await rpc(s.ts.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'create_folio', arguments: { title: 'Big', initialHtml: 'x'.repeat(70 * 1024) } } })
+    const big = await rpc(s.ts.url, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'create_folio', arguments: { title: 'Big', initialHtml: 'x'.repeat(70 * 1024) } },
+    })
     expect(big.status).toBe(413)
     expect((await big.json()).error).toBe('Payload too large')
   })

@@ -33,9 +33,15 @@ describe('the tunnel through MCP (a real localtunnel client and a loopback tunne
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+/)
       expect(textOf(started).split('\n\n')[0]).toBe(`Public URL: ${url}`)
 
-      const anonymous = await fetch(new URL(mcp.path, url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })
+      const anonymous = await fetch(new URL(mcp.path, url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      })
       expect(anonymous.status).toBe(401)
-      expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${new URL(url).origin}/.well-known/oauth-protected-resource", scope="folio"`)
+      expect(anonymous.headers.get('www-authenticate')).toBe(
+        `Bearer resource_metadata="${new URL(url).origin}/.well-known/oauth-protected-resource", scope="folio"`,
+      )
 
       const key = (await s.api.send(getKey)).body.apiKey as string
       const remote = await connect(url, key)

@@ -77,7 +77,13 @@ describe('OAuth in Cloud', () => {
     const tokens = await fetch(new URL('/api/oauth/token', base()), {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: start.verifier, redirect_uri: REDIRECT_URI, client_id: found.client.client_id }),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: start.verifier,
+        redirect_uri: REDIRECT_URI,
+        client_id: found.client.client_id,
+      }),
     }).then((r) => r.json() as Promise<{ access_token: string }>)
     const list = await s.anonymous.send(listFolios, { headers: bearer(tokens.access_token) })
     expect(list.body.map((f: { id: string }) => f.id)).toEqual([bFolio])

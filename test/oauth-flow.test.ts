@@ -82,12 +82,19 @@ describe('OAuth in OSS, with oauth4webapi', () => {
     const refreshed = await oauth.processRefreshTokenResponse(
       flow.as,
       flow.client,
-      await oauth.refreshTokenGrantRequest(flow.as, flow.client, oauth.None(), tokens.refresh_token!, { ...insecure, additionalParameters: { resource: flow.resource } }),
+      await oauth.refreshTokenGrantRequest(flow.as, flow.client, oauth.None(), tokens.refresh_token!, {
+        ...insecure,
+        additionalParameters: { resource: flow.resource },
+      }),
     )
     expect(refreshed).toMatchObject({ token_type: 'bearer', expires_in: 3600, scope: 'folio' })
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token)
     expect((await s.api.send(listFolios, { headers: bearer(refreshed.access_token) })).status).toBe(200)
-    const retried = await oauth.processRefreshTokenResponse(flow.as, flow.client, await oauth.refreshTokenGrantRequest(flow.as, flow.client, oauth.None(), tokens.refresh_token!, insecure))
+    const retried = await oauth.processRefreshTokenResponse(
+      flow.as,
+      flow.client,
+      await oauth.refreshTokenGrantRequest(flow.as, flow.client, oauth.None(), tokens.refresh_token!, insecure),
+    )
     expect([retried.access_token, retried.refresh_token]).toEqual([refreshed.access_token, refreshed.refresh_token])
     expect(retried.expires_in).toEqual(expect.any(Number))
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + GRACE_MS + 1_000 })
@@ -102,7 +109,11 @@ describe('OAuth in OSS, with oauth4webapi', () => {
   it('answers parallel refreshes with one refresh token alike: the same new pair, and the grant keeps working', async () => {
     const flow = await obtainTokens(base())
     const refresh = async (token: string) =>
-      oauth.processRefreshTokenResponse(flow.as, flow.client, await oauth.refreshTokenGrantRequest(flow.as, flow.client, oauth.None(), token, { ...insecure, additionalParameters: { resource: flow.resource } }))
+      oauth.processRefreshTokenResponse(
+        flow.as,
+        flow.client,
+        await oauth.refreshTokenGrantRequest(flow.as, flow.client, oauth.None(), token, { ...insecure, additionalParameters: { resource: flow.resource } }),
+      )
     // Several connections of one client (MCP sessions of one app) share the token and refresh at once.
     const answers = await Promise.all([1, 2, 3, 4].map(() => refresh(flow.tokens.refresh_token!)))
     const [first] = answers
@@ -151,7 +162,10 @@ describe('OAuth in OSS, with oauth4webapi', () => {
     const flow = await obtainTokens(base())
     expect((await s.api.send(listFolios, { headers: bearer(flow.tokens.access_token) })).status).toBe(200)
     await oauth.processRevocationResponse(
-      await oauth.revocationRequest(flow.as, flow.client, oauth.None(), flow.tokens.refresh_token!, { ...insecure, additionalParameters: { token_type_hint: 'refresh_token' } }),
+      await oauth.revocationRequest(flow.as, flow.client, oauth.None(), flow.tokens.refresh_token!, {
+        ...insecure,
+        additionalParameters: { token_type_hint: 'refresh_token' },
+      }),
     )
     expect((await s.api.send(listFolios, { headers: bearer(flow.tokens.access_token) })).status).toBe(401)
     const again = await tokenRequest(base(), { grant_type: 'refresh_token', refresh_token: flow.tokens.refresh_token!, client_id: flow.client.client_id })
@@ -201,7 +215,13 @@ describe('OAuth in OSS, with oauth4webapi', () => {
     const moved = await authorizationUrl(found.as, found.client, found.resource, { redirect_uri: port61000 })
     const callback = await approve(moved, base())
     expect(callback.origin + callback.pathname).toBe(port61000)
-    const token = await tokenRequest(base(), { grant_type: 'authorization_code', code: callback.searchParams.get('code')!, code_verifier: moved.verifier, redirect_uri: port61000, client_id: found.client.client_id })
+    const token = await tokenRequest(base(), {
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code')!,
+      code_verifier: moved.verifier,
+      redirect_uri: port61000,
+      client_id: found.client.client_id,
+    })
     expect(token.status).toBe(200)
 
     // Errors after that go back to the client with state and iss: no PKCE, plain PKCE, another resource.
@@ -214,13 +234,20 @@ describe('OAuth in OSS, with oauth4webapi', () => {
       const start = await authorizationUrl(found.as, found.client, found.resource, overrides)
       const answer = await fetch(start.url, { redirect: 'manual' })
       const location = new URL(answer.headers.get('location')!)
-      expect([answer.status, location.searchParams.get('error'), location.searchParams.get('state'), location.searchParams.get('iss')]).toEqual([302, error, start.state, base()])
+      expect([answer.status, location.searchParams.get('error'), location.searchParams.get('state'), location.searchParams.get('iss')]).toEqual([
+        302,
+        error,
+        start.state,
+        base(),
+      ])
     }
   })
 
   it('registers only redirect URIs a code may safely go to, and confidential clients with a secret', async () => {
     const register = (body: object) =>
-      fetch(new URL('/api/oauth/register', base()), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }))
+      fetch(new URL('/api/oauth/register', base()), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
+        async (r) => ({ status: r.status, body: (await r.json()) as any }),
+      )
     for (const uri of ['http://example.com/cb', 'https://app.example/cb#frag', 'javascript:alert(1)', 'not a uri']) {
       const refused = await register({ redirect_uris: [uri], token_endpoint_auth_method: 'none' })
       expect([uri, refused.status, refused.body.error]).toEqual([uri, 400, 'invalid_redirect_uri'])
@@ -237,7 +264,11 @@ describe('OAuth in OSS, with oauth4webapi', () => {
     const start = await authorizationUrl(found.as, client, found.resource)
     const params = oauth.validateAuthResponse(found.as, client, await approve(start, base()), start.state)
     const basic = oauth.ClientSecretBasic(found.registered.client_secret as string)
-    const tokens = await oauth.processAuthorizationCodeResponse(found.as, client, await oauth.authorizationCodeGrantRequest(found.as, client, basic, params, REDIRECT_URI, start.verifier, insecure))
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      found.as,
+      client,
+      await oauth.authorizationCodeGrantRequest(found.as, client, basic, params, REDIRECT_URI, start.verifier, insecure),
+    )
     expect(tokens.access_token).toMatch(/^folio_at_/)
     const wrongSecret = await oauth.refreshTokenGrantRequest(found.as, client, oauth.ClientSecretBasic('folio_cs_wrong'), tokens.refresh_token!, insecure)
     expect([wrongSecret.status, wrongSecret.headers.get('www-authenticate')]).toEqual([401, 'Basic realm="folio"'])
@@ -306,7 +337,13 @@ describe('OAuth codes expire', () => {
     // Past the code's 1 s without waiting it out: the clock (Date only) moves on.
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 1_200 })
     try {
-      const late = await tokenRequest(s.ts.url, { grant_type: 'authorization_code', code, code_verifier: start.verifier, redirect_uri: REDIRECT_URI, client_id: found.client.client_id })
+      const late = await tokenRequest(s.ts.url, {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: start.verifier,
+        redirect_uri: REDIRECT_URI,
+        client_id: found.client.client_id,
+      })
       expect([late.status, late.body.error]).toEqual([400, 'invalid_grant'])
     } finally {
       vi.useRealTimers()
@@ -364,7 +401,11 @@ describe('OAuth across a restart', () => {
       second = await startTestServer({ dataDir: first.dataDir, config: { rateLimits: { auth: 10_000 } } })
       const api = testApi(second.url)
       expect((await api.send(listFolios, { headers: bearer(flow.tokens.access_token) })).status).toBe(200)
-      const refreshed = await tokenRequest(second.url, { grant_type: 'refresh_token', refresh_token: flow.tokens.refresh_token!, client_id: flow.client.client_id })
+      const refreshed = await tokenRequest(second.url, {
+        grant_type: 'refresh_token',
+        refresh_token: flow.tokens.refresh_token!,
+        client_id: flow.client.client_id,
+      })
       expect(refreshed.status).toBe(200)
       expect((await api.send(listFolios, { headers: bearer(refreshed.body.access_token) })).status).toBe(200)
     } finally {
@@ -424,8 +465,14 @@ describe('OAuth behind a proxy (FOLIO_PUBLIC_URL)', () => {
   const s = useServer({ config: { publicUrl: 'https://folio.example.com' } })
 
   it('names the public origin in every document, and marks the CSRF cookie Secure', async () => {
-    expect((await s.api.send(authorizationServerMetadata)).body).toMatchObject({ issuer: 'https://folio.example.com', token_endpoint: 'https://folio.example.com/api/oauth/token' })
-    expect((await s.api.send(protectedResourceMetadata)).body).toMatchObject({ resource: 'https://folio.example.com', authorization_servers: ['https://folio.example.com'] })
+    expect((await s.api.send(authorizationServerMetadata)).body).toMatchObject({
+      issuer: 'https://folio.example.com',
+      token_endpoint: 'https://folio.example.com/api/oauth/token',
+    })
+    expect((await s.api.send(protectedResourceMetadata)).body).toMatchObject({
+      resource: 'https://folio.example.com',
+      authorization_servers: ['https://folio.example.com'],
+    })
     const registered = await fetch(new URL('/api/oauth/register', s.ts.url), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -433,7 +480,14 @@ describe('OAuth behind a proxy (FOLIO_PUBLIC_URL)', () => {
     }).then((r) => r.json() as Promise<{ client_id: string }>)
     const url = new URL('/api/oauth/authorize', s.ts.url)
     const challenge = await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier())
-    for (const [name, value] of Object.entries({ response_type: 'code', client_id: registered.client_id, redirect_uri: REDIRECT_URI, code_challenge: challenge, code_challenge_method: 'S256', resource: 'https://folio.example.com/api/mcp' })) {
+    for (const [name, value] of Object.entries({
+      response_type: 'code',
+      client_id: registered.client_id,
+      redirect_uri: REDIRECT_URI,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      resource: 'https://folio.example.com/api/mcp',
+    })) {
       url.searchParams.set(name, value)
     }
     const page = await fetch(url)

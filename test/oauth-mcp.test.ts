@@ -18,7 +18,13 @@ class MemoryProvider implements OAuthClientProvider {
   lastState = ''
   readonly redirectUrl = REDIRECT_URI
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'MCP SDK probe', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' }
+    return {
+      client_name: 'MCP SDK probe',
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    }
   }
   state() {
     return (this.lastState = crypto.randomUUID())
@@ -89,7 +95,9 @@ describe('an MCP SDK client connects to Cloud with OAuth alone', () => {
 
       const id = structured(await client.callTool({ name: 'create_folio', arguments: { title: 'Agent deck', initialHtml: '<h1>Hello</h1>' } })).id as string
       expect(text(await client.callTool({ name: 'publish_folio', arguments: { id } }))).toContain('published')
-      const comment = structured(await client.callTool({ name: 'add_comment', arguments: { id, text: 'Bigger title', versionId: 'v1', filename: 'index.html' } }))
+      const comment = structured(
+        await client.callTool({ name: 'add_comment', arguments: { id, text: 'Bigger title', versionId: 'v1', filename: 'index.html' } }),
+      )
       expect(text(await client.callTool({ name: 'get_brief', arguments: { id } }))).toContain('Bigger title')
       const resolved = await client.callTool({ name: 'resolve_comment', arguments: { id, commentId: comment.id, resolved: true } })
       expect(text(resolved).split('\n\n')[0]).toBe(`Comment ${comment.id} is resolved.`)

@@ -24,7 +24,9 @@ describe('GET /api/openapi', () => {
 
   it('declares the comment moderation extensions: the author token header, deletedAt, commentModeration', () => {
     for (const method of ['put', 'delete']) {
-      expect(doc.paths['/api/files/{id}/comments'][method].parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'X-Comment-Token', in: 'header', required: false })]))
+      expect(doc.paths['/api/files/{id}/comments'][method].parameters).toEqual(
+        expect.arrayContaining([expect.objectContaining({ name: 'X-Comment-Token', in: 'header', required: false })]),
+      )
     }
     expect(Object.keys(doc.components.schemas.Comment.properties)).toEqual(expect.arrayContaining(['deletedAt', 'deletedBy']))
     expect(doc.components.schemas.Folio.properties.commentModeration.enum).toEqual(['anyone', 'owner-and-author'])
@@ -58,7 +60,18 @@ describe('GET /api/openapi', () => {
       .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
       .sort()
     expect(documented).toEqual(mounted)
-    expect(documented).toEqual(expect.arrayContaining(['GET /api/files', 'POST /api/files', 'GET /api/files/{id}', 'PUT /api/files/{id}', 'DELETE /api/files/{id}', 'GET /api/files/{id}/brief', 'GET /api/openapi', 'GET /api/design-systems']))
+    expect(documented).toEqual(
+      expect.arrayContaining([
+        'GET /api/files',
+        'POST /api/files',
+        'GET /api/files/{id}',
+        'PUT /api/files/{id}',
+        'DELETE /api/files/{id}',
+        'GET /api/files/{id}/brief',
+        'GET /api/openapi',
+        'GET /api/design-systems',
+      ]),
+    )
   })
 
   it('declares the store’s states: 507 INSUFFICIENT_STORAGE on every write, 503 DATABASE_UNAVAILABLE on every call but the health checks (issue 25)', () => {
@@ -75,7 +88,9 @@ describe('GET /api/openapi', () => {
   it('describes requests with the schemas that validate them, and every error string', () => {
     const put = doc.paths['/api/files/{id}'].put
     const schema = doc.components.schemas[put.requestBody.content['application/json'].schema.$ref.split('/').pop()]
-    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['files', 'updated_files', 'commitMessage', 'change_message', 'restoreVersionId', '_gz', '_d']))
+    expect(Object.keys(schema.properties)).toEqual(
+      expect.arrayContaining(['files', 'updated_files', 'commitMessage', 'change_message', 'restoreVersionId', '_gz', '_d']),
+    )
     expect(schema.properties.status.enum).toEqual(['draft', 'published'])
     const errors = JSON.stringify(put.responses)
     for (const error of ['INVALID_JSON', 'INVALID_BODY', 'FOLIO_TOO_LARGE', 'Project not found']) expect(errors).toContain(error)

@@ -37,13 +37,35 @@ const SOCKET_WORDS = /self.signed|certificate|altname|wrong version|ECONN|EHOST|
 
 describe('which addresses are public (ipaddr.js ranges)', () => {
   it.each([
-    ['127.0.0.7', 'loopback'], ['::1', 'loopback'], ['::ffff:127.0.0.7', 'loopback'], ['::ffff:7f00:7', 'loopback'],
-    ['::127.0.0.7', 'ipv4Compatible'], ['::7f00:7', 'ipv4Compatible'], ['::a00:1', 'ipv4Compatible'], ['::808:808', 'ipv4Compatible'],
-    ['10.1.2.3', 'private'], ['172.16.0.1', 'private'], ['192.168.1.1', 'private'], ['::ffff:10.0.0.1', 'private'],
-    ['169.254.169.254', 'linkLocal'], ['fe80::1', 'linkLocal'], ['fd00::1', 'uniqueLocal'], ['100.64.0.1', 'carrierGradeNat'],
-    ['0.0.0.0', 'unspecified'], ['::', 'unspecified'], ['255.255.255.255', 'broadcast'], ['224.0.0.1', 'multicast'], ['ff02::1', 'multicast'],
-    ['192.0.2.1', 'reserved'], ['198.51.100.1', 'reserved'], ['203.0.113.9', 'reserved'], ['2001:db8::1', 'reserved'], ['240.0.0.1', 'reserved'],
-    ['198.18.0.1', 'reserved'], ['64:ff9b::7f00:1', 'rfc6052'], ['2002:7f00:1::', '6to4'],
+    ['127.0.0.7', 'loopback'],
+    ['::1', 'loopback'],
+    ['::ffff:127.0.0.7', 'loopback'],
+    ['::ffff:7f00:7', 'loopback'],
+    ['::127.0.0.7', 'ipv4Compatible'],
+    ['::7f00:7', 'ipv4Compatible'],
+    ['::a00:1', 'ipv4Compatible'],
+    ['::808:808', 'ipv4Compatible'],
+    ['10.1.2.3', 'private'],
+    ['172.16.0.1', 'private'],
+    ['192.168.1.1', 'private'],
+    ['::ffff:10.0.0.1', 'private'],
+    ['169.254.169.254', 'linkLocal'],
+    ['fe80::1', 'linkLocal'],
+    ['fd00::1', 'uniqueLocal'],
+    ['100.64.0.1', 'carrierGradeNat'],
+    ['0.0.0.0', 'unspecified'],
+    ['::', 'unspecified'],
+    ['255.255.255.255', 'broadcast'],
+    ['224.0.0.1', 'multicast'],
+    ['ff02::1', 'multicast'],
+    ['192.0.2.1', 'reserved'],
+    ['198.51.100.1', 'reserved'],
+    ['203.0.113.9', 'reserved'],
+    ['2001:db8::1', 'reserved'],
+    ['240.0.0.1', 'reserved'],
+    ['198.18.0.1', 'reserved'],
+    ['64:ff9b::7f00:1', 'rfc6052'],
+    ['2002:7f00:1::', '6to4'],
   ])('%s is %s: refused', (address, range) => {
     expect(addressRange(address)).toBe(range)
     expect(isPublicAddress(address)).toBe(false)
@@ -75,7 +97,18 @@ describe('which addresses are public (ipaddr.js ranges)', () => {
   })
 
   it('judges a URL without a network call when it is saved', () => {
-    for (const url of ['https://localhost/v1', 'https://models.localhost./v1', 'https://127.0.0.7/', 'https://[::1]/', 'https://[::ffff:127.0.0.7]/', 'https://[::127.0.0.7]/', 'https://169.254.169.254/', 'http://0.0.0.0/', 'https://[fd00::1]/', 'https://192.0.2.1/']) {
+    for (const url of [
+      'https://localhost/v1',
+      'https://models.localhost./v1',
+      'https://127.0.0.7/',
+      'https://[::1]/',
+      'https://[::ffff:127.0.0.7]/',
+      'https://[::127.0.0.7]/',
+      'https://169.254.169.254/',
+      'http://0.0.0.0/',
+      'https://[fd00::1]/',
+      'https://192.0.2.1/',
+    ]) {
       expect([url, destinationProblem(url, {})]).toEqual([url, 'points into a private network'])
     }
     expect(destinationProblem('https://api.openai.com/v1', {})).toBeUndefined()
@@ -126,14 +159,28 @@ describe('the guard, where the socket connects', () => {
 
   const guarded = (policy: OutboundPolicy = {}) => guardedFetch({ resolve: DNS, isPublic, ...policy })
   const refused = async (promise: Promise<unknown>) => {
-    const error = await promise.then(() => undefined, (e: unknown) => e)
+    const error = await promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect(error).toBeInstanceOf(OutboundRefused)
     return error as OutboundRefused
   }
 
   it('refuses loopback given as an address, in every spelling, before connecting', async () => {
     const p = target.port
-    for (const url of [`http://127.0.0.7:${p}/`, `http://[::1]:${p}/`, `http://[::ffff:127.0.0.7]:${p}/`, `http://[::ffff:7f00:7]:${p}/`, `http://[::127.0.0.7]:${p}/`, `http://0.0.0.0:${p}/`, `http://2130706439:${p}/`, 'http://169.254.169.254/latest/meta-data', 'http://[fd00::1]/', 'http://192.0.2.1/']) {
+    for (const url of [
+      `http://127.0.0.7:${p}/`,
+      `http://[::1]:${p}/`,
+      `http://[::ffff:127.0.0.7]:${p}/`,
+      `http://[::ffff:7f00:7]:${p}/`,
+      `http://[::127.0.0.7]:${p}/`,
+      `http://0.0.0.0:${p}/`,
+      `http://2130706439:${p}/`,
+      'http://169.254.169.254/latest/meta-data',
+      'http://[fd00::1]/',
+      'http://192.0.2.1/',
+    ]) {
       expect((await refused(guarded()(url))).message).toContain('is not a public address')
     }
     expect(target.connections()).toBe(0)
@@ -143,7 +190,9 @@ describe('the guard, where the socket connects', () => {
     await refused(guardedFetch({})(`http://localhost:${local.port}/`))
     await refused(guarded()(`http://ai.test:${target.port}/`))
     await refused(guarded()(`http://AI.TEST.:${target.port}/`))
-    expect((await refused(guarded()(`http://ai.test:${target.port}/`))).message).toBe("ai.test is not a public address: the server does not connect to private, loopback or reserved networks on a user's behalf.")
+    expect((await refused(guarded()(`http://ai.test:${target.port}/`))).message).toBe(
+      "ai.test is not a public address: the server does not connect to private, loopback or reserved networks on a user's behalf.",
+    )
     expect([local.connections(), target.connections()]).toEqual([0, 0])
   })
 
@@ -192,16 +241,25 @@ describe('the guard, where the socket connects', () => {
   it('says "could not be reached" and nothing of the socket or TLS; the detail is for the log', async () => {
     const closed = await loopbackListener()
     await closed.close()
-    const refusedConnection = await guarded({ allowPrivate: true })(closed.url).then(() => undefined, (e: unknown) => e)
+    const refusedConnection = await guarded({ allowPrivate: true })(closed.url).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect(refusedConnection).toBeInstanceOf(OutboundUnreachable)
     expect((refusedConnection as OutboundUnreachable).message).toBe('127.0.0.7 could not be reached.')
     expect((refusedConnection as OutboundUnreachable).detail).toContain('ECONNREFUSED')
 
-    const untrusted = await guarded({ allowPrivate: true })(`${tlsTarget.url}/v1`).then(() => undefined, (e: unknown) => e)
+    const untrusted = await guarded({ allowPrivate: true })(`${tlsTarget.url}/v1`).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect(untrusted).toBeInstanceOf(OutboundUnreachable)
     expect((untrusted as Error).message).not.toMatch(SOCKET_WORDS)
     expect((untrusted as OutboundUnreachable).detail).toMatch(/self.signed/)
-    const wrongName = await guarded({ privateHosts: privateHostsFrom('other.test'), ca: TEST_CERT })(`https://other.test:${tlsTarget.port}/`).then(() => undefined, (e: unknown) => e)
+    const wrongName = await guarded({ privateHosts: privateHostsFrom('other.test'), ca: TEST_CERT })(`https://other.test:${tlsTarget.port}/`).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect((wrongName as Error).message).toBe('other.test could not be reached.')
     expect((wrongName as OutboundUnreachable).detail).toContain('altnames')
     expect(tlsTarget.requests).toEqual([])
@@ -235,9 +293,14 @@ describe('chat webhooks go through the guard at every delivery', () => {
     const policy = { resolve, isPublic, maxRedirects: 0 }
     expect(destinationProblem(url, policy)).toBeUndefined()
     await expect(postJson(url, { text: 'hi' }, { timeoutMs: 2_000, policy })).rejects.toThrow('hooks.test is not a public address')
-    await expect(postJson(`http://[::ffff:127.0.0.7]:${receiver.port}/x`, { text: 'hi' }, { timeoutMs: 2_000, policy })).rejects.toThrow('points into a private network')
+    await expect(postJson(`http://[::ffff:127.0.0.7]:${receiver.port}/x`, { text: 'hi' }, { timeoutMs: 2_000, policy })).rejects.toThrow(
+      'points into a private network',
+    )
     expect(receiver.connections()).toBe(0)
-    expect(await postJson(url, { text: 'hi' }, { timeoutMs: 2_000, policy: { ...policy, privateHosts: privateHostsFrom('hooks.test') } })).toEqual({ status: 200, retryAfterMs: undefined })
+    expect(await postJson(url, { text: 'hi' }, { timeoutMs: 2_000, policy: { ...policy, privateHosts: privateHostsFrom('hooks.test') } })).toEqual({
+      status: 200,
+      retryAfterMs: undefined,
+    })
     expect(receiver.requests.map((r) => JSON.parse(r.body))).toEqual([{ text: 'hi' }])
   })
 })
@@ -254,12 +317,19 @@ describe('a Cloud workspace’s AI base URL', () => {
   beforeAll(async () => {
     provider = await loopbackListener({ tls: true, handle: reply })
     // A public provider (as far as the guard is told) that redirects into the private network.
-    standIn = await loopbackListener({ tls: true, host: '127.0.0.8', handle: (_req, res) => void res.writeHead(307, { location: `${provider.url}/v1/chat/completions` }).end() })
+    standIn = await loopbackListener({
+      tls: true,
+      host: '127.0.0.8',
+      handle: (_req, res) => void res.writeHead(307, { location: `${provider.url}/v1/chat/completions` }).end(),
+    })
     const closed = await loopbackListener()
     closedPort = closed.port
     await closed.close()
     const outbound = { resolve: DNS, isPublic, ca: TEST_CERT }
-    ts = await startTestServer({ mode: 'cloud', config: { ai: { FOLIO_AI_SECRET: 'test secret' }, outbound: { ...outbound, privateHosts: privateHostsFrom('other.test,closed.test') } } })
+    ts = await startTestServer({
+      mode: 'cloud',
+      config: { ai: { FOLIO_AI_SECRET: 'test secret' }, outbound: { ...outbound, privateHosts: privateHostsFrom('other.test,closed.test') } },
+    })
     // The operator of this one allows private providers (FOLIO_AI_ALLOW_PRIVATE=1).
     open = await startTestServer({ mode: 'cloud', config: { ai: { FOLIO_AI_SECRET: 'test secret' }, outbound: { ...outbound, aiAllowPrivate: true } } })
   })
@@ -279,7 +349,15 @@ describe('a Cloud workspace’s AI base URL', () => {
   it('refuses a private address when it is saved, in every spelling: 400, and nothing is dialled', async () => {
     const ws = await createWorkspace(ts)
     const p = provider.port
-    for (const baseURL of [`https://127.0.0.7:${p}/v1`, `https://[::1]:${p}/v1`, `https://[::ffff:127.0.0.7]:${p}/v1`, `https://[::127.0.0.7]:${p}/v1`, `https://localhost:${p}/v1`, `https://models.localhost:${p}/v1`, 'https://169.254.169.254/v1']) {
+    for (const baseURL of [
+      `https://127.0.0.7:${p}/v1`,
+      `https://[::1]:${p}/v1`,
+      `https://[::ffff:127.0.0.7]:${p}/v1`,
+      `https://[::127.0.0.7]:${p}/v1`,
+      `https://localhost:${p}/v1`,
+      `https://models.localhost:${p}/v1`,
+      'https://169.254.169.254/v1',
+    ]) {
       const reply = await ws.api.send(setWorkspaceAi, { body: { provider: 'openai', apiKey: 'k', baseURL } })
       expect([baseURL, reply.status, reply.body.error]).toEqual([baseURL, 400, 'INVALID_BODY'])
       expect(reply.body.message).toContain('FOLIO_AI_ALLOW_PRIVATE')
@@ -298,7 +376,10 @@ describe('a Cloud workspace’s AI base URL', () => {
   })
 
   it('says only "could not be reached" when a provider the operator allowed fails on TLS or refuses the connection', async () => {
-    for (const [baseURL, host] of [[`https://other.test:${provider.port}/v1`, 'other.test'], [`https://closed.test:${closedPort}/v1`, 'closed.test']] as const) {
+    for (const [baseURL, host] of [
+      [`https://other.test:${provider.port}/v1`, 'other.test'],
+      [`https://closed.test:${closedPort}/v1`, 'closed.test'],
+    ] as const) {
       const reply = await converse(ts, baseURL)
       expect([reply.status, reply.body.message]).toEqual([500, `The AI provider (openai, model m) could not be reached: ${host} could not be reached.`])
       expect(reply.body.message).not.toMatch(SOCKET_WORDS)
@@ -320,7 +401,9 @@ describe('OSS: the Ollama host of a request', () => {
   let ollama: LoopbackListener
   let ts: TestServer
   beforeAll(async () => {
-    ollama = await loopbackListener({ handle: (req, res) => ollamaText(answer('Done.', { 'index.html': page('Local') }))(res, { ...req, body: JSON.parse(req.body) }) })
+    ollama = await loopbackListener({
+      handle: (req, res) => ollamaText(answer('Done.', { 'index.html': page('Local') }))(res, { ...req, body: JSON.parse(req.body) }),
+    })
     ts = await startTestServer({ config: { ai: {} } })
   })
   afterAll(async () => {
@@ -334,7 +417,10 @@ describe('OSS: the Ollama host of a request', () => {
     const body = { userPrompt: 'Change it', selectedModel: 'ollama:llama3.2', ollamaHost: ollama.url }
     const token = (await obtainTokens(ts.url)).tokens.access_token
     const app = await owner.send(aiConversation, { params: { id }, body, headers: bearer(token) })
-    expect([app.status, app.body.message]).toEqual([500, "The AI provider (ollama, model llama3.2) could not be reached: 127.0.0.7 is not a public address: the server does not connect to private, loopback or reserved networks on a user's behalf."])
+    expect([app.status, app.body.message]).toEqual([
+      500,
+      "The AI provider (ollama, model llama3.2) could not be reached: 127.0.0.7 is not a public address: the server does not connect to private, loopback or reserved networks on a user's behalf.",
+    ])
     expect(ollama.connections()).toBe(0)
     const own = await owner.send(aiConversation, { params: { id }, body })
     expect(own.status).toBe(200)

@@ -97,12 +97,28 @@ describe('the packed package', () => {
 
   it('holds the command, the bundle, the browser bundles, the templates, the README and an MIT LICENSE; no source maps', async () => {
     const paths = packed.files.map((f) => f.path)
-    const unexpected = paths.filter((p) => !/^(bin\/folio\.mjs|dist\/[^/]+\.mjs|dist\/web\/([\w-]+\.(js|css)(\.br|\.gz)?|share\.html|dashboard\.html|mcp-app\.html|manifest\.json)|templates\/.+|LICENSE|README\.md|package\.json)$/.test(p))
+    const unexpected = paths.filter(
+      (p) =>
+        !/^(bin\/folio\.mjs|dist\/[^/]+\.mjs|dist\/web\/([\w-]+\.(js|css)(\.br|\.gz)?|share\.html|dashboard\.html|mcp-app\.html|manifest\.json)|templates\/.+|LICENSE|README\.md|package\.json)$/.test(
+          p,
+        ),
+    )
     expect(unexpected).toEqual([])
-    for (const required of ['bin/folio.mjs', 'dist/cli.mjs', 'dist/web/manifest.json', 'dist/web/share.html', 'dist/web/mcp-app.html', 'templates/starters/deck.html', 'LICENSE', 'README.md']) expect(paths).toContain(required)
+    for (const required of [
+      'bin/folio.mjs',
+      'dist/cli.mjs',
+      'dist/web/manifest.json',
+      'dist/web/share.html',
+      'dist/web/mcp-app.html',
+      'templates/starters/deck.html',
+      'LICENSE',
+      'README.md',
+    ])
+      expect(paths).toContain(required)
     // Nor a pointer to one: the package's build makes none (tsup.config.ts).
     const dist = join(installed, 'folio-cli', 'dist')
-    for (const file of (await readdir(dist)).filter((f) => f.endsWith('.mjs'))) expect(await readFile(join(dist, file), 'utf8'), file).not.toContain('sourceMappingURL')
+    for (const file of (await readdir(dist)).filter((f) => f.endsWith('.mjs')))
+      expect(await readFile(join(dist, file), 'utf8'), file).not.toContain('sourceMappingURL')
     expect(await readFile(join(installed, 'folio-cli', 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} the folio authors\n/)
   })
 

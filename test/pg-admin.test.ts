@@ -44,7 +44,13 @@ describe('folio admin with instances on PostgreSQL', () => {
     expect(seen.body).toMatchObject({ id: workspace.id, plan: 'free' })
 
     const plansFile = join(work, 'plans.json')
-    await writeFile(plansFile, JSON.stringify({ free: { requestsPerMinute: 500, aiMessagesPerMonth: 2, storageBytes: 1_000_000 }, pro: { requestsPerMinute: 70, aiMessagesPerMonth: 20, storageBytes: 10_000_000 } }))
+    await writeFile(
+      plansFile,
+      JSON.stringify({
+        free: { requestsPerMinute: 500, aiMessagesPerMonth: 2, storageBytes: 1_000_000 },
+        pro: { requestsPerMinute: 70, aiMessagesPerMonth: 20, storageBytes: 10_000_000 },
+      }),
+    )
     const replaced = await runCli(['admin', 'plans', plansFile, '--data', dirs[1]!, '--json'])
     expect(replaced.code).toBe(0)
     expect(replaced.json().free.requestsPerMinute).toBe(500)
@@ -53,7 +59,8 @@ describe('folio admin with instances on PostgreSQL', () => {
     const onA = testApi(instances[0]!.url, { key: apiKey })
     const deadline = Date.now() + 5_000
     let limit: number | undefined
-    while (Date.now() < deadline && (limit = (await onA.send(getWorkspace)).body?.limits?.requestsPerMinute) !== 500) await new Promise((r) => setTimeout(r, 100))
+    while (Date.now() < deadline && (limit = (await onA.send(getWorkspace)).body?.limits?.requestsPerMinute) !== 500)
+      await new Promise((r) => setTimeout(r, 100))
     expect(limit).toBe(500)
     expect((await runCli(['admin', 'plans', '--data', dirs[0]!, '--json'])).json()).toMatchObject({ pro: { requestsPerMinute: 70 } })
   })

@@ -24,7 +24,8 @@ let db: TestDatabase
 const expected = new Map<string, unknown>()
 
 const FOLIOS = 100
-const page = (i: number, v: number) => `<!doctype html><h1>Folio ${i}</h1>\n${Array.from({ length: 60 }, (_, l) => `<p>line ${l}${l === v ? ` edited in v${v}` : ''}</p>`).join('\n')}`
+const page = (i: number, v: number) =>
+  `<!doctype html><h1>Folio ${i}</h1>\n${Array.from({ length: 60 }, (_, l) => `<p>line ${l}${l === v ? ` edited in v${v}` : ''}</p>`).join('\n')}`
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'folio-db-copy-'))
@@ -33,10 +34,19 @@ beforeAll(async () => {
   const server = await spawnServer(source)
   try {
     const api = testApi(server.url)
-    const ids = await Promise.all(Array.from({ length: FOLIOS }, (_, i) => api.create(`Folio ${i}`, { 'index.html': page(i, 0), 'data.bin.txt': `\u00e9\u4e2d${i}` }, { status: 'published' })))
+    const ids = await Promise.all(
+      Array.from({ length: FOLIOS }, (_, i) =>
+        api.create(`Folio ${i}`, { 'index.html': page(i, 0), 'data.bin.txt': `\u00e9\u4e2d${i}` }, { status: 'published' }),
+      ),
+    )
     await Promise.all(
       ids.map(async (id, i) => {
-        for (let v = 1; v <= 3; v++) await api.send(updateFolio, { params: { id }, query: { files: 'none' }, body: { files: { 'index.html': page(i, v), [`notes-${v}.md`]: `# v${v}` }, commitMessage: `edit ${v}` } })
+        for (let v = 1; v <= 3; v++)
+          await api.send(updateFolio, {
+            params: { id },
+            query: { files: 'none' },
+            body: { files: { 'index.html': page(i, v), [`notes-${v}.md`]: `# v${v}` }, commitMessage: `edit ${v}` },
+          })
         await api.send(createComment, { params: { id }, body: { text: `comment on ${i}`, versionId: 'v4', filename: 'index.html' } })
         for (let b = 0; b < i % 4; b++) await api.send(recordAnalytics, { params: { id }, body: { isInitial: true, device: 'desktop', sessionSeconds: 5 } })
       }),
@@ -88,7 +98,11 @@ describe('folio db import and export', () => {
 
     // The same files, the same bytes.
     const [before, after] = await Promise.all([listFiles(source), listFiles(target)])
-    const files = (list: Array<{ path: string }>) => list.map((f) => f.path).filter((p) => p !== 'folio.lock').sort()
+    const files = (list: Array<{ path: string }>) =>
+      list
+        .map((f) => f.path)
+        .filter((p) => p !== 'folio.lock')
+        .sort()
     expect(files(after)).toEqual(files(before))
     for (const f of files(before)) expect((await readFile(join(target, f))).equals(await readFile(join(source, f)))).toBe(true)
 
@@ -98,7 +112,7 @@ describe('folio db import and export', () => {
     for (const [id, folio] of expected) expect(served.get(id)).toEqual(folio)
   }, 120_000)
 
-  it('finishes a copy stopped half-way when run again, and refuses another store\'s data', async () => {
+  it("finishes a copy stopped half-way when run again, and refuses another store's data", async () => {
     const other = await freshDatabase()
     try {
       const run = spawnCli(['db', 'import', source, '--database', other.url])

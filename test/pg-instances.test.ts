@@ -66,7 +66,11 @@ describe('three instances on one database behind a round-robin proxy', () => {
     const api = testApi(proxy.url)
     const id = await api.create('Beacons', { 'index.html': '<h1>count me</h1>' }, { status: 'published' })
     const before = proxy.counts.slice()
-    const statuses = await inParallel(1000, 100, async () => (await api.send(recordAnalytics, { params: { id }, body: { isInitial: true, device: 'desktop', sessionSeconds: 2 } })).status)
+    const statuses = await inParallel(
+      1000,
+      100,
+      async () => (await api.send(recordAnalytics, { params: { id }, body: { isInitial: true, device: 'desktop', sessionSeconds: 2 } })).status,
+    )
     expect(statuses.every((s) => s >= 200 && s < 300)).toBe(true)
     // Each instance took its share (round robin): the count is of three processes' writes.
     for (const [i, n] of proxy.counts.entries()) expect(n - before[i]!).toBeGreaterThanOrEqual(300)
@@ -81,7 +85,11 @@ describe('three instances on one database behind a round-robin proxy', () => {
     const api = testApi(proxy.url)
     const id = await api.create('Writers', { 'index.html': '<h1>v1</h1>' })
     const replies = await inParallel(100, 100, async (n) => {
-      const reply = await api.send(updateFolio, { params: { id }, query: { files: 'none' }, body: { files: { 'index.html': `<h1>write ${n}</h1>` }, commitMessage: `write ${n}` } })
+      const reply = await api.send(updateFolio, {
+        params: { id },
+        query: { files: 'none' },
+        body: { files: { 'index.html': `<h1>write ${n}</h1>` }, commitMessage: `write ${n}` },
+      })
       return { n, status: reply.status, version: reply.body?.project?.latestVersionId as string }
     })
     expect(replies.every((r) => r.status === 200)).toBe(true)
@@ -104,7 +112,10 @@ describe('three instances on one database behind a round-robin proxy', () => {
     const id = await a.create('Live', { 'index.html': '<h1>talk</h1>' }, { status: 'published' })
     const stream = await openEvents(b, id)
     try {
-      const reply = await a.send(createComment, { params: { id }, body: { text: 'Seen across instances?', author: 'Ada', versionId: 'v1', filename: 'index.html' } })
+      const reply = await a.send(createComment, {
+        params: { id },
+        body: { text: 'Seen across instances?', author: 'Ada', versionId: 'v1', filename: 'index.html' },
+      })
       expect(reply.status).toBe(200)
       // B only hears of it through the database's notification (nothing polls): its arrival is the proof.
       await stream.next('comments', (data) => data.comments.some((c: { text: string }) => c.text === 'Seen across instances?'))
@@ -138,7 +149,11 @@ describe('three instances on one database behind a round-robin proxy', () => {
       while (!stop) {
         const mine = ++n
         const reply = await api
-          .send(updateFolio, { params: { id }, query: { files: 'none' }, body: { files: { 'index.html': `<h1>kill ${mine}</h1>` }, commitMessage: `kill ${mine}` } })
+          .send(updateFolio, {
+            params: { id },
+            query: { files: 'none' },
+            body: { files: { 'index.html': `<h1>kill ${mine}</h1>` }, commitMessage: `kill ${mine}` },
+          })
           .catch(() => undefined)
         if (reply?.status === 200) acked.push({ version: reply.body.project.latestVersionId, n: mine })
       }
@@ -172,7 +187,11 @@ describe('three instances on one database behind a round-robin proxy', () => {
     const byVersion = new Map(folio.versions.map((v: { versionId: string; files: Record<string, string> }) => [v.versionId, v.files['index.html']]))
     for (const a of acked) expect(byVersion.get(a.version)).toBe(`<h1>kill ${a.n}</h1>`)
     expect(folio.analytics.views).toBeGreaterThanOrEqual(beacons)
-    const again = await testApi(instances[1]!.url).send(updateFolio, { params: { id }, query: { files: 'none' }, body: { files: { 'index.html': '<h1>after</h1>' } } })
+    const again = await testApi(instances[1]!.url).send(updateFolio, {
+      params: { id },
+      query: { files: 'none' },
+      body: { files: { 'index.html': '<h1>after</h1>' } },
+    })
     expect(again.status).toBe(200)
   }, 30_000)
 })

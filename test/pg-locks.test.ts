@@ -57,13 +57,18 @@ const counter = async (key: string) => (await admin.query<{ n: number }>('SELECT
 
 /** `total` increments of `key`, all started at once, spread round-robin over the instances. */
 async function incrementEverywhere(instances: Array<{ locks: Locks; pool: pg.Pool }>, key: string, total: number): Promise<number> {
-  await Promise.all(Array.from({ length: total }, (_, i) => instances[i % instances.length]!).map(({ locks, pool }) => locks.run(key, () => increment(pool, key))))
+  await Promise.all(
+    Array.from({ length: total }, (_, i) => instances[i % instances.length]!).map(({ locks, pool }) => locks.run(key, () => increment(pool, key))),
+  )
   return counter(key)
 }
 
 /** The advisory lock ids a backend holds now. */
 async function advisoryLocksOf(pid: number | undefined): Promise<string[]> {
-  const { rows } = await admin.query<{ classid: number; objid: number }>("SELECT classid, objid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND pid = $1", [pid])
+  const { rows } = await admin.query<{ classid: number; objid: number }>(
+    "SELECT classid, objid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND pid = $1",
+    [pid],
+  )
   return rows.map((r) => BigInt.asIntN(64, (BigInt(r.classid) << 32n) | BigInt(r.objid)).toString()).sort()
 }
 
@@ -116,14 +121,17 @@ describe('mutual exclusion across instances', () => {
     const instances = [await instance(), await instance()]
     const keys = ['n:a', 'n:b', 'n:c', 'n:d', 'n:e']
     const nested = ({ locks, pool }: Instance, chosen: string[]) => {
-      const step = (i: number): Promise<void> => (i === chosen.length ? Promise.all(chosen.map((k) => increment(pool, k))).then(() => {}) : locks.run(chosen[i]!, () => step(i + 1)))
+      const step = (i: number): Promise<void> =>
+        i === chosen.length ? Promise.all(chosen.map((k) => increment(pool, k))).then(() => {}) : locks.run(chosen[i]!, () => step(i + 1))
       return step(0)
     }
     const sessions = await Promise.all(instances.map((i) => i.locks.sessionPid()))
     // While the work runs, every advisory lock in the database is held by one of the two sessions.
     const holders = new Set<number>()
     const sampling = setInterval(async () => {
-      const { rows } = await admin.query<{ pid: number }>("SELECT DISTINCT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")
+      const { rows } = await admin.query<{ pid: number }>(
+        "SELECT DISTINCT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+      )
       for (const row of rows) holders.add(row.pid)
     }, 5)
     const work = instances.flatMap((inst) => Array.from({ length: 50 }, (_, i) => nested(inst, [keys[i % 5]!, keys[(i + 1) % 5]!, keys[(i + 2) % 5]!].sort())))
@@ -262,7 +270,11 @@ describe('waiting and releasing', () => {
     await expect(a.locks.run('i:1', async () => {})).rejects.toThrow('the locks are closed')
     const { rows } = await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])
     expect(rows).toEqual([])
-    await within(1_000, b.locks.run('i:1', async () => {}), 'the other instance')
+    await within(
+      1_000,
+      b.locks.run('i:1', async () => {}),
+      'the other instance',
+    )
     expect(a.warnings).toEqual([])
   })
 
@@ -301,9 +313,15 @@ describe('a lost holder', () => {
     expect(Date.now() - killedAt).toBeLessThan(1_000)
     expect(heardByB).toEqual(['l:1'])
     for (let waited = 0; !a.warnings.length && waited < 2_000; waited += 20) await pause(20)
-    expect(a.warnings).toEqual(['locks: the lock connection was lost (57P01); 1 lock was held: until that work ends, other instances may run work under the same keys; every key counts as stale, and new locks wait for a new connection'])
+    expect(a.warnings).toEqual([
+      'locks: the lock connection was lost (57P01); 1 lock was held: until that work ends, other instances may run work under the same keys; every key counts as stale, and new locks wait for a new connection',
+    ])
     // New work on the holder waits for the new connection, and then runs; every key is stale to it.
-    await within(5_000, a.locks.run('l:2', async () => {}), 'a new lock after the loss')
+    await within(
+      5_000,
+      a.locks.run('l:2', async () => {}),
+      'a new lock after the loss',
+    )
     expect(heardByA).toEqual(['l:2'])
     expect(await a.locks.sessionPid()).not.toBe(pid)
     // The old holder ends: the key's generation moves, so b reads it again next time.
@@ -319,7 +337,9 @@ describe('a lost holder', () => {
   it('its lock session terminated in the middle of 300 increments: every run settles, at most the one running loses its exclusion', async () => {
     const [a, b] = [await instance(), await instance()]
     let done = 0
-    const runs = Array.from({ length: 300 }, (_, i) => (i % 2 ? b : a)).map(({ locks, pool }) => locks.run('burst', () => increment(pool, 'burst')).then(() => done++))
+    const runs = Array.from({ length: 300 }, (_, i) => (i % 2 ? b : a)).map(({ locks, pool }) =>
+      locks.run('burst', () => increment(pool, 'burst')).then(() => done++),
+    )
     for (let waited = 0; done < 60 && waited < 10_000; waited += 5) await pause(5)
     await admin.query('SELECT pg_terminate_backend($1)', [await a.locks.sessionPid()])
     await within(30_000, Promise.all(runs), 'the 300 runs')
@@ -333,7 +353,11 @@ describe('a lost holder', () => {
     const body = `const { PgLocks } = await import('./src/store/pg/pg-locks.ts')
       const locks = await PgLocks.start(process.env.LOCKS_URL)
       void locks.run('k:1', () => { console.log('held'); return new Promise(() => {}) })`
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', body], { cwd: root, env: { ...process.env, LOCKS_URL: db.url }, stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', body], {
+      cwd: root,
+      env: { ...process.env, LOCKS_URL: db.url },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
     try {
       await within(
         20_000,

@@ -37,7 +37,9 @@ describe('rate limits on public endpoints', () => {
 
   it('stops a flood of comments without storing the excess', async () => {
     const id = await s.api.create('Flooded', { 'index.html': 'x' }, { status: 'published' })
-    const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => s.api.send(createComment, { params: { id }, body: { text: `spam ${i}`, versionId: 'v1', filename: 'index.html' } })))
+    const replies = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => s.api.send(createComment, { params: { id }, body: { text: `spam ${i}`, versionId: 'v1', filename: 'index.html' } })),
+    )
     const ok = replies.filter((r) => r.status === 200).length
     expect(ok).toBeLessThanOrEqual(5)
     expect(replies.filter((r) => r.status === 429).length).toBe(40 - ok)

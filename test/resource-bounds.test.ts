@@ -64,7 +64,9 @@ function rawRequest(url: string, head: string) {
   let received = ''
   socket.on('data', (d) => (received += d))
   const started = performance.now()
-  const closed = new Promise<{ text: string; ms: number }>((resolve) => socket.once('close', () => resolve({ text: received, ms: performance.now() - started })))
+  const closed = new Promise<{ text: string; ms: number }>((resolve) =>
+    socket.once('close', () => resolve({ text: received, ms: performance.now() - started })),
+  )
   socket.write(head)
   return { socket, closed, received: () => received }
 }
@@ -74,13 +76,17 @@ const LIMITS = { bodyIdleMs: 600, bodyGraceMs: 1_000, bodyMinBytesPerSecond: 1_0
 describe('slow bodies', () => {
   const s = useServer({ config: { limits: LIMITS } })
   const target = (id: string) => contractPath(updateFolio, { id })
-  const put = (id: string, length: number) => `PUT ${target(id)} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`
+  const put = (id: string, length: number) =>
+    `PUT ${target(id)} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`
 
   it('answer 408 when the body stops arriving, on the main listener and the tunnel’s', async () => {
     const id = await s.api.create('Target', { 'index.html': 'x' }, { status: 'published' })
     // Through the tunnel a PUT needs the key (refused before its body): a viewer's POST then.
     const prove = `POST ${contractPath(verifyAccessKey, { id })} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n`
-    for (const [url, head] of [[s.ts.url, put(id, 100)], [s.ts.server.tunnelTarget, prove]] as const) {
+    for (const [url, head] of [
+      [s.ts.url, put(id, 100)],
+      [s.ts.server.tunnelTarget, prove],
+    ] as const) {
       const request = rawRequest(url, `${head}{"title": `)
       const { text, ms } = await request.closed
       expect(text).toMatch(/^HTTP\/1\.1 408 /)

@@ -42,7 +42,9 @@ async function shellEnv(): Promise<NodeJS.ProcessEnv> {
 /** A command line as printed, run by sh in `cwd`. */
 function sh(line: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('sh', ['-c', line], { cwd, env }, (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }))
+    execFile('sh', ['-c', line], { cwd, env }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    )
   })
 }
 
@@ -67,7 +69,12 @@ async function serve(args: string[], cwd: string, env: NodeJS.ProcessEnv) {
 }
 
 /** The Next: block's commands (the lines under it, up to Press Ctrl+C). */
-const nextCommands = (banner: string) => /^Next: .*\n((?: {2}.+\n)+)Press Ctrl\+C/m.exec(banner)![1]!.trimEnd().split('\n').map((line) => line.trim())
+const nextCommands = (banner: string) =>
+  /^Next: .*\n((?: {2}.+\n)+)Press Ctrl\+C/m
+    .exec(banner)![1]!
+    .trimEnd()
+    .split('\n')
+    .map((line) => line.trim())
 
 describe('a Cloud server’s banner', () => {
   it('in a folder of its own: make the first workspace, log in with its key, publish; each works as printed', async () => {
@@ -142,7 +149,9 @@ const canListen = async (port: number) => {
 
 const serveOn = (port: number, env: NodeJS.ProcessEnv, data: string) =>
   new Promise<{ code: number; stderr: string }>((resolve) => {
-    execFile(process.execPath, [BIN, 'serve', '--port', String(port), '--data', data], { env }, (error, _stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code) : 0, stderr }))
+    execFile(process.execPath, [BIN, 'serve', '--port', String(port), '--data', data], { env }, (error, _stdout, stderr) =>
+      resolve({ code: error ? Number((error as { code?: number }).code) : 0, stderr }),
+    )
   })
 
 describe('a taken port', () => {
@@ -153,7 +162,12 @@ describe('a taken port', () => {
     await hold(port + 1)
     const { code, stderr } = await serveOn(port, env, await scratch())
     expect(code).toBe(1)
-    const suggested = Number(new RegExp(`^folio: Port ${port} is already in use\\. Stop the other server or start this one with --port (\\d+) \\(free just now\\), or --port 0 for any free port\\.$`, 'm').exec(stderr)?.[1])
+    const suggested = Number(
+      new RegExp(
+        `^folio: Port ${port} is already in use\\. Stop the other server or start this one with --port (\\d+) \\(free just now\\), or --port 0 for any free port\\.$`,
+        'm',
+      ).exec(stderr)?.[1],
+    )
     expect(suggested).toBeGreaterThan(port + 1)
     expect(await canListen(suggested)).toBe(true)
   })

@@ -50,7 +50,9 @@ describe('the request log (folio serve --verbose)', () => {
     ts = await startTestServer({ dataDir: ts.dataDir, config: { apiKey: KEY }, logLevel: LogLevels.debug })
     servers.push(ts)
     expect((await fetch(`${ts.url}${frameBase}index.html?preview=1&key=${KEY}`)).status).toBe(500)
-    expect(ts.logs[0]).toBe(`folio: GET /v/${id}/[grant]/index.html: ${join(ts.dataDir, 'folios', id, 'meta.json')} is damaged (not valid JSON). Restore it from a backup, or delete the folio.`)
+    expect(ts.logs[0]).toBe(
+      `folio: GET /v/${id}/[grant]/index.html: ${join(ts.dataDir, 'folios', id, 'meta.json')} is damaged (not valid JSON). Restore it from a backup, or delete the folio.`,
+    )
     expect(ts.logs.at(-1)).toMatch(new RegExp(`^\\[http\\] GET /v/${id}/\\[grant\\]/index.html 500 \\d+ ms$`))
 
     const everything = [...lines, ...ts.logs].join('\n')

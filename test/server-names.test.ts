@@ -6,7 +6,15 @@ import { resolveTarget } from '../src/cli/target.js'
 // Issue 26: one server by any name. A key saved for it goes to its other names, never elsewhere.
 describe('sameServer', () => {
   it('takes the names of this machine on the same scheme and port as one server', () => {
-    const names = ['http://localhost:4517', 'http://127.0.0.1:4517', 'http://127.1.2.3:4517/', 'http://[::1]:4517', 'http://LOCALHOST.:4517', 'http://[::ffff:127.0.0.1]:4517', 'http://0.0.0.0:4517']
+    const names = [
+      'http://localhost:4517',
+      'http://127.0.0.1:4517',
+      'http://127.1.2.3:4517/',
+      'http://[::1]:4517',
+      'http://LOCALHOST.:4517',
+      'http://[::ffff:127.0.0.1]:4517',
+      'http://0.0.0.0:4517',
+    ]
     for (const a of names) for (const b of names) expect(sameServer(a, b), `${a} ~ ${b}`).toBe(true)
     // URL's own spellings of 127.0.0.1 are the same address.
     expect(sameServer('http://2130706433:4517', 'http://localhost:4517')).toBe(true)
@@ -48,7 +56,11 @@ describe('resolveTarget', () => {
 
   it('sends the saved key to its server by another name, and to no other server', () => {
     const profile = { server: 'http://localhost:4517', key: 'folio_live_saved' }
-    expect(resolveTarget({ server: '127.0.0.1:4517' }, profile, {})).toMatchObject({ server: 'http://127.0.0.1:4517', key: 'folio_live_saved', keySource: 'profile' })
+    expect(resolveTarget({ server: '127.0.0.1:4517' }, profile, {})).toMatchObject({
+      server: 'http://127.0.0.1:4517',
+      key: 'folio_live_saved',
+      keySource: 'profile',
+    })
     expect(resolveTarget({ server: '127.0.0.1:4518' }, profile, {})).toMatchObject({ keySource: 'none', profileServerNotUsed: 'http://localhost:4517' })
     expect(resolveTarget({}, profile, { FOLIO_URL: 'http://evil.example:4517' }).key).toBeUndefined()
   })
@@ -65,10 +77,17 @@ describe('resolveTarget', () => {
   it("sends a key from --key or FOLIO_API_KEY to a link's server only when it is this machine", () => {
     expect(resolveTarget({}, undefined, { FOLIO_API_KEY: 'folio_live_env' }, link)).toMatchObject({ key: 'folio_live_env', keySource: 'environment' })
     const away = { server: 'https://evil.example', file: '/cloned/.folio/link.json' }
-    expect(resolveTarget({}, undefined, { FOLIO_API_KEY: 'folio_live_env' }, away)).toMatchObject({ server: 'https://evil.example', keySource: 'none', keyWithheld: 'FOLIO_API_KEY' })
+    expect(resolveTarget({}, undefined, { FOLIO_API_KEY: 'folio_live_env' }, away)).toMatchObject({
+      server: 'https://evil.example',
+      keySource: 'none',
+      keyWithheld: 'FOLIO_API_KEY',
+    })
     expect(resolveTarget({ key: 'folio_live_flag' }, undefined, {}, away)).toMatchObject({ keySource: 'none', keyWithheld: '--key' })
     expect(resolveTarget({ key: 'folio_live_flag' }, undefined, {}, away).key).toBeUndefined()
     // Named by the user, the same server gets the key.
-    expect(resolveTarget({ server: 'https://evil.example', key: 'folio_live_flag' }, undefined, {}, away)).toMatchObject({ key: 'folio_live_flag', keySource: 'flag' })
+    expect(resolveTarget({ server: 'https://evil.example', key: 'folio_live_flag' }, undefined, {}, away)).toMatchObject({
+      key: 'folio_live_flag',
+      keySource: 'flag',
+    })
   })
 })

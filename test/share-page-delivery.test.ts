@@ -46,7 +46,11 @@ const BIG_PAGE = `<!doctype html><html><head><title>Report</title></head><body><
 
 describe('compression per Accept-Encoding', () => {
   it('sends the share page, its bundle and a folio’s text files compressed, and the same bytes decoded', async () => {
-    const id = await s.api.create('Report', { 'index.html': BIG_PAGE, 'app.js': `console.log(${JSON.stringify('x'.repeat(5000))})`, 'tiny.css': 'h1{color:red}' }, { status: 'published' })
+    const id = await s.api.create(
+      'Report',
+      { 'index.html': BIG_PAGE, 'app.js': `console.log(${JSON.stringify('x'.repeat(5000))})`, 'tiny.css': 'h1{color:red}' },
+      { status: 'published' },
+    )
     const share = await get(`/share/${id}`, BROWSER)
     expect(share.headers['content-encoding']).toBe('br')
     expect(share.headers.vary).toContain('accept-encoding')
@@ -133,7 +137,9 @@ describe('caching a version’s files', () => {
     expect(old.headers['cache-control']).toBe('no-store')
     expect((await get(`/v/${id}/-@v9/index.html`)).status).toBe(404)
     expect((await get(`/v/${id}/-@v2/index.html`)).body).toContain('<h1>v2</h1>')
-    const boot = JSON.parse(/<script id="folio-boot" type="application\/json">(.*?)<\/script>/.exec((await s.api.send(sharePage, { params: { id } })).text)![1]!)
+    const boot = JSON.parse(
+      /<script id="folio-boot" type="application\/json">(.*?)<\/script>/.exec((await s.api.send(sharePage, { params: { id } })).text)![1]!,
+    )
     expect(boot.frameBase).toBe(`/v/${id}/-@v2/`)
   })
 })

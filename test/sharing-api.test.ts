@@ -19,7 +19,8 @@ const viewer = () => testApi(s.ts.server.tunnelTarget)
 const ownerKey = async () => (await s.api.send(getKey)).body.apiKey as string
 
 const SITE = {
-  'index.html': '<!doctype html><html><head><link rel="stylesheet" href="css/site.css"></head><body><h1>Deck</h1><a href="pages/two.html">next</a></body></html>',
+  'index.html':
+    '<!doctype html><html><head><link rel="stylesheet" href="css/site.css"></head><body><h1>Deck</h1><a href="pages/two.html">next</a></body></html>',
   'css/site.css': 'h1 { color: rgb(0, 128, 0) }',
   'pages/two.html': '<p>Two</p>',
 }
@@ -52,9 +53,31 @@ describe('GET /api/files/{id}/public', () => {
     expect(reply.status).toBe(200)
     expect(Object.keys(reply.body).sort()).toEqual(
       // The spec's fields, and commentModeration (who may resolve or delete: the page's buttons depend on it).
-      ['activeFileList', 'allowComments', 'commentModeration', 'comments', 'description', 'draft', 'hasAccessKey', 'id', 'isPrivate', 'latestVersionId', 'presentationModeOnly', 'reactions', 'status', 'title'].sort(),
+      [
+        'activeFileList',
+        'allowComments',
+        'commentModeration',
+        'comments',
+        'description',
+        'draft',
+        'hasAccessKey',
+        'id',
+        'isPrivate',
+        'latestVersionId',
+        'presentationModeOnly',
+        'reactions',
+        'status',
+        'title',
+      ].sort(),
     )
-    expect(reply.body).toMatchObject({ id, draft: false, status: 'published', hasAccessKey: false, latestVersionId: 'v2', activeFileList: ['index.html', 'css/site.css', 'pages/two.html'] })
+    expect(reply.body).toMatchObject({
+      id,
+      draft: false,
+      status: 'published',
+      hasAccessKey: false,
+      latestVersionId: 'v2',
+      activeFileList: ['index.html', 'css/site.css', 'pages/two.html'],
+    })
     expect(reply.body.comments.map((c: any) => c.text)).toEqual(['on v2'])
     expect(reply.text).not.toContain('accessKey')
   })
@@ -119,7 +142,9 @@ describe('the private gate on viewer endpoints', () => {
     }
     const proof = await viewer().send(verifyAccessKey, { params: { id }, body: { accessKey: 'open sesame' } })
     const cookie = cookieOf(proof)
-    expect((await viewer().send(createComment, { params: { id }, body: { text: 'x', versionId: 'v1', filename: 'index.html' }, headers: { cookie } })).status).toBe(200)
+    expect(
+      (await viewer().send(createComment, { params: { id }, body: { text: 'x', versionId: 'v1', filename: 'index.html' }, headers: { cookie } })).status,
+    ).toBe(200)
     expect((await viewer().send(recordAnalytics, { params: { id }, body: { isInitial: true }, headers: { cookie } })).status).toBe(200)
     const forged = `folio_access_${id}=${cookie.split('=')[1]!.slice(0, -3)}abc`
     expect((await viewer().send(listComments, { params: { id }, headers: { cookie: forged } })).status).toBe(403)
@@ -141,7 +166,9 @@ describe('GET /share/{id}', () => {
     expect(page.boot).toMatchObject({ id, view: 'content', entry: 'index.html', frameBase: `/v/${id}/-@v1/`, latestVersionId: 'v1' })
     expect(page.html).toContain('<title>Shared</title>')
     // The frame is in the page, started by an inline script, before the page's own script has come.
-    expect(page.html).toMatch(/<iframe id="folio-frame" class="frame" title="Shared" allow="fullscreen" sandbox="allow-scripts allow-popups allow-forms allow-modals allow-downloads"><\/iframe><script>/)
+    expect(page.html).toMatch(
+      /<iframe id="folio-frame" class="frame" title="Shared" allow="fullscreen" sandbox="allow-scripts allow-popups allow-forms allow-modals allow-downloads"><\/iframe><script>/,
+    )
     expect(page.html).not.toMatch(/allow-same-origin/)
     expect(page.html).toContain(`f.src="/v/${id}/-@v1/index.html"`)
   })
@@ -151,7 +178,12 @@ describe('GET /share/{id}', () => {
     // A viewer: the page a folio that does not exist gets (test/draft-privacy.test.ts).
     const seen = await viewer().send(sharePage, { params: { id } })
     expect(seen.status).toBe(404)
-    expect(JSON.parse(/<script id="folio-boot" type="application\/json">(.*?)<\/script>/s.exec(seen.text)![1]!)).toEqual({ api: `/api/files/${id}`, id, title: 'Not found', view: 'missing' })
+    expect(JSON.parse(/<script id="folio-boot" type="application\/json">(.*?)<\/script>/s.exec(seen.text)![1]!)).toEqual({
+      api: `/api/files/${id}`,
+      id,
+      title: 'Not found',
+      view: 'missing',
+    })
     expect(seen.text).not.toContain('Draft')
     expect(seen.text).not.toContain('Not for viewers yet')
     expect((await viewer().send(listComments, { params: { id } })).status).toBe(404)
@@ -231,7 +263,9 @@ describe('GET /v/{id}/{access}/{path}: the raw route', () => {
     // Inline (a sandboxed frame's own requests are never cached): the storage stand-ins first in
     // <head>, before any script of the folio; the bridge last, after them.
     expect(page.text).toMatch(/^<!doctype html><html><head><script>"use strict";.*folio-frame-state:.*<\/script><link rel="stylesheet" href="css\/site.css">/)
-    expect(page.text).toMatch(new RegExp(`<a href="pages/two.html">next</a><script data-folio-base="/v/${id}/-/">"use strict";[\\s\\S]*folio-bridge[\\s\\S]*</script></body></html>$`))
+    expect(page.text).toMatch(
+      new RegExp(`<a href="pages/two.html">next</a><script data-folio-base="/v/${id}/-/">"use strict";[\\s\\S]*folio-bridge[\\s\\S]*</script></body></html>$`),
+    )
     expect(page.text).not.toMatch(/<script[^>]* src=/)
     const css = await rawOf(id, 'css/site.css')
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8')
@@ -283,7 +317,12 @@ describe('pages and assets', () => {
     const folioHome = await s.api.send(folioPage, { params: { id: 'abc123' } })
     expect(folioHome.status).toBe(200)
     expect(folioHome.text).toBe(home.text)
-    for (const [name, type] of [['share.js', 'text/javascript'], ['bridge.js', 'text/javascript'], ['share.css', 'text/css'], ['dashboard.js', 'text/javascript']]) {
+    for (const [name, type] of [
+      ['share.js', 'text/javascript'],
+      ['bridge.js', 'text/javascript'],
+      ['share.css', 'text/css'],
+      ['dashboard.js', 'text/javascript'],
+    ]) {
       const res = await s.api.send(viewerAsset, { params: { asset: name! } })
       expect(res.status).toBe(200)
       expect(res.headers.get('content-type')).toContain(type!)

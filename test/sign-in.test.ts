@@ -49,7 +49,12 @@ describe('signing in by e-mail code', () => {
     const signed = await signInByCode('Owner@Example.com')
     expect(signed.status).toBe(200)
     expect(signed.setCookie[0]).toMatch(/^folio_session=[0-9a-f]{48}; Path=\/; Max-Age=604800; HttpOnly; SameSite=Strict$/)
-    expect(signed.body.session).toMatchObject({ email: 'owner@example.com', method: 'email-code', workspace: { id: first.id, name: 'First', plan: 'free' }, role: 'owner' })
+    expect(signed.body.session).toMatchObject({
+      email: 'owner@example.com',
+      method: 'email-code',
+      workspace: { id: first.id, name: 'First', plan: 'free' },
+      role: 'owner',
+    })
     const list = await api().send(listFolios, { headers: asCookie(signed.cookie) })
     expect([list.status, list.body.map((f: { title: string }) => f.title)]).toEqual([200, ['Owned']])
     const me = await api().send(currentSession, { headers: asCookie(signed.cookie) })

@@ -90,7 +90,9 @@ describe('pgKvDriver', () => {
       await locker.query('BEGIN')
       await locker.query('LOCK TABLE folio_kv IN ACCESS EXCLUSIVE MODE')
       const write = storage.setItem('r:1', 'after')
-      await expect.poll(async () => (await pools[1].query("SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1", [pid])).rows[0]?.wait_event_type).toBe('Lock')
+      await expect
+        .poll(async () => (await pools[1].query('SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1', [pid])).rows[0]?.wait_event_type)
+        .toBe('Lock')
       expect((await pools[1].query('SELECT pg_terminate_backend($1) AS done', [pid])).rows[0].done).toBe(true)
       await locker.query('COMMIT')
       await write

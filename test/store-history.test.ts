@@ -13,8 +13,7 @@ import { createFolio, listFiles, newMeta } from './helpers/store.js'
  * in the same process and after a restart, and nothing is left behind after deletion.
  */
 
-const big = (tag: string, lines = 300) =>
-  Array.from({ length: lines }, (_, i) => `<p class="row">Row ${i} of the report ${i === 7 ? tag : ''}</p>`).join('\n')
+const big = (tag: string, lines = 300) => Array.from({ length: lines }, (_, i) => `<p class="row">Row ${i} of the report ${i === 7 ? tag : ''}</p>`).join('\n')
 
 async function open(dir?: string, logs: string[] = []): Promise<FolioStore> {
   const d = dir ?? (await makeDataDir())
@@ -82,12 +81,15 @@ async function checkHotAndCold(store: FolioStore, id: string, expected: Array<Re
 }
 
 /** 'ok', or the message it failed with. */
-const outcome = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e as Error).message)
+const outcome = (p: Promise<unknown>) =>
+  p.then(
+    () => 'ok',
+    (e: unknown) => (e as Error).message,
+  )
 const until = async (cond: () => Promise<boolean>) => {
   for (let i = 0; i < 500 && !(await cond()); i++) await new Promise((r) => setTimeout(r, 10))
 }
 const blobsOf = async (of: string | FolioStore) => (await listFiles(of)).filter((f) => f.path.startsWith('blobs/'))
-
 
 describe('packing that runs late', () => {
   it('never writes a pack older than one written since (no delta loop, no dead end), whatever the order', async () => {
@@ -123,7 +125,6 @@ describe('packing that runs late', () => {
     expect(logs).toEqual([])
   })
 })
-
 
 describe('the in-memory index of packed contents', () => {
   it('stays right when an older segment is rewritten late (an upload into an older head)', async () => {
@@ -212,15 +213,25 @@ describe('a transient storage error does not stick', () => {
   })
 })
 
-
 describe('space and safety', () => {
   it('packs the history of an imported folio (format-0 migration) as it does for updates', async () => {
     const store = await open()
-    const versions = Array.from({ length: 30 }, (_, n) => ({ commitMessage: `v${n}`, createdAt: new Date().toISOString(), author: 'a', files: { 'index.html': big(`e${n}`, 2000), 'a.css': `a{z-index:${n}}` } }))
+    const versions = Array.from({ length: 30 }, (_, n) => ({
+      commitMessage: `v${n}`,
+      createdAt: new Date().toISOString(),
+      author: 'a',
+      files: { 'index.html': big(`e${n}`, 2000), 'a.css': `a{z-index:${n}}` },
+    }))
     await store.folios.importFolio({ ...newMeta(), id: 'importedAbc1', createdAt: 'x', updatedAt: 'x' } as any, versions)
     await store.folios.idle()
     const blobs = await blobsOf(store)
-    expect(await checkAll(store, 'importedAbc1', versions.map((v) => v.files))).toEqual([])
+    expect(
+      await checkAll(
+        store,
+        'importedAbc1',
+        versions.map((v) => v.files),
+      ),
+    ).toEqual([])
     // Same history through update(): how much it costs there.
     const { meta } = await createFolio(store, versions[0]!.files)
     for (const v of versions.slice(1)) await store.folios.update(meta.id, { patch: {}, files: v.files, author: 't' })
@@ -259,7 +270,11 @@ describe('space and safety', () => {
       ops.push(store.folios.update(b.meta.id, { patch: {}, restoreVersionId: 'v1', author: 't' }))
       await Promise.allSettled(ops)
       await store.folios.idle()
-      const exp = [{ 'index.html': shared, 's.css': 'a{}' }, ...Array.from({ length: 10 }, (_, n) => ({ 'index.html': big(`a${n}`), 's.css': `a{${n}}` })), { 'index.html': shared, 's.css': 'a{}' }]
+      const exp = [
+        { 'index.html': shared, 's.css': 'a{}' },
+        ...Array.from({ length: 10 }, (_, n) => ({ 'index.html': big(`a${n}`), 's.css': `a{${n}}` })),
+        { 'index.html': shared, 's.css': 'a{}' },
+      ]
       expect(await checkAll(store, b.meta.id, exp)).toEqual([])
       await store.folios.delete(b.meta.id)
       expect(await blobAndRefFiles(store)).toEqual([])
@@ -286,7 +301,13 @@ describe('space and safety', () => {
     const again = await open(dir)
     for (let n = 3; n < 6; n++) await again.folios.update(meta.id, { patch: {}, files: { 'index.html': big(`${n}`) }, author: 't' })
     await again.folios.idle()
-    expect(await checkAll(again, meta.id, [1, 2, 3, 4, 5].map((n) => ({ 'index.html': big(`${n}`) })))).toEqual([])
+    expect(
+      await checkAll(
+        again,
+        meta.id,
+        [1, 2, 3, 4, 5].map((n) => ({ 'index.html': big(`${n}`) })),
+      ),
+    ).toEqual([])
     await again.folios.delete(meta.id)
     expect(await blobAndRefFiles(again)).toEqual([])
     await again.close()
@@ -297,8 +318,8 @@ describe('space and safety', () => {
     const store = await open(undefined, logs)
     const A = big('A')
     const B = big('B')
-    const f = await createFolio(store, { 'p.html': A, 's': 'x' })
-    const g = await createFolio(store, { 'p.html': A, 's': 'x' })
+    const f = await createFolio(store, { 'p.html': A, s: 'x' })
+    const g = await createFolio(store, { 'p.html': A, s: 'x' })
     const exp: Array<Record<string, string>> = [{ 'p.html': A, s: 'x' }]
     for (let i = 0; i < 12; i++) {
       const c = i % 2 ? A : B

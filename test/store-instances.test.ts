@@ -26,17 +26,27 @@ async function start(count: number, options: { storageUsage?: boolean } = {}): P
 const delivered = () => new Promise((resolve) => setImmediate(resolve))
 /** Resolves once `condition` holds (checked every few ms), failing after `ms`. */
 async function until(condition: () => boolean, ms = 2_000): Promise<void> {
-  for (const end = Date.now() + ms; !condition(); await new Promise((r) => setTimeout(r, 5))) if (Date.now() > end) throw new Error(`not so after ${ms} ms: ${condition}`)
+  for (const end = Date.now() + ms; !condition(); await new Promise((r) => setTimeout(r, 5)))
+    if (Date.now() > end) throw new Error(`not so after ${ms} ms: ${condition}`)
 }
 const limits = { maxComments: 10_000, maxBytes: 10_000_000 }
-const create = (store: StoreRepositories, title = 'T', workspaceId = 'ws1') => store.folios.create({ meta: newMeta({ title, workspaceId }), files: { 'index.html': '<p>v1</p>' }, commitMessage: 'first', author: 'test' })
+const create = (store: StoreRepositories, title = 'T', workspaceId = 'ws1') =>
+  store.folios.create({ meta: newMeta({ title, workspaceId }), files: { 'index.html': '<p>v1</p>' }, commitMessage: 'first', author: 'test' })
 const folioHeard = (store: StoreRepositories, id: string, times = 1) => heard((l) => store.folios.onChange((changed) => l(changed)), id, times)
 const engagementHeard = (store: StoreRepositories, id: string, times = 1) => heard((l) => store.engagement.onChange((changed) => l(changed)), id, times)
 const workspaceHeard = (store: StoreRepositories, id: string) => heard((l) => store.workspaces.onChange((changed, how) => how === 'heard' && l(changed)), id)
-const listOf = async (store: StoreRepositories, workspaceId: string) => JSON.parse(((await store.views.lists.get(workspaceId)) as { body: Buffer }).body.toString()) as Array<{ id: string; title: string; versionCount: number }>
+const listOf = async (store: StoreRepositories, workspaceId: string) =>
+  JSON.parse(((await store.views.lists.get(workspaceId)) as { body: Buffer }).body.toString()) as Array<{ id: string; title: string; versionCount: number }>
 const fullOf = async (store: StoreRepositories, id: string) => {
   const json = await store.views.full(id)
-  return json === undefined ? undefined : (JSON.parse(json as string) as { title: string; versions: Array<{ versionId: string; commitMessage: string; files: Record<string, string> }>; comments: unknown[]; analytics: { views: number } })
+  return json === undefined
+    ? undefined
+    : (JSON.parse(json as string) as {
+        title: string
+        versions: Array<{ versionId: string; commitMessage: string; files: Record<string, string> }>
+        comments: unknown[]
+        analytics: { views: number }
+      })
 }
 
 describe('the store as several instances over one storage', () => {
@@ -45,7 +55,12 @@ describe('the store as several instances over one storage', () => {
     const { meta } = await create(instances[0]!.store)
     const results = await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
-        instances[i % 3]!.store.folios.update(meta.id, { patch: {}, files: { 'index.html': `<p>edit ${i}</p>` }, commitMessage: `edit ${i}`, author: `instance ${i % 3}` }),
+        instances[i % 3]!.store.folios.update(meta.id, {
+          patch: {},
+          files: { 'index.html': `<p>edit ${i}</p>` },
+          commitMessage: `edit ${i}`,
+          author: `instance ${i % 3}`,
+        }),
       ),
     )
     await delivered()
@@ -87,7 +102,11 @@ describe('the store as several instances over one storage', () => {
     b!.bus.disconnect()
     await a!.store.folios.update(meta.id, { patch: {}, files: { 'index.html': '<p>v3</p>' }, commitMessage: 'third', author: 'a' })
     expect(b!.store.folios.peek(meta.id)!.head).toBe(2)
-    const next = await b!.store.folios.applyPatch(meta.id, { changes: [{ path: 'extra.html', bytes: Buffer.from('<p>x</p>') }], author: 'b', baseVersionId: 'v3' })
+    const next = await b!.store.folios.applyPatch(meta.id, {
+      changes: [{ path: 'extra.html', bytes: Buffer.from('<p>x</p>') }],
+      author: 'b',
+      baseVersionId: 'v3',
+    })
     expect(next!.head.versionId).toBe('v4')
     expect(Object.keys(next!.head.files).sort()).toEqual(['extra.html', 'index.html'])
     expect(b!.locks.staleCount.get(meta.id)).toBeGreaterThanOrEqual(1)
@@ -96,8 +115,16 @@ describe('the store as several instances over one storage', () => {
   it('counts 1,000 beacons spread over three instances as exactly 1,000 views, and every comment and reaction once', async () => {
     const instances = await start(3)
     const { meta } = await create(instances[0]!.store)
-    await Promise.all(Array.from({ length: 1000 }, (_, i) => instances[i % 3]!.store.engagement.recordBeacon(meta.id, { isInitial: true, sessionSeconds: 1, mobile: i % 2 === 0 })))
-    const comments = await Promise.all(Array.from({ length: 60 }, (_, i) => instances[i % 3]!.store.engagement.addComment(meta.id, { text: `c${i}`, author: `viewer ${i}`, versionId: 'v1', filename: 'index.html' }, limits)))
+    await Promise.all(
+      Array.from({ length: 1000 }, (_, i) =>
+        instances[i % 3]!.store.engagement.recordBeacon(meta.id, { isInitial: true, sessionSeconds: 1, mobile: i % 2 === 0 }),
+      ),
+    )
+    const comments = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        instances[i % 3]!.store.engagement.addComment(meta.id, { text: `c${i}`, author: `viewer ${i}`, versionId: 'v1', filename: 'index.html' }, limits),
+      ),
+    )
     await Promise.all(Array.from({ length: 90 }, (_, i) => instances[i % 3]!.store.engagement.react(meta.id, { add: { '👍': 1 }, owner: true })))
     expect(new Set(comments.map((c) => c!.id)).size).toBe(60)
     await delivered()

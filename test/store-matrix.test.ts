@@ -12,8 +12,14 @@ describe('the store matrix (test/store-matrix.ts)', () => {
 
   it('names every test file that starts a test server, once: on both stores, or on flat files with a reason', () => {
     const listed = [...ON_BOTH_STORES, ...Object.keys(FLAT_FILES_ONLY)]
-    expect(startsServer.filter((name) => !listed.includes(name)), 'add these to ON_BOTH_STORES (or to FLAT_FILES_ONLY, saying why)').toEqual([])
-    expect(listed.filter((name, i) => listed.indexOf(name) !== i), 'listed twice').toEqual([])
+    expect(
+      startsServer.filter((name) => !listed.includes(name)),
+      'add these to ON_BOTH_STORES (or to FLAT_FILES_ONLY, saying why)',
+    ).toEqual([])
+    expect(
+      listed.filter((name, i) => listed.indexOf(name) !== i),
+      'listed twice',
+    ).toEqual([])
   })
 
   it('names only files that exist and start a test server', () => {

@@ -94,7 +94,8 @@ describe('blobs: content addressing, reverse deltas, reclaiming', () => {
     const { meta } = await createFolio(store, { 'index.html': bigPage(-1), 'site.css': 'h1 { color: teal }' })
     const firstCopy = bigPage(-1).length
     const filesBefore = (await listFiles(store)).length
-    for (let n = 0; n < 60; n++) await store.folios.update(meta.id, { patch: {}, files: { 'index.html': bigPage(n), 'site.css': `h1 { color: #${n}${n} }` }, author: 't' })
+    for (let n = 0; n < 60; n++)
+      await store.folios.update(meta.id, { patch: {}, files: { 'index.html': bigPage(n), 'site.css': `h1 { color: #${n}${n} }` }, author: 't' })
     await store.folios.idle()
     const files = await listFiles(store)
     const bytes = files.filter((f) => f.path.startsWith('blobs/') || f.path.includes('/history/')).reduce((s, f) => s + f.size, 0)
@@ -136,7 +137,8 @@ describe('blobs: content addressing, reverse deltas, reclaiming', () => {
     const shared = bigPage(-1)
     const f = await createFolio(store, { 'index.html': shared, 'a.css': 'a{}' })
     const g = await createFolio(store, { 'index.html': shared, 'a.css': 'a{}' })
-    for (let n = 0; n < 5; n++) await store.folios.update(f.meta.id, { patch: {}, files: { 'index.html': bigPage(n), 'a.css': `a{z-index:${n}}` }, author: 't' })
+    for (let n = 0; n < 5; n++)
+      await store.folios.update(f.meta.id, { patch: {}, files: { 'index.html': bigPage(n), 'a.css': `a{z-index:${n}}` }, author: 't' })
     await store.folios.idle()
     // F packed its v1 contents and let go of them; G still holds the blobs.
     await store.folios.delete(g.meta.id)
@@ -152,7 +154,15 @@ describe('blobs: content addressing, reverse deltas, reclaiming', () => {
     await store.close()
     const reopened = await freshStore(dataDir)
     const full = JSON.parse((await reopened.views.full(f.meta.id)) as string)
-    expect(full.versions.map((v: any) => v.files['a.css'])).toEqual(['a{}', 'a{z-index:0}', 'a{z-index:1}', 'a{z-index:2}', 'a{z-index:3}', 'a{z-index:4}', 'a{}'])
+    expect(full.versions.map((v: any) => v.files['a.css'])).toEqual([
+      'a{}',
+      'a{z-index:0}',
+      'a{z-index:1}',
+      'a{z-index:2}',
+      'a{z-index:3}',
+      'a{z-index:4}',
+      'a{}',
+    ])
     expect(full.versions.at(-1).files['index.html']).toBe(shared)
     expect(full.versions[3].files['index.html']).toBe(bigPage(2))
   })
@@ -297,9 +307,27 @@ describe('start-up: lock, migrations, recovery', () => {
           projectMode: 'deck',
           versions: [
             { versionId: 'v1', commitMessage: 'first', createdAt: '2025-01-01T00:00:00.000Z', author: 'ann', files: { 'index.html': '<h1>1</h1>' } },
-            { versionId: 'v2', commitMessage: 'second', createdAt: '2025-01-02T00:00:00.000Z', author: 'bob', files: { 'index.html': '<h1>2</h1>', 'a.css': 'a{}' } },
+            {
+              versionId: 'v2',
+              commitMessage: 'second',
+              createdAt: '2025-01-02T00:00:00.000Z',
+              author: 'bob',
+              files: { 'index.html': '<h1>2</h1>', 'a.css': 'a{}' },
+            },
           ],
-          comments: [{ id: 'c_1', author: 'Guest', text: 'Nice', createdAt: '2025-01-03T00:00:00.000Z', versionId: 'v2', filename: 'index.html', resolved: false, x: 10, y: 20 }],
+          comments: [
+            {
+              id: 'c_1',
+              author: 'Guest',
+              text: 'Nice',
+              createdAt: '2025-01-03T00:00:00.000Z',
+              versionId: 'v2',
+              filename: 'index.html',
+              resolved: false,
+              x: 10,
+              y: 20,
+            },
+          ],
           reactions: { '👍': 3, '🙃': 9 },
           analytics: { views: 7, totalTimeSeconds: 70, avgTimeSeconds: 10, mobileViews: 2, desktopViews: 5 },
         },
@@ -309,7 +337,13 @@ describe('start-up: lock, migrations, recovery', () => {
     const store = await freshStore(dir)
     cleanup.push(() => rm(dir, { recursive: true, force: true }))
     const folio = JSON.parse((await store.views.full('legacyDeck01')) as string)
-    expect(folio).toMatchObject({ title: 'Old deck', status: 'published', createdAt: '2025-01-01T00:00:00.000Z', latestVersionId: 'v2', reactions: { '👍': 3 } })
+    expect(folio).toMatchObject({
+      title: 'Old deck',
+      status: 'published',
+      createdAt: '2025-01-01T00:00:00.000Z',
+      latestVersionId: 'v2',
+      reactions: { '👍': 3 },
+    })
     expect(folio.versions.map((v: any) => [v.versionId, v.author, v.files])).toEqual([
       ['v1', 'ann', { 'index.html': '<h1>1</h1>' }],
       ['v2', 'bob', { 'index.html': '<h1>2</h1>', 'a.css': 'a{}' }],
@@ -327,8 +361,22 @@ describe('start-up: lock, migrations, recovery', () => {
     const { meta } = await createFolio(store, { 'index.html': 'x' })
     const dataDir = store.dataDir
     await store.close()
-    const c = (id: unknown, text: string) => ({ id, text, author: 'Ann', createdAt: '2025-03-01T00:00:00.000Z', versionId: 'v1', filename: 'index.html', resolved: false })
-    const legacy = [c('c_1700000000000', 'first'), c('c_1700000000005', 'newest'), c('c_1700000000002', 'middle'), c('c_1700000000002', 'same id'), c('imported-7', 'foreign id')]
+    const c = (id: unknown, text: string) => ({
+      id,
+      text,
+      author: 'Ann',
+      createdAt: '2025-03-01T00:00:00.000Z',
+      versionId: 'v1',
+      filename: 'index.html',
+      resolved: false,
+    })
+    const legacy = [
+      c('c_1700000000000', 'first'),
+      c('c_1700000000005', 'newest'),
+      c('c_1700000000002', 'middle'),
+      c('c_1700000000002', 'same id'),
+      c('imported-7', 'foreign id'),
+    ]
     await writeFile(join(dataDir, 'folios', meta.id, 'comments.json'), JSON.stringify(legacy))
     await writeFile(join(dataDir, 'format.json'), JSON.stringify({ format: 4, updatedAt: new Date().toISOString() }))
 
@@ -350,7 +398,12 @@ describe('start-up: lock, migrations, recovery', () => {
     expect(files).toEqual([`folios/${meta.id}/comments/s1700000000000.json`])
     // Deleting the newest does not free its id.
     await reopened.engagement.moderateComment(meta.id, 'c_1740787200001', { kind: 'delete' }, { owner: true }, 'anyone')
-    const next = await reopened.engagement.addComment(meta.id, { text: 'new', author: 'Bo', versionId: 'v1', filename: 'index.html' }, { maxComments: 10, maxBytes: 1e6 }, 5)
+    const next = await reopened.engagement.addComment(
+      meta.id,
+      { text: 'new', author: 'Bo', versionId: 'v1', filename: 'index.html' },
+      { maxComments: 10, maxBytes: 1e6 },
+      5,
+    )
     expect(next!.id).toBe('c_1740787200002')
   })
 

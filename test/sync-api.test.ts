@@ -19,7 +19,10 @@ describe('POST /api/files/{id}/sync', () => {
 
   it('applies a batch (add, change, delete) as exactly one version, leaving other files alone', async () => {
     const id = await s.api.create('Batch', { 'index.html': 'one', 'a.css': 'a{}', 'old.js': 'x' })
-    const reply = await s.api.send(syncFiles, { params: { id }, body: { files: { 'index.html': 'two', 'new.html': 'new', 'old.js': null }, message: 'from my laptop', baseVersionId: 'v1' } })
+    const reply = await s.api.send(syncFiles, {
+      params: { id },
+      body: { files: { 'index.html': 'two', 'new.html': 'new', 'old.js': null }, message: 'from my laptop', baseVersionId: 'v1' },
+    })
     expect(reply.status).toBe(200)
     expect(reply.body).toEqual({ success: true, versionId: 'v2', changed: true, files: { added: 1, updated: 1, deleted: 1 } })
     const folio = (await s.api.send(getFolio, { params: { id } })).body

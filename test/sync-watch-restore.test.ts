@@ -106,11 +106,16 @@ describe('folio restore while folio sync --watch runs', () => {
 
     // A save the long debounce keeps unpushed, then a version made elsewhere touching the same file.
     await writeFile(join(dir, 'index.html'), '<h1>mine</h1>')
-    await s.api.send(updateFolio, { params: { id }, body: { files: { 'index.html': '<h1>theirs</h1>', 'style.css': 'body{}', 'new.html': '<p>new</p>' }, commitMessage: 'From the dashboard' } })
+    await s.api.send(updateFolio, {
+      params: { id },
+      body: { files: { 'index.html': '<h1>theirs</h1>', 'style.css': 'body{}', 'new.html': '<p>new</p>' }, commitMessage: 'From the dashboard' },
+    })
 
     const conflict = parse(await watch.waitForLine(event('conflict')))
     expect(conflict).toMatchObject({ versionId: 'v2', after: 'v1', conflicts: ['index.html'], local: ['index.html'], remote: ['index.html', 'new.html'] })
-    expect(conflict.message).toMatch(/^v2 was made elsewhere \("From the dashboard" by \S+.*\), while this folder has changes not pushed: nothing was pushed\. Changed on both sides: index\.html\. Changed only in v2: new\.html\./)
+    expect(conflict.message).toMatch(
+      /^v2 was made elsewhere \("From the dashboard" by \S+.*\), while this folder has changes not pushed: nothing was pushed\. Changed on both sides: index\.html\. Changed only in v2: new\.html\./,
+    )
     expect(conflict.message).toContain(`folio pull ${id} ${dir} --force`)
     expect(conflict.message).toContain(`folio sync ${id} ${dir} --force`)
     // The command ends on it: exit 1, the same words on stderr (stdout already carried the stream).

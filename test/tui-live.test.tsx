@@ -26,7 +26,14 @@ async function frameWhere(lastFrame: () => string | undefined, check: (frame: st
   }
 }
 
-const comment = (id: string, text: string, at: string, extra: Partial<CommentLine> = {}): CommentLine => ({ id, author: 'Ann', text, createdAt: `2026-01-01T10:${at}:00.000Z`, resolved: false, ...extra })
+const comment = (id: string, text: string, at: string, extra: Partial<CommentLine> = {}): CommentLine => ({
+  id,
+  author: 'Ann',
+  text,
+  createdAt: `2026-01-01T10:${at}:00.000Z`,
+  resolved: false,
+  ...extra,
+})
 
 function folio(id: string, title: string, overrides: Partial<FolioRow> = {}): FolioRow {
   return {
@@ -46,7 +53,18 @@ function folio(id: string, title: string, overrides: Partial<FolioRow> = {}): Fo
 function snap(folios: FolioRow[], overrides: Partial<StatusSnapshot> = {}): StatusSnapshot {
   return {
     server: { url: SERVER, reachable: true },
-    tunnel: { available: true, active: false, url: null, customTunnelUrl: '', state: 'stopped', lastError: null, provider: 'localtunnel', viewerPassword: null, viewerNotice: null, previousUrl: null },
+    tunnel: {
+      available: true,
+      active: false,
+      url: null,
+      customTunnelUrl: '',
+      state: 'stopped',
+      lastError: null,
+      provider: 'localtunnel',
+      viewerPassword: null,
+      viewerNotice: null,
+      previousUrl: null,
+    },
     folios,
     comments: null,
     fetchedAt: '2026-01-01T10:06:00.000Z',
@@ -111,7 +129,17 @@ describe('LiveStatus: live events, recent activity, comments from the keyboard',
     const open = vi.fn(async (_url: string, _folio: FolioRow) => true)
     const loadMock = vi.fn(load)
     const app = render(
-      <LiveStatus load={loadMock} toggleTunnel={async () => {}} open={open} watch={watch} resolveComment={extra.resolveComment} intervalMs={60_000} settleMs={5} width={110} height={40} />,
+      <LiveStatus
+        load={loadMock}
+        toggleTunnel={async () => {}}
+        open={open}
+        watch={watch}
+        resolveComment={extra.resolveComment}
+        intervalMs={60_000}
+        settleMs={5}
+        width={110}
+        height={40}
+      />,
     )
     return { ...app, load: loadMock, open, watched, change: (id: string, event: string) => onChange!(id, event) }
   }

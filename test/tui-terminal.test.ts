@@ -36,7 +36,11 @@ describe(`folio status in a real terminal (${await terminalBackend()})`, () => {
     const api = testApi(server!.url)
     const title = 'Terminal status deck'
     const folioId = await api.create(title, undefined, { status: 'published' })
-    for (let i = 0; i < 3; i++) expect((await api.send(recordAnalytics, { params: { id: folioId }, body: { isInitial: true, device: i === 0 ? 'mobile' : 'desktop', sessionSeconds: 20 } })).status).toBe(200)
+    for (let i = 0; i < 3; i++)
+      expect(
+        (await api.send(recordAnalytics, { params: { id: folioId }, body: { isInitial: true, device: i === 0 ? 'mobile' : 'desktop', sessionSeconds: 20 } }))
+          .status,
+      ).toBe(200)
     expect((await api.send(react, { params: { id: folioId }, body: { increments: { '🔥': 1 } } })).status).toBe(200)
 
     // No profile or key of the user's: FOLIO_CONFIG_DIR points at an empty folder.
@@ -91,7 +95,10 @@ describe(`folio status in a real terminal (${await terminalBackend()})`, () => {
       const started = Date.now()
       expect((await api.send(react, { params: { id }, body: { increments: { '🔥': 2 } } })).status).toBe(200)
       await waitForScreen(t, /\d\d:\d\d:\d\d Live deck 🔥 \+2/, 'the reaction in the recent activity', 5000)
-      expect((await api.send(createComment, { params: { id }, body: { text: 'Hello from a viewer', versionId: 'v1', filename: 'index.html', author: 'Vera' } })).status).toBe(200)
+      expect(
+        (await api.send(createComment, { params: { id }, body: { text: 'Hello from a viewer', versionId: 'v1', filename: 'index.html', author: 'Vera' } }))
+          .status,
+      ).toBe(200)
       const screen = await waitForScreen(t, /Live deck Vera: Hello from a viewer/, 'the comment in the recent activity', 5000)
       expect(Date.now() - started).toBeLessThan(30_000)
       // The comments panel has it too, and the table the reactions.
@@ -114,7 +121,8 @@ describe(`folio status in a real terminal (${await terminalBackend()})`, () => {
     for (const text of ['First remark', 'Second remark']) {
       expect((await api.send(createComment, { params: { id }, body: { text, versionId: 'v1', filename: 'index.html', author: 'Rae' } })).status).toBe(200)
     }
-    const resolved = async () => Object.fromEntries(((await api.send(listComments, { params: { id } })).body as { text: string; resolved: boolean }[]).map((c) => [c.text, c.resolved]))
+    const resolved = async () =>
+      Object.fromEntries(((await api.send(listComments, { params: { id } })).body as { text: string; resolved: boolean }[]).map((c) => [c.text, c.resolved]))
     const t = await startTerminal([process.execPath, BIN, 'status', '--server', server!.url], { cols: 120, rows: 40, env: env() })
     try {
       await waitForScreen(t, (s) => selectedRow(s).includes('Review deck') && s.includes('Second remark'), 'the folio and its comments')
@@ -159,20 +167,39 @@ describe(`folio status in a real terminal (${await terminalBackend()})`, () => {
     try {
       await waitForScreen(t, /Resize deck/, 'the list')
       // Narrower and shorter, wider and taller, then only shorter: the frame is drawn once, from the top.
-      for (const [cols, rows] of [[70, 30], [120, 40], [100, 22], [90, 26]] as const) {
+      for (const [cols, rows] of [
+        [70, 30],
+        [120, 40],
+        [100, 22],
+        [90, 26],
+      ] as const) {
         await t.resize(cols, rows)
         // Until the app hears of the resize, the terminal shows the old frame re-wrapped: wait for
         // the new one (every line within the new width), then check it is whole and stays so.
         const fits = (s: string) => s.split('\n').every((line) => [...line].length <= cols)
-        const screen = await waitForScreen(t, (s) => s.split('\n')[0]!.startsWith('folio status') && s.split('\n').at(-1)!.startsWith('↑/↓') && fits(s), `a whole frame at ${cols}×${rows}`, 5000)
+        const screen = await waitForScreen(
+          t,
+          (s) => s.split('\n')[0]!.startsWith('folio status') && s.split('\n').at(-1)!.startsWith('↑/↓') && fits(s),
+          `a whole frame at ${cols}×${rows}`,
+          5000,
+        )
         // Let a late frame land too, then read it again: it must still be one frame.
         await delay(300)
         const settled = await t.screen()
         for (const s of [screen, settled]) {
           const lines = s.split('\n')
-          expect(lines.filter((l) => l.startsWith('folio status')), s).toHaveLength(1)
-          expect(lines.filter((l) => l.includes('Tunnel ')), s).toHaveLength(1)
-          expect(lines.filter((l) => l.startsWith('↑/↓')), s).toHaveLength(1)
+          expect(
+            lines.filter((l) => l.startsWith('folio status')),
+            s,
+          ).toHaveLength(1)
+          expect(
+            lines.filter((l) => l.includes('Tunnel ')),
+            s,
+          ).toHaveLength(1)
+          expect(
+            lines.filter((l) => l.startsWith('↑/↓')),
+            s,
+          ).toHaveLength(1)
           expect(lines.length, s).toBeLessThanOrEqual(rows)
           for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(cols)
         }

@@ -8,7 +8,18 @@ import { StatusApp } from '../src/tui/StatusApp.js'
 const CAUSE = 'Could not reach the tunnel server https://localtunnel.me: getaddrinfo ENOTFOUND localtunnel.me'
 const plain = (frame: string) => frame.replace(/\u001B\[[0-9;]*m/g, '')
 
-const tunnel: TunnelSnapshot = { available: true, active: false, url: null, customTunnelUrl: '', state: 'stopped', lastError: CAUSE, provider: 'localtunnel', viewerPassword: null, viewerNotice: null, previousUrl: null }
+const tunnel: TunnelSnapshot = {
+  available: true,
+  active: false,
+  url: null,
+  customTunnelUrl: '',
+  state: 'stopped',
+  lastError: CAUSE,
+  provider: 'localtunnel',
+  viewerPassword: null,
+  viewerNotice: null,
+  previousUrl: null,
+}
 const snapshot: StatusSnapshot = {
   server: { url: 'http://127.0.0.1:4517', reachable: true },
   tunnel,
@@ -42,8 +53,14 @@ describe('the tunnel error at 80 columns', () => {
 
   it('wraps a failed start’s message at the bottom too, and the rest makes room for it', () => {
     const message = { tone: 'error' as const, text: `tunnel start failed: ${CAUSE} (Tunnel failed)` }
-    const frame = plain(render(<StatusApp snapshot={{ ...snapshot, tunnel: { ...tunnel, lastError: null } }} selected={0} busy={null} message={message} width={80} height={24} />).lastFrame()!)
-    expect(frame).toContain('tunnel start failed: Could not reach the tunnel server https://localtunnel.me:\n  getaddrinfo ENOTFOUND localtunnel.me (Tunnel failed)')
+    const frame = plain(
+      render(
+        <StatusApp snapshot={{ ...snapshot, tunnel: { ...tunnel, lastError: null } }} selected={0} busy={null} message={message} width={80} height={24} />,
+      ).lastFrame()!,
+    )
+    expect(frame).toContain(
+      'tunnel start failed: Could not reach the tunnel server https://localtunnel.me:\n  getaddrinfo ENOTFOUND localtunnel.me (Tunnel failed)',
+    )
     expect(frame.split('\n').length).toBeLessThanOrEqual(24)
   })
 })

@@ -47,8 +47,30 @@ function folio(id: string, title: string, overrides: Partial<FolioRow> = {}): Fo
   }
 }
 
-const stopped: TunnelSnapshot = { available: true, active: false, url: null, customTunnelUrl: '', state: 'stopped', lastError: null, provider: 'localtunnel', viewerPassword: null, viewerNotice: null, previousUrl: null }
-const connected: TunnelSnapshot = { available: true, active: true, url: 'https://brave-otter-42.loca.lt', customTunnelUrl: '', state: 'connected', lastError: null, provider: 'localtunnel', viewerPassword: null, viewerNotice: null, previousUrl: null }
+const stopped: TunnelSnapshot = {
+  available: true,
+  active: false,
+  url: null,
+  customTunnelUrl: '',
+  state: 'stopped',
+  lastError: null,
+  provider: 'localtunnel',
+  viewerPassword: null,
+  viewerNotice: null,
+  previousUrl: null,
+}
+const connected: TunnelSnapshot = {
+  available: true,
+  active: true,
+  url: 'https://brave-otter-42.loca.lt',
+  customTunnelUrl: '',
+  state: 'connected',
+  lastError: null,
+  provider: 'localtunnel',
+  viewerPassword: null,
+  viewerNotice: null,
+  previousUrl: null,
+}
 
 function snapshot(overrides: Partial<StatusSnapshot> = {}): StatusSnapshot {
   return {
@@ -164,7 +186,10 @@ describe('StatusApp (rendering from props)', () => {
 
   it('gives the title the room at 80 columns: other columns leave first, a long title ends in …', () => {
     const long = 'A quarterly review of everything the team shipped this spring'
-    const many = snapshot({ folios: [folio('kL9VtGLOsbNK', long, { reactions: { '🔥': 3 } }), folio('aB3dE5fG7hJ9', 'Short one', { isPrivate: true })], comments: null })
+    const many = snapshot({
+      folios: [folio('kL9VtGLOsbNK', long, { reactions: { '🔥': 3 } }), folio('aB3dE5fG7hJ9', 'Short one', { isPrivate: true })],
+      comments: null,
+    })
     const frame = renderApp({ snapshot: many, width: 80 }).lastFrame()!
     const lines = frame.split('\n')
     for (const line of lines) expect(cellWidth(line), line).toBeLessThanOrEqual(80)
@@ -402,13 +427,29 @@ describe('qrLines', () => {
 
 describe('layout', () => {
   it('shares the rows between the list and the activity, dropping the QR code first', () => {
-    expect(computeLayout({ width: 120, height: 40, folioCount: 30, tunnelLines: 2, tunnelLinesWithQr: 17, qrWidth: 33 })).toEqual({ showQr: true, visibleRows: 5, activityLines: 3 })
-    expect(computeLayout({ width: 120, height: 30, folioCount: 30, tunnelLines: 2, tunnelLinesWithQr: 17, qrWidth: 33 })).toEqual({ showQr: false, visibleRows: 8, activityLines: 5 })
+    expect(computeLayout({ width: 120, height: 40, folioCount: 30, tunnelLines: 2, tunnelLinesWithQr: 17, qrWidth: 33 })).toEqual({
+      showQr: true,
+      visibleRows: 5,
+      activityLines: 3,
+    })
+    expect(computeLayout({ width: 120, height: 30, folioCount: 30, tunnelLines: 2, tunnelLinesWithQr: 17, qrWidth: 33 })).toEqual({
+      showQr: false,
+      visibleRows: 8,
+      activityLines: 5,
+    })
     // Too narrow for the code and the text beside it.
     expect(computeLayout({ width: 60, height: 40, folioCount: 30, tunnelLines: 2, tunnelLinesWithQr: 17, qrWidth: 33 }).showQr).toBe(false)
     // 80 × 24 with three folios: all of them, and three lines of activity.
-    expect(computeLayout({ width: 80, height: 24, folioCount: 3, tunnelLines: 3, tunnelLinesWithQr: 0, qrWidth: 0 })).toEqual({ showQr: false, visibleRows: 3, activityLines: 3 })
-    expect(computeLayout({ width: 120, height: 10, folioCount: 30, tunnelLines: 1, tunnelLinesWithQr: 0, qrWidth: 0 })).toEqual({ showQr: false, visibleRows: 1, activityLines: 1 })
+    expect(computeLayout({ width: 80, height: 24, folioCount: 3, tunnelLines: 3, tunnelLinesWithQr: 0, qrWidth: 0 })).toEqual({
+      showQr: false,
+      visibleRows: 3,
+      activityLines: 3,
+    })
+    expect(computeLayout({ width: 120, height: 10, folioCount: 30, tunnelLines: 1, tunnelLinesWithQr: 0, qrWidth: 0 })).toEqual({
+      showQr: false,
+      visibleRows: 1,
+      activityLines: 1,
+    })
   })
 
   it('windows the list around the selection', () => {
@@ -429,7 +470,8 @@ describe('loadSnapshot and the text snapshot', () => {
     await api.send(recordAnalytics, { params: { id }, body: { isInitial: true, device: 'mobile', sessionSeconds: 30 } })
     await api.send(recordAnalytics, { params: { id }, body: { isInitial: true, device: 'desktop', sessionSeconds: 90 } })
     await api.send(react, { params: { id }, body: { increments: { '🔥': 2 } } })
-    for (const text of ['one', 'two', 'three', 'four']) await api.send(createComment, { params: { id }, body: { text, versionId: 'v1', filename: 'index.html', author: 'Ann' } })
+    for (const text of ['one', 'two', 'three', 'four'])
+      await api.send(createComment, { params: { id }, body: { text, versionId: 'v1', filename: 'index.html', author: 'Ann' } })
 
     const client = createClient({ server: server.url })
     const snap = await loadSnapshot(client, { server: server.url })
@@ -471,7 +513,16 @@ describe('loadSnapshot and the text snapshot', () => {
   })
 
   it('reads a 403 tunnel as Cloud mode, and every folio’s comments from the list itself', async () => {
-    const comment = (id: string, text: string, extra: object = {}) => ({ id, text, author: 'Ann', createdAt: `2026-01-01T10:0${id.slice(-1)}:00.000Z`, resolved: false, versionId: 'v1', filename: 'index.html', ...extra })
+    const comment = (id: string, text: string, extra: object = {}) => ({
+      id,
+      text,
+      author: 'Ann',
+      createdAt: `2026-01-01T10:0${id.slice(-1)}:00.000Z`,
+      resolved: false,
+      versionId: 'v1',
+      filename: 'index.html',
+      ...extra,
+    })
     const asked: unknown[] = []
     const fake: StatusClient = {
       call: (async (contract: unknown) => {
@@ -486,7 +537,10 @@ describe('loadSnapshot and the text snapshot', () => {
     // A private folio's comments are the owner's to read: the list has them, no request per folio.
     expect(asked).toEqual([listFolios, getTunnel])
     expect(snap.comments).toMatchObject({ folioId: 'p1', state: 'ok', total: 2, open: 1 })
-    expect(snap.comments!.latest.map((c) => [c.id, c.text, c.resolved])).toEqual([['c_3', 'three', true], ['c_1', 'one', false]])
+    expect(snap.comments!.latest.map((c) => [c.id, c.text, c.resolved])).toEqual([
+      ['c_3', 'three', true],
+      ['c_1', 'one', false],
+    ])
     const text = formatSnapshot(snap)
     expect(text).toContain('Tunnel  no tunnel in Cloud mode')
     expect(text).toContain('  Ann: three')

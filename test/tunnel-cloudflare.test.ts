@@ -52,12 +52,16 @@ interface Answer {
 /** One request from a viewer at `localAddress` (its own connection: the edge sees that address). */
 function viewerRequest(url: string, localAddress: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: init.method ?? 'GET', localAddress, agent: false, headers: { ...(init.body ? { 'content-type': 'application/json' } : {}), ...init.headers } }, (res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => (body += chunk))
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }))
-    })
+    const req = request(
+      url,
+      { method: init.method ?? 'GET', localAddress, agent: false, headers: { ...(init.body ? { 'content-type': 'application/json' } : {}), ...init.headers } },
+      (res) => {
+        let body = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk: string) => (body += chunk))
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }))
+      },
+    )
     req.on('error', reject)
     req.end(init.body)
   })
@@ -78,7 +82,12 @@ describe('the Cloudflare tunnel (a stand-in cloudflared)', () => {
   it('starts, says viewers meet no page in between, and stops with its process', async () => {
     const started = await s.api.send(controlTunnel, { body: { action: 'start', provider: 'cloudflare' } })
     expect(started.status).toBe(200)
-    expect(started.body).toMatchObject({ success: true, provider: 'cloudflare', viewerPassword: null, viewerNotice: 'Viewers open the link straight away: Cloudflare shows no page in between.' })
+    expect(started.body).toMatchObject({
+      success: true,
+      provider: 'cloudflare',
+      viewerPassword: null,
+      viewerNotice: 'Viewers open the link straight away: Cloudflare shows no page in between.',
+    })
     const url = started.body.url as string
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect((await s.api.send(getTunnel)).body).toMatchObject({ active: true, state: 'connected', url, provider: 'cloudflare', previousUrl: null })
@@ -99,7 +108,11 @@ describe('the Cloudflare tunnel (a stand-in cloudflared)', () => {
     const { url } = (await s.api.send(controlTunnel, { body: { action: 'start' } })).body as { url: string; provider: string }
     try {
       const publicUrl = (base: string) => `${base}/api/files/${id}/public`
-      const first = [await viewerRequest(publicUrl(url), '127.0.0.2'), await viewerRequest(publicUrl(url), '127.0.0.2'), await viewerRequest(publicUrl(url), '127.0.0.2')]
+      const first = [
+        await viewerRequest(publicUrl(url), '127.0.0.2'),
+        await viewerRequest(publicUrl(url), '127.0.0.2'),
+        await viewerRequest(publicUrl(url), '127.0.0.2'),
+      ]
       expect(first.map((a) => a.status)).toEqual([200, 200, 200])
       expect(first.map((a) => a.headers['x-ratelimit-limit'])).toEqual(['5', '5', '5'])
       expect(first.map(remaining)).toEqual([4, 3, 2])
@@ -124,11 +137,14 @@ describe('the Cloudflare tunnel (a stand-in cloudflared)', () => {
     await s.api.send(updateFolio, { params: { id }, body: { isPrivate: true, accessKey: KEY } })
     const { url } = (await s.api.send(controlTunnel, { body: { action: 'start', provider: 'cloudflare' } })).body as { url: string }
     try {
-      const guess = (localAddress: string, accessKey: string) => viewerRequest(`${url}/api/files/${id}/public`, localAddress, { method: 'POST', body: JSON.stringify({ accessKey }) })
+      const guess = (localAddress: string, accessKey: string) =>
+        viewerRequest(`${url}/api/files/${id}/public`, localAddress, { method: 'POST', body: JSON.stringify({ accessKey }) })
       const wrong = await Promise.all(Array.from({ length: 12 }, (_, n) => guess('127.0.0.2', `wrong ${n}`)))
       // The spec answers a wrong key 200 {success: false}; past the guesser's budget, 429.
       expect(wrong.filter((a) => a.status === 429).length).toBeGreaterThan(0)
-      expect(wrong.filter((a) => a.status !== 429).map((a) => JSON.parse(a.body))).toEqual(Array(wrong.filter((a) => a.status !== 429).length).fill({ success: false }))
+      expect(wrong.filter((a) => a.status !== 429).map((a) => JSON.parse(a.body))).toEqual(
+        Array(wrong.filter((a) => a.status !== 429).length).fill({ success: false }),
+      )
       const started = performance.now()
       const right = await guess('127.0.0.3', KEY)
       expect([right.status, JSON.parse(right.body)]).toEqual([200, { success: true }])
@@ -159,7 +175,8 @@ describe('the Cloudflare tunnel (a stand-in cloudflared)', () => {
   })
 
   it('fails with what to do when cloudflared cannot run', async () => {
-    process.env.FAKE_CLOUDFLARED_FAIL = 'failed to request quick Tunnel: Post "https://api.trycloudflare.com/tunnel": dial tcp: lookup api.trycloudflare.com: no such host'
+    process.env.FAKE_CLOUDFLARED_FAIL =
+      'failed to request quick Tunnel: Post "https://api.trycloudflare.com/tunnel": dial tcp: lookup api.trycloudflare.com: no such host'
     try {
       const refused = await s.api.send(controlTunnel, { body: { action: 'start', provider: 'cloudflare' } })
       expect(refused.status).toBe(500)
@@ -191,7 +208,7 @@ describe('localtunnel through a tunnel server', () => {
     await new Promise((resolve) => passwordPage?.close(resolve))
   })
 
-  it('claims nothing about a server without the reminder page, and tells the viewers\' password of one that has it', async () => {
+  it("claims nothing about a server without the reminder page, and tells the viewers' password of one that has it", async () => {
     const plain = useServerNow({ tunnel: { host: relay.url, startTimeoutMs: 5_000 } })
     const walled = useServerNow({ tunnel: { host: relay.url, startTimeoutMs: 5_000, passwordUrl } })
     const [a, b] = await Promise.all([plain, walled])
@@ -200,7 +217,9 @@ describe('localtunnel through a tunnel server', () => {
       expect(none.body).toMatchObject({ provider: 'localtunnel', viewerPassword: null, viewerNotice: null })
       const wall = await b.api.send(controlTunnel, { body: { action: 'start' } })
       expect(wall.body).toMatchObject({ provider: 'localtunnel', viewerPassword: '203.0.113.7' })
-      expect(wall.body.viewerNotice).toBe("Viewers who open the link in a browser first see localtunnel's reminder page (once per viewer's address every 7 days): tell them the tunnel password is 203.0.113.7.")
+      expect(wall.body.viewerNotice).toBe(
+        "Viewers who open the link in a browser first see localtunnel's reminder page (once per viewer's address every 7 days): tell them the tunnel password is 203.0.113.7.",
+      )
       expect((await b.api.send(getTunnel)).body).toMatchObject({ viewerPassword: '203.0.113.7', state: 'connected' })
       // The CLI shows it to the author.
       const status = await runCli(['tunnel', 'status', '--server', b.ts.url])
@@ -268,7 +287,7 @@ describe('folio tunnel and folio serve with Cloudflare (real processes)', () => 
     expect(all.filter(alive)).toEqual([])
   })
 
-  it('sends Bypass-Tunnel-Reminder with every request of folio\'s own client', async () => {
+  it("sends Bypass-Tunnel-Reminder with every request of folio's own client", async () => {
     const seen: IncomingHttpHeaders[] = []
     const server = createServer((req, res) => {
       seen.push(req.headers)

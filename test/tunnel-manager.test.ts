@@ -28,7 +28,14 @@ function track<T extends TcpServer>(server: T): T {
 }
 
 function manager(options: Partial<TunnelsOptions> = {}): Tunnels {
-  const created = createTunnels({ ports: { localtunnel: localPort, cloudflare: 0 }, host: loopback.url, startTimeoutMs: 5_000, retryDelayMs: 100, maxRetryDelayMs: 400, ...options })
+  const created = createTunnels({
+    ports: { localtunnel: localPort, cloudflare: 0 },
+    host: loopback.url,
+    startTimeoutMs: 5_000,
+    retryDelayMs: 100,
+    maxRetryDelayMs: 400,
+    ...options,
+  })
   managers.push(created)
   return created
 }
@@ -49,7 +56,11 @@ function fetchOnce(url: string): Promise<{ status: number; body: string }> {
 }
 
 /** What a viewer gets from the public URL: the answer, or why there was none. */
-const reach = (url: string) => fetchOnce(url).then((r) => `${r.status} ${r.body}`, (error: Error) => `unreachable: ${error.message}`)
+const reach = (url: string) =>
+  fetchOnce(url).then(
+    (r) => `${r.status} ${r.body}`,
+    (error: Error) => `unreachable: ${error.message}`,
+  )
 
 async function tcpServer(onConnection: (socket: Socket) => void = () => {}): Promise<TcpServer> {
   const server = track(createTcpServer(onConnection))
@@ -218,7 +229,9 @@ describe('tunnel manager', () => {
     const deadPort = await closedPort()
     const control = track(
       createServer((_req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'abcd', port: deadPort, max_conn_count: 1, url: 'http://127.0.0.1:1' }))
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ id: 'abcd', port: deadPort, max_conn_count: 1, url: 'http://127.0.0.1:1' }))
       }),
     )
     await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve))
@@ -236,7 +249,10 @@ describe('tunnel manager', () => {
     expect(await reach(first.url)).toBe('200 hello from local')
 
     await loopback.dropAll()
-    await vi.waitFor(() => expect(states.map((s) => s.state)).toEqual(['starting', 'connected', 'reconnecting', 'connected']), { timeout: 10_000, interval: 20 })
+    await vi.waitFor(() => expect(states.map((s) => s.state)).toEqual(['starting', 'connected', 'reconnecting', 'connected']), {
+      timeout: 10_000,
+      interval: 20,
+    })
     const second = tunnel.status().url!
     expect(second).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(second).not.toBe(first.url)

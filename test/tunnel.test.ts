@@ -43,7 +43,13 @@ describe('/api/tunnel with a real localtunnel client and a loopback tunnel serve
     expect((await remote.send(rawFile, { params: { id, access: '-', path: 'index.html' } })).text).toContain('Through the tunnel')
     expect((await remote.send(getPublicFolio, { params: { id } })).status).toBe(200)
     // Remote callers are not the local owner: protected endpoints need the key, even in OSS.
-    for (const reply of [await remote.send(listFolios), await remote.send(getFolio, { params: { id } }), await remote.send(createFolio, { body: { title: 'x' } }), await remote.send(getKey), await remote.send(controlTunnel, { body: { action: 'stop' } })]) {
+    for (const reply of [
+      await remote.send(listFolios),
+      await remote.send(getFolio, { params: { id } }),
+      await remote.send(createFolio, { body: { title: 'x' } }),
+      await remote.send(getKey),
+      await remote.send(controlTunnel, { body: { action: 'stop' } }),
+    ]) {
       expect(reply.status).toBe(401)
       expect(reply.body.error).toBe('Unauthorized')
     }
@@ -70,7 +76,10 @@ describe('/api/tunnel with a real localtunnel client and a loopback tunnel serve
   })
 
   it('saves a display URL, refuses unknown actions, and reports a failed start', async () => {
-    expect((await s.api.send(controlTunnel, { body: { action: 'save_custom', customTunnelUrl: 'https://decks.example.com' } })).body).toEqual({ success: true, customTunnelUrl: 'https://decks.example.com' })
+    expect((await s.api.send(controlTunnel, { body: { action: 'save_custom', customTunnelUrl: 'https://decks.example.com' } })).body).toEqual({
+      success: true,
+      customTunnelUrl: 'https://decks.example.com',
+    })
     expect((await s.api.send(getTunnel)).body.customTunnelUrl).toBe('https://decks.example.com')
     expect((await s.api.send(controlTunnel, { body: { action: 'launch' } })).body).toEqual({ error: 'Invalid action', message: expect.any(String) })
     expect((await s.api.send(controlTunnel, { body: { action: 'save_custom', customTunnelUrl: 'javascript:alert(1)' } })).status).toBe(400)

@@ -127,7 +127,13 @@ describe('POST /api/files/{id}/upload-batch', () => {
 
   it('answers No image files in form data when no part is an image', async () => {
     const id = await s.api.create('No images')
-    const res = await batch(id, form([['a.txt', Buffer.from('x')], ['b.png', Buffer.from('fake')]]))
+    const res = await batch(
+      id,
+      form([
+        ['a.txt', Buffer.from('x')],
+        ['b.png', Buffer.from('fake')],
+      ]),
+    )
     expect(res.status).toBe(400)
     expect(res.body.error).toBe('No image files in form data')
     const empty = await batch(id, new FormData())
@@ -138,7 +144,13 @@ describe('POST /api/files/{id}/upload-batch', () => {
     const id = await s.api.create('Bad batch', { 'index.html': 'x' })
     const before = await latest(id)
     for (const bad of ['../evil.png', '/abs.png', 'a\\b.png']) {
-      const res = await batch(id, form([['good.png', tinyPng()], [bad, tinyPng()]]))
+      const res = await batch(
+        id,
+        form([
+          ['good.png', tinyPng()],
+          [bad, tinyPng()],
+        ]),
+      )
       expect(res.status).toBe(400)
       expect(res.body.error).toBe('Invalid file path')
     }
@@ -166,7 +178,13 @@ describe('uploads never lose what is already there', () => {
       expect(reply.status).toBe(400)
       expect(reply.body.error).toBe('Unsupported file type')
     }
-    const res = await batch(id, form([['index.html', tinyPng()], ['img/ok.png', tinyPng()]]))
+    const res = await batch(
+      id,
+      form([
+        ['index.html', tinyPng()],
+        ['img/ok.png', tinyPng()],
+      ]),
+    )
     expect(res.body).toMatchObject({ success: true, count: 1, skipped: ['index.html'] })
     const { files } = await latest(id)
     expect(files['index.html']).toBe('<h1>keep me</h1>')
@@ -181,7 +199,9 @@ describe('uploads never lose what is already there', () => {
 
   it('answers a multipart body that ends inside a part with 400 and keeps serving', async () => {
     const id = await s.api.create('Cut off', { 'index.html': 'x' })
-    const res = await batch(id, '--XYZ\r\nContent-Disposition: form-data; name="f"; filename="a.png"\r\n\r\nabc', { 'content-type': 'multipart/form-data; boundary=XYZ' })
+    const res = await batch(id, '--XYZ\r\nContent-Disposition: form-data; name="f"; filename="a.png"\r\n\r\nabc', {
+      'content-type': 'multipart/form-data; boundary=XYZ',
+    })
     expect(res.status).toBe(400)
     expect(res.body.error).toBe('INVALID_BODY')
     expect((await s.api.send(getFolio, { params: { id } })).status).toBe(200)

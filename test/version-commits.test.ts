@@ -111,7 +111,10 @@ describe('group-committed versions', () => {
     // Share pages hear the new status (a meta event) and the new version.
     expect(heard).toEqual(['meta', 'versions', 'new version'])
     heard.length = 0
-    await Promise.all([store.folios.update(meta.id, { patch: { title: 'A' }, author: 'a' }), store.folios.update(meta.id, { patch: { title: 'B' }, author: 'a' })])
+    await Promise.all([
+      store.folios.update(meta.id, { patch: { title: 'A' }, author: 'a' }),
+      store.folios.update(meta.id, { patch: { title: 'B' }, author: 'a' }),
+    ])
     expect(heard).toEqual(['meta'])
     expect((await store.folios.get(meta.id))!.title).toBe('B')
   })
@@ -121,7 +124,14 @@ describe('group-committed versions', () => {
     const { meta } = await createFolio(store, { 'index.html': page(-1) })
     const calls = countStorageCalls(store)
     const results = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => store.folios.update(meta.id, { patch: {}, files: { 'index.html': page(i), [`p${i}.txt`]: `page ${i}` }, commitMessage: `edit ${i}`, author: `writer ${i}` })),
+      Array.from({ length: 40 }, (_, i) =>
+        store.folios.update(meta.id, {
+          patch: {},
+          files: { 'index.html': page(i), [`p${i}.txt`]: `page ${i}` },
+          commitMessage: `edit ${i}`,
+          author: `writer ${i}`,
+        }),
+      ),
     )
     // In the order they came: the i-th call is v(i+2).
     expect(results.map((r) => r!.head.versionId)).toEqual(Array.from({ length: 40 }, (_, i) => `v${i + 2}`))
@@ -154,7 +164,11 @@ describe('group-committed versions', () => {
     for (let i = 0; i < 14; i++) await store.folios.update(meta.id, { patch: {}, files: { 'index.html': `one ${i}` }, commitMessage: long(i), author: 'a' })
     const before = (await store.folios.get(meta.id))!
     // One commit of 30 versions closes the tail two or three times on the way.
-    await Promise.all(Array.from({ length: 30 }, (_, i) => store.folios.update(meta.id, { patch: {}, files: { 'index.html': `batch ${i}` }, commitMessage: long(100 + i), author: 'b' })))
+    await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        store.folios.update(meta.id, { patch: {}, files: { 'index.html': `batch ${i}` }, commitMessage: long(100 + i), author: 'b' }),
+      ),
+    )
     const after = (await store.folios.get(meta.id))!
     expect(after.logStart).toBeGreaterThan(before.logStart + 30 / 2)
     const dataDir = store.dataDir
@@ -171,7 +185,9 @@ describe('group-committed versions', () => {
     const store = await freshStore()
     const { meta } = await createFolio(store, { 'index.html': 'keep out' })
     const other = await createFolio(store, { 'index.html': 'the other folio' })
-    const writes = Array.from({ length: 5 }, (_, i) => store.folios.update(meta.id, { patch: {}, files: { 'index.html': `late ${i} ${'x'.repeat(5000)}` }, author: 'a' }))
+    const writes = Array.from({ length: 5 }, (_, i) =>
+      store.folios.update(meta.id, { patch: {}, files: { 'index.html': `late ${i} ${'x'.repeat(5000)}` }, author: 'a' }),
+    )
     const deleted = store.folios.delete(meta.id)
     // Each write was answered "no such folio", or committed before the delete (then purged with it).
     for (const result of await Promise.all(writes)) if (result) expect(result.meta.id).toBe(meta.id)

@@ -34,7 +34,8 @@ async function privateFolio() {
   return { id, cookie, boot, token: tokenOf(boot.frameBase) }
 }
 
-const raw = (id: string, access: string, path = 'index.html', headers: Record<string, string> = {}) => s.api.send(rawFile, { params: { id, access, path }, headers })
+const raw = (id: string, access: string, path = 'index.html', headers: Record<string, string> = {}) =>
+  s.api.send(rawFile, { params: { id, access, path }, headers })
 /** Runs `fn` with the clock (Date only; timers stay real) moved on by `ms`: a lifetime passes without waiting it out. */
 async function later<T>(ms: number, fn: () => Promise<T>): Promise<T> {
   vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true })
@@ -84,7 +85,9 @@ describe('frame tokens', () => {
     const asCookie = { cookie: `folio_access_${draft}=${token}` }
     // To a viewer holding it as a cookie the draft is not there at all.
     expect((await viewer().send(listComments, { params: { id: draft }, headers: asCookie })).status).toBe(404)
-    expect((await viewer().send(createComment, { params: { id: draft }, headers: asCookie, body: { text: 'x', versionId: 'v1', filename: 'index.html' } })).status).toBe(404)
+    expect(
+      (await viewer().send(createComment, { params: { id: draft }, headers: asCookie, body: { text: 'x', versionId: 'v1', filename: 'index.html' } })).status,
+    ).toBe(404)
     const page = await viewer().send(sharePage, { params: { id: draft }, headers: asCookie })
     expect([page.status, page.text]).toEqual([404, expect.stringContaining('"view":"missing"')])
   })

@@ -4,7 +4,7 @@ import { createStorage, type Storage } from 'unstorage'
 import { describe, expect, it } from 'vitest'
 import { durableFsDriver } from '../src/store/engine/durable-fs-driver.js'
 import { clearPrefix } from '../src/store/engine/json-io.js'
-import { readRecords } from '../src/store/engine/write-journal.js'
+import { readRecords } from '../src/store/engine/journal-records.js'
 import { useTempDataDirs } from './helpers/temp-data-dirs.js'
 
 const { dataDir, cleanup } = useTempDataDirs()
@@ -113,7 +113,11 @@ describe('write journal', () => {
 })
 
 describe('write-back', () => {
-  const onDisk = (dir: string, path: string) => stat(join(dir, path)).then(() => true, () => false)
+  const onDisk = (dir: string, path: string) =>
+    stat(join(dir, path)).then(
+      () => true,
+      () => false,
+    )
 
   it('holds writes in memory until a checkpoint: reads and listings see them at once, and a file replaced or removed meanwhile is never written', async () => {
     const dir = await dataDir()

@@ -23,13 +23,22 @@ export function designSystemText(request: unknown, folioPreferences: Record<stri
   if (known) {
     lines.push(
       `${known.name}: ${known.description}`,
-      `Palette: ${Object.entries(known.palette).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
+      `Palette: ${Object.entries(known.palette)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}.`,
       `Typography: ${known.designPreferences.typography}`,
       `Guidelines: ${known.designPreferences.customGuidelines}`,
     )
   }
   // Whatever else the caller set (custom colours, guidelines, libraries) refines it.
-  const rest = Object.fromEntries(Object.entries(chosen).filter(([k, v]) => !(known && ['id', 'theme', 'name', 'description', 'palette', 'typography', 'guidelines', 'designPreferences'].includes(k)) && v !== '' && v !== undefined))
+  const rest = Object.fromEntries(
+    Object.entries(chosen).filter(
+      ([k, v]) =>
+        !(known && ['id', 'theme', 'name', 'description', 'palette', 'typography', 'guidelines', 'designPreferences'].includes(k)) &&
+        v !== '' &&
+        v !== undefined,
+    ),
+  )
   if (Object.keys(rest).length) lines.push(`${known ? 'Adjustments' : 'Design preferences'}: ${JSON.stringify(rest).slice(0, 16_000)}`)
   return lines.length ? lines.join('\n') : undefined
 }

@@ -54,7 +54,11 @@ function parseMeta(json: string): ModelOutput['meta'] {
     const o = JSON.parse(json) as Record<string, unknown>
     const str = (v: unknown, max: number) => (typeof v === 'string' && v.trim() ? v.trim().slice(0, max) : undefined)
     const mode = str(o.projectMode, 20)
-    return { title: str(o.title, 500), description: str(o.description, 10_000), projectMode: PROJECT_MODES.includes(mode as ProjectMode) ? (mode as ProjectMode) : undefined }
+    return {
+      title: str(o.title, 500),
+      description: str(o.description, 10_000),
+      projectMode: PROJECT_MODES.includes(mode as ProjectMode) ? (mode as ProjectMode) : undefined,
+    }
   } catch {
     return undefined
   }
@@ -75,7 +79,8 @@ export function mergeProposal(base: Record<string, string>, output: ModelOutput)
   const written = Object.entries(output.files)
   if (!written.length) throw new UnusableOutputError('The model answered without any file.')
   for (const [path, content] of written) {
-    if (isHtmlPath(path) && !isHtmlDocument(content)) throw new UnusableOutputError(`The model’s ${path} is not a complete HTML document (it may have been cut off).`)
+    if (isHtmlPath(path) && !isHtmlDocument(content))
+      throw new UnusableOutputError(`The model’s ${path} is not a complete HTML document (it may have been cut off).`)
   }
   const files = { ...base }
   const changed: string[] = []

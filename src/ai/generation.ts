@@ -69,7 +69,8 @@ export async function generateStreaming(input: GenerationInput, handlers: Stream
   try {
     for await (const part of stream.fullStream) {
       if (part.type === 'text-delta') handlers.onText(part.text)
-      else if (part.type === 'tool-call') handlers.onToolCall?.({ id: part.toolCallId, name: part.toolName, arguments: asObject(part.input), status: 'pending' })
+      else if (part.type === 'tool-call')
+        handlers.onToolCall?.({ id: part.toolCallId, name: part.toolName, arguments: asObject(part.input), status: 'pending' })
       else if (part.type === 'error') failure ??= part.error
       else if (part.type === 'abort') failure ??= input.abortSignal?.reason ?? new Error('aborted')
     }
@@ -87,7 +88,12 @@ function resultOf(sent: ModelMessage[], steps: Array<StepResult<ToolSet>>, respo
     for (const call of step.toolCalls) {
       const done = step.toolResults.find((r) => r.toolCallId === call.toolCallId)
       const failed = step.content.find((c) => c.type === 'tool-error' && c.toolCallId === call.toolCallId)
-      const report: ToolCallReport = { id: call.toolCallId, name: call.toolName, arguments: asObject(call.input), status: done ? 'done' : failed ? 'error' : 'pending' }
+      const report: ToolCallReport = {
+        id: call.toolCallId,
+        name: call.toolName,
+        arguments: asObject(call.input),
+        status: done ? 'done' : failed ? 'error' : 'pending',
+      }
       if (done) report.result = summarise(done.output)
       if (failed && failed.type === 'tool-error') report.result = failed.error instanceof Error ? failed.error.message : String(failed.error)
       toolCalls.push(report)
@@ -95,14 +101,18 @@ function resultOf(sent: ModelMessage[], steps: Array<StepResult<ToolSet>>, respo
   }
   const waiting = toolCalls.find((c) => c.status === 'pending' && (CLIENT_TOOLS as readonly string[]).includes(c.name))
   return {
-    text: steps.map((s) => s.text).filter(Boolean).join('\n\n'),
+    text: steps
+      .map((s) => s.text)
+      .filter(Boolean)
+      .join('\n\n'),
     toolCalls,
     pending: waiting ? { call: waiting, messages: [...sent, ...responseMessages] } : undefined,
     finishReason,
   }
 }
 
-const asObject = (value: unknown): Record<string, unknown> => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value })
+const asObject = (value: unknown): Record<string, unknown> =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value }
 
 /** Whether the failure is the caller going away (or a deadline), not the provider. */
 export function isAbort(error: unknown): boolean {
@@ -123,7 +133,8 @@ export function providerError(error: unknown, config: AiProviderConfig): Error {
     if (cause.statusCode === 401 || cause.statusCode === 403) return new ProviderError(`${who} refused the credentials (${cause.statusCode}): ${said}`)
     if (cause.statusCode === 429) return new ProviderError(`${who} is rate limiting (429): ${said}. Try again later.`)
     // A 2xx whose body broke off: the connection was cut mid-answer ("terminated").
-    if (cause.statusCode && cause.statusCode < 300 && cause.cause instanceof Error && cause.cause.message === 'terminated') return new ProviderError(`${who} broke off mid-answer: the connection was cut.`)
+    if (cause.statusCode && cause.statusCode < 300 && cause.cause instanceof Error && cause.cause.message === 'terminated')
+      return new ProviderError(`${who} broke off mid-answer: the connection was cut.`)
     if (cause.statusCode) return new ProviderError(`${who} answered ${cause.statusCode}: ${said}`)
     // No answer at all: the SDK's message would be the socket's words ("Cannot connect to API: …").
     return new ProviderError(`${who} could not be reached or broke off.`)
@@ -151,7 +162,8 @@ function providerMessage(error: APICallError): string {
   try {
     const body = JSON.parse(error.responseBody ?? '') as { error?: unknown }
     if (typeof body.error === 'string') return body.error.slice(0, 300)
-    if (body.error && typeof body.error === 'object' && typeof (body.error as { message?: unknown }).message === 'string') return ((body.error as { message: string }).message).slice(0, 300)
+    if (body.error && typeof body.error === 'object' && typeof (body.error as { message?: unknown }).message === 'string')
+      return (body.error as { message: string }).message.slice(0, 300)
   } catch {
     // not JSON: the SDK's own message says enough
   }

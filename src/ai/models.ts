@@ -39,7 +39,6 @@ export function callSettings(config: AiProviderConfig, maxOutputTokens = MAX_OUT
     ...(config.provider === 'ollama' ? { providerOptions: { ollama: { options: { num_predict: maxOutputTokens, num_ctx: 32_768 } } } } : {}),
   }
 }
-
 // The SDK prints warnings (unsupported settings, unknown model ids) with console.warn, which
 // would land in the server's output and the CLI's terminal: they are not the user's concern.
 ;(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false

@@ -44,7 +44,10 @@ const MAX_CONTEXT_CHARS = 400_000
 const isBinary = (content: string) => content.startsWith('data:') || content.startsWith('asset://')
 
 /** The system prompt: who the model is, the folio, the design system, and the answer format. */
-export function systemPrompt(context: Pick<FolioPromptContext, 'title' | 'projectMode' | 'designSystem'>, options: { tools: string[]; create?: boolean }): string {
+export function systemPrompt(
+  context: Pick<FolioPromptContext, 'title' | 'projectMode' | 'designSystem'>,
+  options: { tools: string[]; create?: boolean },
+): string {
   const lines = [
     'You are the co-author of an HTML folio: a small website of self-contained HTML files (CSS and JavaScript inline or from a CDN) that is published and commented on by viewers.',
     options.create ? 'You create a new folio from the user’s request.' : `The folio is titled ${JSON.stringify(context.title)}.`,
@@ -71,7 +74,10 @@ export function systemPrompt(context: Pick<FolioPromptContext, 'title' | 'projec
     )
   }
   if (options.tools.length) {
-    lines.push('', `Tools you may call: ${options.tools.join(', ')}. web_fetch reads only web addresses the user wrote in the conversation. ask_user asks the user a question and waits for the answer.`)
+    lines.push(
+      '',
+      `Tools you may call: ${options.tools.join(', ')}. web_fetch reads only web addresses the user wrote in the conversation. ask_user asks the user a question and waits for the answer.`,
+    )
   }
   return lines.join('\n')
 }
@@ -89,13 +95,16 @@ export function requestText(context: FolioPromptContext): string {
   let budget = MAX_CONTEXT_CHARS
   const fileBlock = (path: string, content: string) => {
     if (isBinary(content)) return `<folio-file path="${path}" binary="true"/>`
-    const text = content.length > Math.min(MAX_FILE_CHARS, budget) ? `${content.slice(0, Math.max(0, Math.min(MAX_FILE_CHARS, budget)))}\n…(truncated)` : content
+    const text =
+      content.length > Math.min(MAX_FILE_CHARS, budget) ? `${content.slice(0, Math.max(0, Math.min(MAX_FILE_CHARS, budget)))}\n…(truncated)` : content
     budget -= text.length
     return `<folio-file path="${path}">\n${text}\n</folio-file>`
   }
   const paths = Object.keys(context.files)
   if (context.focus) {
-    parts.push(`The user is looking at ${context.focus.filename}. The folio’s files: ${context.allPaths.join(', ')}. Change other files only if the request needs it (read_file shows them).`)
+    parts.push(
+      `The user is looking at ${context.focus.filename}. The folio’s files: ${context.allPaths.join(', ')}. Change other files only if the request needs it (read_file shows them).`,
+    )
   } else if (paths.length) {
     parts.push('The folio’s current files:')
   }
@@ -104,10 +113,19 @@ export function requestText(context: FolioPromptContext): string {
   if (target && (target.selector || target.outerHTML)) {
     parts.push(
       'The user pointed at this element; the request is about it:',
-      [target.selector && `selector: ${target.selector}`, target.tagName && `tag: ${target.tagName}`, target.outerHTML && `html: ${target.outerHTML.slice(0, 8_000)}`].filter(Boolean).join('\n'),
+      [
+        target.selector && `selector: ${target.selector}`,
+        target.tagName && `tag: ${target.tagName}`,
+        target.outerHTML && `html: ${target.outerHTML.slice(0, 8_000)}`,
+      ]
+        .filter(Boolean)
+        .join('\n'),
     )
   }
-  for (const [label, list] of [['Attached file', context.attachedFiles], ['Reference document', context.referenceFiles]] as const) {
+  for (const [label, list] of [
+    ['Attached file', context.attachedFiles],
+    ['Reference document', context.referenceFiles],
+  ] as const) {
     for (const item of list) parts.push(`${label} ${JSON.stringify(item.name)}:\n${item.text.slice(0, Math.max(0, Math.min(MAX_FILE_CHARS, budget)))}`)
   }
   parts.push('Request:', context.prompt)
@@ -157,5 +175,9 @@ export function planningMessages(messages: ModelMessage[]): ModelMessage[] {
 
 /** Stage two: the plan as the model's own words, then the instruction to carry it out. */
 export function afterPlanMessages(messages: ModelMessage[], plan: string): ModelMessage[] {
-  return [...messages, { role: 'assistant', content: plan || '(no plan)' }, { role: 'user', content: 'Carry out this plan now, in the answer format: the explanation, then the complete files.' }]
+  return [
+    ...messages,
+    { role: 'assistant', content: plan || '(no plan)' },
+    { role: 'user', content: 'Carry out this plan now, in the answer format: the explanation, then the complete files.' },
+  ]
 }

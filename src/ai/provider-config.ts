@@ -160,7 +160,8 @@ export function resolveCloudProvider(env: AiEnvironment, workspace: WorkspaceAiS
     if (!workspace.apiKey) return undefined
     // Without a base URL of its own, the workspace goes where the operator's provider goes (a
     // gateway, say), else to the vendor.
-    const baseURL = provider === 'openai' ? (workspace.baseURL ?? env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE) : anthropicApiBase(workspace.baseURL ?? env.ANTHROPIC_BASE_URL)
+    const baseURL =
+      provider === 'openai' ? (workspace.baseURL ?? env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE) : anthropicApiBase(workspace.baseURL ?? env.ANTHROPIC_BASE_URL)
     return { provider, model, apiKey: workspace.apiKey, baseURL, source: 'workspace', addressBy: workspace.baseURL ? 'caller' : 'operator' }
   }
   return resolveOssProvider(env)

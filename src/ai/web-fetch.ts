@@ -14,14 +14,20 @@ export interface WebFetchOptions {
 }
 
 /** GET of an http(s) URL for a model: text only, cut at the byte and character limits. */
-export async function webFetch(rawUrl: string, options: WebFetchOptions): Promise<{ url: string; status: number; contentType: string; text: string; truncated: boolean }> {
+export async function webFetch(
+  rawUrl: string,
+  options: WebFetchOptions,
+): Promise<{ url: string; status: number; contentType: string; text: string; truncated: boolean }> {
   const url = parseHttpUrl(rawUrl)
   const deadline = AbortSignal.timeout(WEB_FETCH_LIMITS.timeoutMs)
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline
   const late = () => new WebFetchRefused(`${url.href} did not answer within ${WEB_FETCH_LIMITS.timeoutMs / 1000} s.`)
   let response: Response
   try {
-    response = await options.fetch(url.href, { signal, headers: { 'user-agent': 'folio-ai-web-fetch', accept: 'text/html,text/plain,application/json,*/*;q=0.5' } })
+    response = await options.fetch(url.href, {
+      signal,
+      headers: { 'user-agent': 'folio-ai-web-fetch', accept: 'text/html,text/plain,application/json,*/*;q=0.5' },
+    })
   } catch (error) {
     throw deadline.aborted && !options.signal?.aborted ? late() : error
   }

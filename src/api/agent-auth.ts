@@ -5,7 +5,11 @@ import { ERRORS, when } from './errors.js'
 /** Spec: Organization (in agent authentication responses). */
 export const Organization = z.object({ id: z.string().describe('UUID'), name: z.string(), plan: z.string() })
 
-export const EmailAddress = z.string().trim().max(320).pipe(z.email({ error: 'email must be an e-mail address' }))
+export const EmailAddress = z
+  .string()
+  .trim()
+  .max(320)
+  .pipe(z.email({ error: 'email must be an e-mail address' }))
 const SessionId = z.string().min(1).max(100)
 const Code = z.string().regex(/^\d{6}$/, { error: 'code must be the 6 digits of the e-mail' })
 
@@ -28,7 +32,9 @@ const Pending = z.object({
   credential: z.object({
     token: z
       .string()
-      .describe('Cloud: a pre-claim key (folio_pre_ + 48 hex), a Bearer credential of a new workspace until expires_at. OSS: the server’s API key, which outlives expires_at'),
+      .describe(
+        'Cloud: a pre-claim key (folio_pre_ + 48 hex), a Bearer credential of a new workspace until expires_at. OSS: the server’s API key, which outlives expires_at',
+      ),
     token_type: z.literal('APIKey'),
     expires_at: z.string().describe('ISO 8601: 15 minutes after registration'),
   }),
@@ -65,7 +71,10 @@ export const agentAuth = defineContract({
     ERRORS.assertionVerificationFailed,
     ERRORS.invalidBody,
     when(ERRORS.unauthorized, 'OSS: the Authorization header holds a wrong key'),
-    when(ERRORS.forbidden, 'OSS: a caller from elsewhere (another machine, the tunnel, a web page; or on this machine when FOLIO_API_KEY is set) sent no key, or an OAuth token'),
+    when(
+      ERRORS.forbidden,
+      'OSS: a caller from elsewhere (another machine, the tunnel, a web page; or on this machine when FOLIO_API_KEY is set) sent no key, or an OAuth token',
+    ),
     when(ERRORS.noApiKey, 'OSS: the key is revoked (folio keys rotate makes a new one)'),
     ERRORS.tooManyRequests,
   ],

@@ -69,11 +69,18 @@ const AI_ACTIONS = ['commit-proposal', 'clear-chat', 'tool-response'] as const
 /** The conversational fields, shared with ai-stream. */
 const conversationFields = {
   userPrompt: z.string().max(100_000).optional().describe('Required without action: what the user asks for'),
-  chatHistory: z.array(z.unknown()).max(200).optional().describe('Previous messages [{role: user|assistant, content}]; default: the conversation the server keeps for this folio'),
+  chatHistory: z
+    .array(z.unknown())
+    .max(200)
+    .optional()
+    .describe('Previous messages [{role: user|assistant, content}]; default: the conversation the server keeps for this folio'),
   pageContext: z.enum(['Whole Project', 'Current Screen']).optional().describe('Default Whole Project'),
   activeFilename: z.string().max(512).optional().describe('The file in view, with Current Screen'),
   targetVersionId: z.string().max(50).optional().describe('Default: the latest version'),
-  designSystem: z.union([z.record(z.string(), z.unknown()), z.string().max(100)]).optional().describe('Per-request design system: a catalogue id, a catalogue entry or designPreferences'),
+  designSystem: z
+    .union([z.record(z.string(), z.unknown()), z.string().max(100)])
+    .optional()
+    .describe('Per-request design system: a catalogue id, a catalogue entry or designPreferences'),
   selectedModel: z.string().max(200).optional().describe('OSS: the model; "openai:…", "anthropic:…" or "ollama:…" also picks the provider'),
   apiKey: z.string().max(500).optional().describe('OSS: the caller’s own provider key, used for this request only (never stored, never logged)'),
   ollamaHost: z.string().max(500).optional().describe('OSS: the Ollama server (default OLLAMA_HOST, else 127.0.0.1:11434)'),
@@ -99,7 +106,8 @@ export const AiConversationBody = named(
       if (body.action === 'commit-proposal' && (!body.proposedFiles || !Object.keys(body.proposedFiles).length)) {
         issues.addIssue({ code: 'custom', path: ['proposedFiles'], message: 'commit-proposal needs proposedFiles, the files of the new version' })
       }
-      if (body.action === 'tool-response' && !body.toolCallId) issues.addIssue({ code: 'custom', path: ['toolCallId'], message: 'tool-response needs the toolCallId it answers' })
+      if (body.action === 'tool-response' && !body.toolCallId)
+        issues.addIssue({ code: 'custom', path: ['toolCallId'], message: 'tool-response needs the toolCallId it answers' })
     }),
 )
 
@@ -192,7 +200,13 @@ export const WorkspaceAiBody = named(
     provider: z.enum(['openai', 'anthropic']).describe('openai: Chat Completions (OpenAI or a compatible server at baseURL); anthropic: Messages'),
     apiKey: z.string().trim().min(1).max(500).describe('The provider key; stored encrypted, never shown again'),
     model: z.string().trim().min(1).max(200).optional(),
-    baseURL: z.url({ protocol: /^https$/ }).max(500).optional().describe('An https endpoint of an OpenAI-compatible or Anthropic-compatible service, at a public address unless the operator allows private ones (FOLIO_AI_ALLOW_PRIVATE=1, FOLIO_ALLOW_PRIVATE_HOSTS)'),
+    baseURL: z
+      .url({ protocol: /^https$/ })
+      .max(500)
+      .optional()
+      .describe(
+        'An https endpoint of an OpenAI-compatible or Anthropic-compatible service, at a public address unless the operator allows private ones (FOLIO_AI_ALLOW_PRIVATE=1, FOLIO_ALLOW_PRIVATE_HOSTS)',
+      ),
   }),
 )
 
@@ -216,7 +230,8 @@ export const setWorkspaceAi = defineContract({
   path: '/api/workspace/ai',
   tag: 'AI',
   summary: 'Set the workspace’s own AI provider and key (Cloud; Owner or Admin)',
-  description: 'The key is encrypted at rest (AES-256-GCM under the server’s FOLIO_AI_SECRET) and used for this workspace’s AI requests instead of the operator’s provider.',
+  description:
+    'The key is encrypted at rest (AES-256-GCM under the server’s FOLIO_AI_SECRET) and used for this workspace’s AI requests instead of the operator’s provider.',
   access: 'required',
   onlyIn: { mode: 'cloud', error: ERRORS.cloudOnly },
   body: WorkspaceAiBody,

@@ -7,7 +7,10 @@ import { Comment, CommentAnchor, FolioIdParams, named, Reactions } from './schem
 const { tooManyRequests: limited } = ERRORS
 /** Spec: a draft is visible only to its owner. To anyone else it is an unknown folio. */
 const notFound = when(ERRORS.projectNotFound, 'No folio has this id, or it is a draft and the caller is not its owner')
-const gated = when(ERRORS.accessKeyRequired, 'The folio is private and this viewer has not proved its access key (or, to its owner without the preview, it is a draft)')
+const gated = when(
+  ERRORS.accessKeyRequired,
+  'The folio is private and this viewer has not proved its access key (or, to its owner without the preview, it is a draft)',
+)
 const percent = (axis: string) =>
   z
     .number({ error: `${axis} must be a number` })
@@ -49,7 +52,8 @@ export const listComments = defineContract({
   errors: [when(ERRORS.invalidQuery, 'limit is not a whole number from 1 to 500'), gated, notFound, limited],
 })
 
-const required = (field: string) => z.string({ error: ERRORS.missingCommentParameters.error }).trim().min(1, { error: ERRORS.missingCommentParameters.error }).describe(field)
+const required = (field: string) =>
+  z.string({ error: ERRORS.missingCommentParameters.error }).trim().min(1, { error: ERRORS.missingCommentParameters.error }).describe(field)
 
 export const CreateCommentBody = named(
   'CreateCommentRequest',
@@ -71,7 +75,9 @@ export const CreateCommentBody = named(
       .string({ error: 'parentId must be a string' })
       .max(40, { error: 'parentId must be at most 40 characters' })
       .optional()
-      .describe('Extension: answers this comment (c_…): a comment of this folio, not deleted and not itself a reply. Answering a resolved thread reopens nothing. A reply takes no anchor'),
+      .describe(
+        'Extension: answers this comment (c_…): a comment of this folio, not deleted and not itself a reply. Answering a resolved thread reopens nothing. A reply takes no anchor',
+      ),
   }),
 )
 
@@ -83,7 +89,9 @@ const CreatedComment = named(
     comment: Comment,
     authorToken: z
       .string()
-      .describe(`Proves its author: send it as ${COMMENT_TOKEN_HEADER} to resolve or delete this comment where only the owner and authors may. Given once, kept only as a hash`),
+      .describe(
+        `Proves its author: send it as ${COMMENT_TOKEN_HEADER} to resolve or delete this comment where only the owner and authors may. Given once, kept only as a hash`,
+      ),
   }),
 )
 
@@ -96,7 +104,8 @@ export const createComment = defineContract({
   path: '/api/files/{id}/comments',
   tag: 'Comments',
   summary: 'Pin a comment on the page',
-  description: 'A folio holds at most FOLIO_MAX_COMMENTS comments (default 1,000) taking at most FOLIO_MAX_COMMENT_BYTES (default 4 MB); past that the owner must delete some.',
+  description:
+    'A folio holds at most FOLIO_MAX_COMMENTS comments (default 1,000) taking at most FOLIO_MAX_COMMENT_BYTES (default 4 MB); past that the owner must delete some.',
   access: 'public',
   rateLimit: 'comments',
   params: FolioIdParams,
@@ -105,7 +114,10 @@ export const createComment = defineContract({
   response: { status: 200, description: 'The new comment (unresolved) and its author token', schema: CreatedComment },
   errors: [
     ERRORS.missingCommentParameters,
-    when(ERRORS.invalidBody, 'A field has the wrong type or is too long, x/y or an anchor offset is outside 0–100, versionId/filename names nothing in this folio, parentId names no comment that can be answered, or a reply carries an anchor'),
+    when(
+      ERRORS.invalidBody,
+      'A field has the wrong type or is too long, x/y or an anchor offset is outside 0–100, versionId/filename names nothing in this folio, parentId names no comment that can be answered, or a reply carries an anchor',
+    ),
     ERRORS.commentsDisabled,
     ERRORS.commentLimitReached,
     gated,
@@ -168,14 +180,7 @@ export const deleteComment = defineContract({
   params: FolioIdParams,
   query: z.object({ commentId: z.string().optional().describe('The comment to remove') }),
   response: { status: 200, description: 'Removed', schema: z.object({ success: z.literal(true) }) },
-  errors: [
-    ERRORS.missingCommentId,
-    forbidden,
-    gated,
-    notFound,
-    ERRORS.commentNotFound,
-    limited,
-  ],
+  errors: [ERRORS.missingCommentId, forbidden, gated, notFound, ERRORS.commentNotFound, limited],
 })
 
 const ReactionsResult = named('ReactionsResult', z.object({ success: z.literal(true), reactions: Reactions }))

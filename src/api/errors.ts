@@ -44,7 +44,11 @@ export const ERRORS = {
   // carries error_description as well as message).
   oauthInvalidRequest: errorCase(400, 'invalid_request', 'A parameter is missing, repeated or malformed (PKCE S256 is required)'),
   oauthInvalidClient: errorCase(401, 'invalid_client', 'The client_id is unknown or its secret is wrong'),
-  oauthInvalidGrant: errorCase(400, 'invalid_grant', 'The code or refresh token is unknown, expired, used, revoked, another client’s, or its PKCE verifier or redirect_uri does not match'),
+  oauthInvalidGrant: errorCase(
+    400,
+    'invalid_grant',
+    'The code or refresh token is unknown, expired, used, revoked, another client’s, or its PKCE verifier or redirect_uri does not match',
+  ),
   oauthUnauthorizedClient: errorCase(400, 'unauthorized_client', 'The client did not register this grant type'),
   oauthUnsupportedGrantType: errorCase(400, 'unsupported_grant_type', 'grant_type is not authorization_code or refresh_token'),
   oauthInvalidScope: errorCase(400, 'invalid_scope', 'A scope other than folio was asked for'),
@@ -59,7 +63,11 @@ export const ERRORS = {
 
   // 401, 403: who is asking
   unauthorized: errorCase(401, 'Unauthorized', 'Missing or invalid credential'),
-  assertionVerificationFailed: errorCase(401, 'assertion verification failed', 'The assertion has no email or sub claim, or its signature does not verify against a trusted issuer'),
+  assertionVerificationFailed: errorCase(
+    401,
+    'assertion verification failed',
+    'The assertion has no email or sub claim, or its signature does not verify against a trusted issuer',
+  ),
   forbidden: errorCase(403, 'Forbidden', 'The caller is not the Owner or an Admin (or, for an Owner, not an Owner)'),
   accessKeyRequired: errorCase(403, 'Access key required', 'The folio is private (or a draft) and this viewer has not proved its access key'),
   commentsDisabled: errorCase(403, 'Comments are disabled for this folio.', 'allowComments is false'),
@@ -80,7 +88,11 @@ export const ERRORS = {
   requestTimeout: errorCase(408, 'Request timeout', 'The body stopped arriving, or came slower than the server’s minimum rate; the connection closes'),
 
   // 409, 410, 413, 429: the state of things
-  sessionExpired: errorCase(410, 'session expired', 'The registration session is past its 15 minutes (or never existed): start again with POST /api/agent/auth'),
+  sessionExpired: errorCase(
+    410,
+    'session expired',
+    'The registration session is past its 15 minutes (or never existed): start again with POST /api/agent/auth',
+  ),
   registrationCompleted: errorCase(409, 'Registration already completed', 'The registration session has already issued its key'),
   commentLimitReached: errorCase(
     409,
@@ -100,9 +112,21 @@ export const ERRORS = {
   aiFailed: errorCase(500, 'AI failed to generate HTML content.', 'The model answered without a usable HTML document'),
   aiNotConfigured: errorCase(500, 'AI is not configured for this workspace.', 'The workspace has no AI provider keys (Cloud)'),
   mailFailed: errorCase(502, 'MAIL_FAILED', 'The code could not be handed to the mail server (FOLIO_SMTP_URL); try again later'),
-  notReady: errorCase(503, 'NOT_READY', 'GET /readyz: the store is closing, its disk is full (writes refused), or the database cannot be reached or its migrations are not current'),
-  databaseUnavailable: errorCase(503, 'DATABASE_UNAVAILABLE', 'The server cannot reach its PostgreSQL database now (a restart, a failover, the network); retry after Retry-After seconds'),
-  insufficientStorage: errorCase(507, 'INSUFFICIENT_STORAGE', 'The server’s disk is full: the write was not made, and nothing acknowledged before was lost. Writes resume by themselves once space is freed on the server; retry after Retry-After seconds'),
+  notReady: errorCase(
+    503,
+    'NOT_READY',
+    'GET /readyz: the store is closing, its disk is full (writes refused), or the database cannot be reached or its migrations are not current',
+  ),
+  databaseUnavailable: errorCase(
+    503,
+    'DATABASE_UNAVAILABLE',
+    'The server cannot reach its PostgreSQL database now (a restart, a failover, the network); retry after Retry-After seconds',
+  ),
+  insufficientStorage: errorCase(
+    507,
+    'INSUFFICIENT_STORAGE',
+    'The server’s disk is full: the write was not made, and nothing acknowledged before was lost. Writes resume by themselves once space is freed on the server; retry after Retry-After seconds',
+  ),
   internalError: errorCase(500, 'Internal error', 'The server failed (it logged why), or the folio’s stored data is damaged'),
 } as const satisfies Record<string, ErrorCase>
 

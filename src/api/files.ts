@@ -46,7 +46,9 @@ export const CreateFolioBody = z.object({
   title: Title,
   initialHtml: z.string().optional().describe('A full HTML document, stored as index.html'),
   defaultFiles: FileMap.optional().describe('Map of filename to content (instead of initialHtml)'),
-  description: Description.optional().describe("Default: 'A multi-page HTML folio.' for several HTML pages, 'A single-page HTML folio.' for one, 'An HTML folio.' for none"),
+  description: Description.optional().describe(
+    "Default: 'A multi-page HTML folio.' for several HTML pages, 'A single-page HTML folio.' for one, 'An HTML folio.' for none",
+  ),
   projectMode: ProjectMode.optional().describe('Default deck'),
   isPrivate: z.boolean().optional().describe('OSS: always false on create'),
   accessKey: AccessKey.optional(),
@@ -67,18 +69,11 @@ export const createFolio = defineContract({
   path: '/api/files',
   tag: 'Folios',
   summary: 'Create a folio with its first version',
-  description:
-    'Files come from initialHtml (stored as index.html) or defaultFiles; with neither, the folio starts from the starter page of its projectMode.',
+  description: 'Files come from initialHtml (stored as index.html) or defaultFiles; with neither, the folio starts from the starter page of its projectMode.',
   access: 'required',
   body: CreateFolioBody,
   response: { status: 201, description: 'The new folio', schema: WriteResult },
-  errors: [ERRORS.storageExceeded, 
-    ERRORS.titleRequired,
-    ERRORS.invalidJson,
-    ERRORS.invalidBody,
-    ERRORS.unauthorized,
-    ERRORS.folioTooLarge,
-  ],
+  errors: [ERRORS.storageExceeded, ERRORS.titleRequired, ERRORS.invalidJson, ERRORS.invalidBody, ERRORS.unauthorized, ERRORS.folioTooLarge],
 })
 
 export const GetFolioQuery = z.object({
@@ -98,11 +93,7 @@ export const getFolio = defineContract({
   params: FolioIdParams,
   query: GetFolioQuery,
   response: { status: 200, description: 'The whole folio', schema: Folio },
-  errors: [
-    when(ERRORS.invalidQuery, 'files is not all, latest or none'),
-    ERRORS.unauthorized,
-    ERRORS.projectNotFoundFullStop,
-  ],
+  errors: [when(ERRORS.invalidQuery, 'files is not all, latest or none'), ERRORS.unauthorized, ERRORS.projectNotFoundFullStop],
 })
 
 export const UpdateFolioQuery = z.object({
@@ -152,7 +143,8 @@ export const updateFolio = defineContract({
   query: UpdateFolioQuery,
   body: UpdateFolioBody,
   response: { status: 200, description: 'The updated folio: its latest version only, with its files unless ?files=none', schema: WriteResult },
-  errors: [ERRORS.storageExceeded, 
+  errors: [
+    ERRORS.storageExceeded,
     when(ERRORS.invalidQuery, 'files is not all, latest or none'),
     when(ERRORS.titleRequired, 'title is sent blank'),
     ERRORS.invalidJson,
@@ -182,7 +174,9 @@ export const BriefResponse = z.object({
   brief: z.string().describe('Markdown design brief: open feedback pins (in page order) and the file structure'),
   openComments: z
     .array(Comment)
-    .describe('Open comments (not resolved, not deleted; replies of open threads included), in the order the brief lists them: on the page of the latest version, outdated, then left on earlier versions. As many as the owner’s open count'),
+    .describe(
+      'Open comments (not resolved, not deleted; replies of open threads included), in the order the brief lists them: on the page of the latest version, outdated, then left on earlier versions. As many as the owner’s open count',
+    ),
 })
 named('Brief', BriefResponse)
 

@@ -15,11 +15,13 @@ export const Integration = named(
       .string()
       .max(2048, { error: 'url must be at most 2,048 characters' })
       .regex(/^https?:\/\/[^\s]+$/i, 'url must be an http(s) URL: an incoming-webhook address of the chat tool')
-      .describe('The incoming-webhook URL; it holds the chat tool\'s secret, so only the workspace sees it'),
+      .describe("The incoming-webhook URL; it holds the chat tool's secret, so only the workspace sees it"),
     format: z
       .enum(CHAT_FORMATS)
       .optional()
-      .describe('slack (Slack-compatible JSON {text}: Slack, Mattermost, Rocket.Chat, Google Chat), discord or teams (an Adaptive Card, as Teams workflows take). Default: discord for discord.com webhooks, teams for Microsoft hosts, else slack'),
+      .describe(
+        'slack (Slack-compatible JSON {text}: Slack, Mattermost, Rocket.Chat, Google Chat), discord or teams (an Adaptive Card, as Teams workflows take). Default: discord for discord.com webhooks, teams for Microsoft hosts, else slack',
+      ),
   }),
 )
 
@@ -34,8 +36,12 @@ const Integrations = named(
 const ConfiguredBy = z.object({
   credential: z
     .enum(['api-key', 'session', 'pre-claim', 'oauth', 'open'])
-    .describe('How they proved who they were: api-key (the workspace key, or a member’s agent token), session (a person signed in), pre-claim (an agent before its registration was claimed). An OAuth token never configures one'),
-  name: z.string().describe('Who: the address of a member signed in or of an agent token, the workspace’s name for its key, “Unclaimed agent” for a pre-claim key'),
+    .describe(
+      'How they proved who they were: api-key (the workspace key, or a member’s agent token), session (a person signed in), pre-claim (an agent before its registration was claimed). An OAuth token never configures one',
+    ),
+  name: z
+    .string()
+    .describe('Who: the address of a member signed in or of an agent token, the workspace’s name for its key, “Unclaimed agent” for a pre-claim key'),
   email: z.string().optional().describe('The member’s address, when the credential names one'),
 })
 
@@ -79,6 +85,15 @@ export const setIntegrations = defineContract({
   access: 'required',
   onlyIn: { mode: 'cloud', error: ERRORS.cloudOnly },
   body: Integrations,
-  response: { status: 200, description: 'The webhooks now configured (with their formats, and who configured each: a webhook already there, with the same format, keeps its own)', schema: ConfiguredIntegrations },
-  errors: [ERRORS.invalidBody, ERRORS.unauthorized, when(ERRORS.forbidden, `The caller is not the Owner or an Admin, or is an OAuth token (${TOKENS_MANAGE_NOTHING})`), ERRORS.cloudOnly],
+  response: {
+    status: 200,
+    description: 'The webhooks now configured (with their formats, and who configured each: a webhook already there, with the same format, keeps its own)',
+    schema: ConfiguredIntegrations,
+  },
+  errors: [
+    ERRORS.invalidBody,
+    ERRORS.unauthorized,
+    when(ERRORS.forbidden, `The caller is not the Owner or an Admin, or is an OAuth token (${TOKENS_MANAGE_NOTHING})`),
+    ERRORS.cloudOnly,
+  ],
 })

@@ -97,10 +97,12 @@ function select(shape: Shape, which: 'all' | 'none' | readonly string[] | { omit
   if (which === undefined || which === 'all') return shape
   if (which === 'none') return {}
   const keep = 'omit' in which ? Object.keys(shape).filter((k) => !which.omit.includes(k)) : which
-  return Object.fromEntries(keep.map((key) => {
-    if (!shape[key]) throw new Error(`mcp tool: the contract has no field ${key}`)
-    return [key, shape[key]]
-  }))
+  return Object.fromEntries(
+    keep.map((key) => {
+      if (!shape[key]) throw new Error(`mcp tool: the contract has no field ${key}`)
+      return [key, shape[key]]
+    }),
+  )
 }
 
 const pick = (args: Args, keys: string[]): Args => Object.fromEntries(keys.filter((k) => args[k] !== undefined).map((k) => [k, args[k]]))
@@ -167,4 +169,5 @@ export function contractTool<C extends Contract>(contract: C, spec: ToolSpec<C>)
 }
 
 /** Query values as the URL carries them (the endpoint's schema parses them back). */
-const stringValues = (args: Args): Record<string, string> => Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]))
+const stringValues = (args: Args): Record<string, string> =>
+  Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]))

@@ -2,13 +2,11 @@ import { z } from 'zod'
 import { listDesignSystems } from './design-systems.js'
 import { createComment, deleteComment, react, resolveComment } from './engagement.js'
 import { createFolio, deleteFolio, getBrief, getFolio, listFolios, updateFolio } from './files.js'
-import type { ResponseOf } from './contract.js'
 import { contractTool, type McpTool, type ToolContext } from './mcp-tool.js'
 import { controlTunnel, getTunnel } from './tunnel.js'
 import { contentDefaults } from '../domain/content-defaults.js'
-import { feedbackSince, sinceTime } from '../domain/feedback-since.js'
-import { tunnelPasswordLine } from '../domain/tunnel-providers.js'
 import { uploadFile } from './uploads.js'
+import { commentsOf, feedbackOf, fileLines, type FolioLike, latestOf, summaryOf, viewerLines } from './mcp-tool-answers.js'
 
 export type { McpTool, ToolContext, ToolRequest } from './mcp-tool.js'
 
@@ -23,14 +21,6 @@ export const FOLIO_APP_URI = 'ui://folio/folio-view.html'
 const shareUrl = (context: ToolContext, id: string) => `${context.base}/share/${id}`
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 
-interface FolioLike {
-  id: string
-  title: string
-  status: string
-  isPrivate: boolean
-  versions: Array<{ versionId: string }>
-}
-const latestOf = (folio: FolioLike) => folio.versions.at(-1)?.versionId ?? 'none'
 const sharing = (folio: FolioLike, context: ToolContext) =>
   folio.status === 'published'
     ? `published${folio.isPrivate ? ', private (viewers need its access key)' : ''} at ${shareUrl(context, folio.id)}`
@@ -48,22 +38,37 @@ export const MCP_TOOLS: readonly McpTool[] = [
     title: 'List folios',
     description: 'Your folios, most recently updated first: id, title, status, latest version, open comments.',
     annotations: read,
-    result: (folios) => folios.map((f) => ({ id: f.id, title: f.title, status: f.status, isPrivate: f.isPrivate, latestVersionId: latestOf(f), updatedAt: f.updatedAt, openComments: f.comments.filter((c) => !c.resolved && !c.deletedAt).length })),
+    result: (folios) =>
+      folios.map((f) => ({
+        id: f.id,
+        title: f.title,
+        status: f.status,
+        isPrivate: f.isPrivate,
+        latestVersionId: latestOf(f),
+        updatedAt: f.updatedAt,
+        openComments: f.comments.filter((c) => !c.resolved && !c.deletedAt).length,
+      })),
     say: (folios) =>
       folios.length
-        ? [`${plural(folios.length, 'folio')}:`, ...folios.map((f) => `- ${f.id} "${f.title}" (${f.status}, ${latestOf(f)}, ${plural(f.comments.filter((c) => !c.resolved && !c.deletedAt).length, 'open comment')})`)].join('\n')
+        ? [
+            `${plural(folios.length, 'folio')}:`,
+            ...folios.map(
+              (f) =>
+                `- ${f.id} "${f.title}" (${f.status}, ${latestOf(f)}, ${plural(f.comments.filter((c) => !c.resolved && !c.deletedAt).length, 'open comment')})`,
+            ),
+          ].join('\n')
         : 'No folios yet: create_folio makes one.',
   }),
   contractTool(getFolio, {
     name: 'get_folio',
     ui: FOLIO_APP_URI,
     title: 'Get a folio',
-    description:
-      'A folio: settings, versions with their paths, comments, reactions, views; file contents only with files (read_file reads one).',
+    description: 'A folio: settings, versions with their paths, comments, reactions, views; file contents only with files (read_file reads one).',
     annotations: read,
     defaults: { query: { files: 'none' } },
-    describe: { files: 'none (default): no contents; latest: the latest version\'s files; all: every version\'s (large)' },
-    say: (folio, _args, context) => `"${folio.title}" (${folio.id}): ${plural(folio.versions.length, 'version')}, latest ${latestOf(folio)}; ${sharing(folio, context)}.`,
+    describe: { files: "none (default): no contents; latest: the latest version's files; all: every version's (large)" },
+    say: (folio, _args, context) =>
+      `"${folio.title}" (${folio.id}): ${plural(folio.versions.length, 'version')}, latest ${latestOf(folio)}; ${sharing(folio, context)}.`,
   }),
   contractTool(getFolio, {
     name: 'read_file',
@@ -81,7 +86,8 @@ export const MCP_TOOLS: readonly McpTool[] = [
     textOnly: true,
     say: (folio, args) => {
       const file = fileLines(folio, args)
-      if (file.content === undefined) return `The latest version (${latestOf(folio)}) has no ${String(args.path)}; its files: ${(folio.versions.at(-1)?.fileList ?? Object.keys(folio.versions.at(-1)?.files ?? {})).join(', ')}.`
+      if (file.content === undefined)
+        return `The latest version (${latestOf(folio)}) has no ${String(args.path)}; its files: ${(folio.versions.at(-1)?.fileList ?? Object.keys(folio.versions.at(-1)?.files ?? {})).join(', ')}.`
       return `${file.path} of ${latestOf(folio)}, lines ${file.fromLine}–${file.toLine} of ${file.lineCount}:\n${file.content}`
     },
   }),
@@ -106,7 +112,8 @@ export const MCP_TOOLS: readonly McpTool[] = [
       return { description, projectMode }
     },
     result: ({ project }) => ({ ...summaryOf(project), projectMode: project.projectMode }),
-    say: ({ project }, _args, context) => `Created "${project.title}" (${project.id}), a ${project.projectMode}, with version ${latestOf(project)}; it is ${sharing(project, context)}.`,
+    say: ({ project }, _args, context) =>
+      `Created "${project.title}" (${project.id}), a ${project.projectMode}, with version ${latestOf(project)}; it is ${sharing(project, context)}.`,
   }),
   contractTool(updateFolio, {
     name: 'update_folio',
@@ -119,7 +126,8 @@ export const MCP_TOOLS: readonly McpTool[] = [
     describe: { files: 'The complete file set of the new version, path → content', designPreferences: 'From list_design_systems' },
     fixed: noFiles,
     result: ({ project }) => summaryOf(project),
-    say: ({ project }, args, context) => `Updated "${project.title}" (${project.id})${args.files ? `: new version ${latestOf(project)}` : ''}; it is ${sharing(project, context)}.`,
+    say: ({ project }, args, context) =>
+      `Updated "${project.title}" (${project.id})${args.files ? `: new version ${latestOf(project)}` : ''}; it is ${sharing(project, context)}.`,
   }),
   contractTool(deleteFolio, {
     name: 'delete_folio',
@@ -136,7 +144,11 @@ export const MCP_TOOLS: readonly McpTool[] = [
     query: 'none',
     fixed: noFiles,
     result: (folio) => ({ id: folio.id, title: folio.title, versions: folio.versions }),
-    say: (folio) => [`${plural(folio.versions.length, 'version')} of "${folio.title}":`, ...folio.versions.map((v) => `- ${v.versionId} ${v.createdAt} ${v.author}: ${v.commitMessage || '(no message)'}`)].join('\n'),
+    say: (folio) =>
+      [
+        `${plural(folio.versions.length, 'version')} of "${folio.title}":`,
+        ...folio.versions.map((v) => `- ${v.versionId} ${v.createdAt} ${v.author}: ${v.commitMessage || '(no message)'}`),
+      ].join('\n'),
   }),
   contractTool(updateFolio, {
     name: 'restore_version',
@@ -171,7 +183,11 @@ export const MCP_TOOLS: readonly McpTool[] = [
     say: (folio, args) => {
       const report = feedbackOf(folio, String(args.since))
       if (report.error !== undefined) return report.error
-      return `Since ${report.since}: ${plural(report.new.length, 'new thread')}, ${plural(report.active.length, 'thread')} with new replies, ${plural(report.resolved.length, 'resolved thread')}; ${report.openCount} open in all. Views ${folio.analytics.views}; reactions ${Object.entries(folio.reactions).map(([e, n]) => `${e} ${n}`).join(' ') || 'none'}.`
+      return `Since ${report.since}: ${plural(report.new.length, 'new thread')}, ${plural(report.active.length, 'thread')} with new replies, ${plural(report.resolved.length, 'resolved thread')}; ${report.openCount} open in all. Views ${folio.analytics.views}; reactions ${
+        Object.entries(folio.reactions)
+          .map(([e, n]) => `${e} ${n}`)
+          .join(' ') || 'none'
+      }.`
     },
   }),
   contractTool(getFolio, {
@@ -229,7 +245,12 @@ export const MCP_TOOLS: readonly McpTool[] = [
     body: ['increments'],
     require: ['increments'],
     describe: { increments: 'e.g. {"👍": 1}' },
-    say: ({ reactions }) => `Reactions: ${Object.entries(reactions).map(([emoji, n]) => `${emoji} ${n}`).join(' ') || 'none'}.`,
+    say: ({ reactions }) =>
+      `Reactions: ${
+        Object.entries(reactions)
+          .map(([emoji, n]) => `${emoji} ${n}`)
+          .join(' ') || 'none'
+      }.`,
   }),
   contractTool(updateFolio, {
     name: 'publish_folio',
@@ -287,7 +308,11 @@ export const MCP_TOOLS: readonly McpTool[] = [
     title: 'List design systems',
     description: 'Ready-made designPreferences for create_folio and update_folio.',
     annotations: read,
-    say: ({ designSystems }) => [`${plural(designSystems.length, 'design system')} (designPreferences of each is ready for create_folio or update_folio):`, ...designSystems.map((d) => `- ${d.id}: ${d.name}, ${d.description}`)].join('\n'),
+    say: ({ designSystems }) =>
+      [
+        `${plural(designSystems.length, 'design system')} (designPreferences of each is ready for create_folio or update_folio):`,
+        ...designSystems.map((d) => `- ${d.id}: ${d.name}, ${d.description}`),
+      ].join('\n'),
   }),
   contractTool(getTunnel, {
     name: 'tunnel_status',
@@ -296,14 +321,19 @@ export const MCP_TOOLS: readonly McpTool[] = [
     annotations: read,
     say: (status) =>
       status.state === 'connected'
-        ? [`The tunnel is connected at ${status.url} (${status.provider}).`, status.previousUrl ? `Its URL changed: links shared with ${status.previousUrl} no longer work.` : '', ...viewerLines(status)].filter(Boolean).join('\n')
+        ? [
+            `The tunnel is connected at ${status.url} (${status.provider}).`,
+            status.previousUrl ? `Its URL changed: links shared with ${status.previousUrl} no longer work.` : '',
+            ...viewerLines(status),
+          ]
+            .filter(Boolean)
+            .join('\n')
         : `The tunnel is ${status.state} (provider ${status.provider})${status.lastError ? ` (last error: ${status.lastError})` : ''}.`,
   }),
   contractTool(controlTunnel, {
     name: 'tunnel_start',
     title: 'Start the tunnel',
-    description:
-      'A public URL for this server. localtunnel: viewers meet a reminder page asking for the password the answer gives; cloudflare: no such page.',
+    description: 'A public URL for this server. localtunnel: viewers meet a reminder page asking for the password the answer gives; cloudflare: no such page.',
     annotations: { ...idempotent, openWorldHint: true },
     body: ['provider', 'install', 'host', 'subdomain'],
     describe: {
@@ -325,42 +355,6 @@ export const MCP_TOOLS: readonly McpTool[] = [
     say: () => 'The tunnel is stopped.',
   }),
 ]
-
-type FolioAnswer = ResponseOf<typeof getFolio>
-
-/** What create/update answers say about the folio: not its files, comments or settings again. */
-function summaryOf(folio: Omit<FolioLike, 'versions'> & { versions: Array<{ versionId: string; fileList?: string[] }> }) {
-  const latest = folio.versions.at(-1)
-  return { id: folio.id, title: folio.title, status: folio.status, isPrivate: folio.isPrivate, latestVersionId: latestOf(folio), versionCount: folio.versions.length, fileList: latest?.fileList ?? [] }
-}
-
-/** read_file: one file of the latest version, or some of its lines. */
-function fileLines(folio: FolioAnswer, args: Record<string, unknown>) {
-  const path = String(args.path)
-  const content = folio.versions.at(-1)?.files?.[path]
-  if (content === undefined) return { path, content: undefined }
-  const lines = content.split('\n')
-  const fromLine = Math.min(Number(args.fromLine ?? 1), lines.length)
-  const toLine = Math.min(Math.max(Number(args.toLine ?? lines.length), fromLine), lines.length)
-  return { path, versionId: latestOf(folio), fromLine, toLine, lineCount: lines.length, content: lines.slice(fromLine - 1, toLine).join('\n') }
-}
-
-function feedbackOf(folio: FolioAnswer, since: string) {
-  const time = sinceTime(since, folio.versions)
-  if (time === undefined) return { error: `since: ${since} is neither a version of this folio (${folio.versions.map((v) => v.versionId).join(', ')}) nor an ISO time.` } as const
-  return { error: undefined, ...feedbackSince(folio.comments, time, since), reactions: folio.reactions, views: folio.analytics.views }
-}
-
-function commentsOf(folio: FolioAnswer, args: Record<string, unknown>) {
-  return folio.comments
-    .filter((c) => !c.deletedAt && (args.versionId === undefined || c.versionId === args.versionId))
-    .map(({ elementHtml: _html, ...c }) => c)
-}
-
-/** What to tell viewers with a tunnel link: the reminder page's password, what they see first. */
-function viewerLines(tunnel: { viewerPassword?: string | null; viewerNotice?: string | null }): string[] {
-  return [tunnelPasswordLine(tunnel.viewerPassword), tunnel.viewerNotice ?? ''].filter(Boolean)
-}
 
 /** The tools a server in this mode offers. */
 export const toolsFor = (mode: 'oss' | 'cloud') => MCP_TOOLS.filter((tool) => !tool.onlyIn || tool.onlyIn === mode)

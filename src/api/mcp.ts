@@ -29,5 +29,8 @@ export const mcp = defineContract({
   access: 'required',
   rawBody: { contentType: 'application/json', description: 'A JSON-RPC 2.0 message', schema: JsonRpcMessage },
   response: { status: 200, description: 'The JSON-RPC response (202 with no body for a notification)', contentType: 'application/json' },
-  errors: [when(ERRORS.unauthorized, 'Missing or invalid credential; WWW-Authenticate names the protected-resource metadata'), when(ERRORS.payloadTooLarge, 'The message is over the JSON body limit')],
+  errors: [
+    when(ERRORS.unauthorized, 'Missing or invalid credential; WWW-Authenticate names the protected-resource metadata'),
+    when(ERRORS.payloadTooLarge, 'The message is over the JSON body limit'),
+  ],
 })

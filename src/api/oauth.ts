@@ -27,7 +27,8 @@ export const protectedResourceMetadata = defineContract({
   path: '/.well-known/oauth-protected-resource',
   tag: 'OAuth',
   summary: 'Protected resource metadata (RFC 9728): this server, and where to get a token',
-  description: 'The 401 of POST /api/mcp points here. `resource` is the server’s origin; the same document for the MCP endpoint is at /.well-known/oauth-protected-resource/api/mcp.',
+  description:
+    'The 401 of POST /api/mcp points here. `resource` is the server’s origin; the same document for the MCP endpoint is at /.well-known/oauth-protected-resource/api/mcp.',
   access: 'public',
   response: { status: 200, description: 'The metadata', schema: ProtectedResource },
   errors: [],
@@ -50,7 +51,8 @@ export const authorizationServerMetadata = defineContract({
   path: '/.well-known/oauth-authorization-server',
   tag: 'OAuth',
   summary: 'Authorization server metadata (RFC 8414)',
-  description: 'The issuer is the server’s origin (FOLIO_PUBLIC_URL, the tunnel’s URL through the tunnel). PKCE S256 only; public clients (none) and client secrets (basic, post).',
+  description:
+    'The issuer is the server’s origin (FOLIO_PUBLIC_URL, the tunnel’s URL through the tunnel). PKCE S256 only; public clients (none) and client secrets (basic, post).',
   access: 'public',
   response: { status: 200, description: 'The metadata', schema: z.record(z.string(), z.unknown()) },
   errors: [],
@@ -102,12 +104,17 @@ export const approveOAuth = defineContract({
   path: '/api/oauth/authorize',
   tag: 'OAuth',
   summary: 'The consent page’s form: approve or deny',
-  description: 'Only the consent page posts it (its request_id and CSRF token, with the cookie the page set). Approved: 302 to redirect_uri with code, state and iss; denied: error=access_denied.',
+  description:
+    'Only the consent page posts it (its request_id and CSRF token, with the cookie the page set). Approved: 302 to redirect_uri with code, state and iss; denied: error=access_denied.',
   access: 'public',
   rateLimit: 'auth',
   rawBody: { contentType: form, description: 'request_id, csrf, decision (approve | deny), api_key (when not signed in)' },
   response: { status: 302, description: 'Back to the client’s redirect URI' },
-  errors: [when(ERRORS.oauthInvalidRequest, 'The request expired, was answered already, or the CSRF token does not match'), ERRORS.unauthorized, ERRORS.tooManyRequests],
+  errors: [
+    when(ERRORS.oauthInvalidRequest, 'The request expired, was answered already, or the CSRF token does not match'),
+    ERRORS.unauthorized,
+    ERRORS.tooManyRequests,
+  ],
 })
 
 export const oauthToken = defineContract({
@@ -168,7 +175,8 @@ export const listOAuthGrants = defineContract({
   path: '/api/oauth/grants',
   tag: 'OAuth',
   summary: 'The OAuth clients this workspace authorized, newest first',
-  description: 'Owner or Admin (an OAuth token: its own grant only). Rotating or revoking the workspace key ends every grant (its clients must be approved again).',
+  description:
+    'Owner or Admin (an OAuth token: its own grant only). Rotating or revoking the workspace key ends every grant (its clients must be approved again).',
   access: 'required',
   response: { status: 200, description: 'Live grants', schema: z.object({ grants: z.array(OAuthGrantView) }) },
   errors: [ERRORS.unauthorized, ERRORS.forbidden],

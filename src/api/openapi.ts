@@ -56,14 +56,23 @@ export function buildOpenApi(contracts: readonly Contract[], info: { version: st
 
   const parameters = (c: Contract): JsonSchema[] => {
     const list: JsonSchema[] = []
-    for (const [where, shape] of [['path', c.params], ['query', c.query]] as const) {
+    for (const [where, shape] of [
+      ['path', c.params],
+      ['query', c.query],
+    ] as const) {
       if (!shape) continue
       const id = idOf.get(shape)!
       parameterIds.add(id)
       const schema = schemas[id] as { properties?: Record<string, JsonSchema>; required?: string[] }
       for (const [name, prop] of Object.entries(schema.properties ?? {})) {
         const { description, ...rest } = prop
-        list.push({ name, in: where, required: where === 'path' || (schema.required ?? []).includes(name), ...(description ? { description } : {}), schema: rest })
+        list.push({
+          name,
+          in: where,
+          required: where === 'path' || (schema.required ?? []).includes(name),
+          ...(description ? { description } : {}),
+          schema: rest,
+        })
       }
     }
     return list
@@ -84,7 +93,8 @@ export function buildOpenApi(contracts: readonly Contract[], info: { version: st
     // Any body may come too slowly (server/http/slow-body.ts).
     const errors = c.body || c.rawBody ? [...c.errors, ERRORS.requestTimeout] : [...c.errors]
     // Cloud counts every authenticated request against the workspace's plan (server/limits/plan-limits.ts).
-    if (c.access !== 'public' && !errors.some((e) => e.status === 429)) errors.push(when(ERRORS.tooManyRequests, 'Cloud: the workspace passed its plan’s requests per minute; retry after Retry-After seconds'))
+    if (c.access !== 'public' && !errors.some((e) => e.status === 429))
+      errors.push(when(ERRORS.tooManyRequests, 'Cloud: the workspace passed its plan’s requests per minute; retry after Retry-After seconds'))
     // The store's states, not the request's: any write may find the data dir's disk full
     // (server/http/errors.ts), any call but the health checks the database away.
     if (c.method !== 'GET') errors.push(ERRORS.insufficientStorage)

@@ -42,7 +42,8 @@ export const FileMap = named(
           continue
         }
         const earlier = seen.get(checked.path)
-        if (earlier !== undefined) ctx.addIssue({ code: 'custom', path: [path], message: `${JSON.stringify(earlier)} and ${JSON.stringify(path)} name the same file` })
+        if (earlier !== undefined)
+          ctx.addIssue({ code: 'custom', path: [path], message: `${JSON.stringify(earlier)} and ${JSON.stringify(path)} name the same file` })
         seen.set(checked.path, path)
       }
     })
@@ -58,11 +59,7 @@ export const FileMap = named(
 const jsonSize = (value: unknown) => JSON.stringify(value)?.length ?? 0
 const maxChars = (field: string, max: number) => ({ error: `${field} must be at most ${max.toLocaleString('en')} characters` })
 
-export const Title = z
-  .string({ error: ERRORS.titleRequired.error })
-  .trim()
-  .min(1, { error: ERRORS.titleRequired.error })
-  .max(500, maxChars('title', 500))
+export const Title = z.string({ error: ERRORS.titleRequired.error }).trim().min(1, { error: ERRORS.titleRequired.error }).max(500, maxChars('title', 500))
 export const Description = z.string().max(10_000, maxChars('description', 10_000))
 export const AccessKey = z.string().max(256, maxChars('accessKey', 256))
 export const CommitMessage = z.string().max(2_000, maxChars('commitMessage', 2_000))
@@ -104,37 +101,44 @@ const pixels = (field: string) =>
 export const CommentAnchor = named(
   'CommentAnchor',
   z
-    .object({
-      selector: z
-        .string({ error: 'anchor.selector must be a string' })
-        .trim()
-        .min(1, { error: 'anchor.selector must not be empty' })
-        .max(2000, { error: 'anchor.selector must be at most 2,000 characters' })
-        .describe("A robust CSS selector of the element the pin is on: its id, else data attributes, else a short structural path. Re-anchoring rewrites it when the element moves in a new version"),
-      quote: z
-        .string({ error: 'anchor.quote must be a string' })
-        .max(300, { error: 'anchor.quote must be at most 300 characters' })
-        .optional()
-        .describe("The element's trimmed text, whitespace collapsed, at most 300 characters: how the element is found again when its selector no longer fits"),
-      offsetX: inBox('anchor.offsetX').describe("Where across the element's box, percent 0–100"),
-      offsetY: inBox('anchor.offsetY').describe("Where down the element's box, percent 0–100"),
-      hash: z
-        .string({ error: 'anchor.hash must be a string' })
-        .max(200, { error: 'anchor.hash must be at most 200 characters' })
-        .optional()
-        .describe('location.hash inside the frame when the pin was made, e.g. "#3" or "#/slide-3"'),
-      slide: z
-        .number({ error: 'anchor.slide must be a number' })
-        .int({ error: 'anchor.slide must be a whole number' })
-        .min(0, { error: 'anchor.slide must be 0 or more' })
-        .max(100_000, { error: 'anchor.slide must be at most 100,000' })
-        .optional()
-        .describe('Index of the active slide (from 0) when the page is a deck and it could be told'),
-      viewport: z
-        .object({ width: pixels('anchor.viewport.width'), height: pixels('anchor.viewport.height') }, { error: 'anchor.viewport must be {width, height}' })
-        .optional()
-        .describe('Size of the frame in CSS pixels when the pin was made'),
-    }, { error: 'anchor must be an object {selector, offsetX, offsetY, …}' })
+    .object(
+      {
+        selector: z
+          .string({ error: 'anchor.selector must be a string' })
+          .trim()
+          .min(1, { error: 'anchor.selector must not be empty' })
+          .max(2000, { error: 'anchor.selector must be at most 2,000 characters' })
+          .describe(
+            'A robust CSS selector of the element the pin is on: its id, else data attributes, else a short structural path. Re-anchoring rewrites it when the element moves in a new version',
+          ),
+        quote: z
+          .string({ error: 'anchor.quote must be a string' })
+          .max(300, { error: 'anchor.quote must be at most 300 characters' })
+          .optional()
+          .describe(
+            "The element's trimmed text, whitespace collapsed, at most 300 characters: how the element is found again when its selector no longer fits",
+          ),
+        offsetX: inBox('anchor.offsetX').describe("Where across the element's box, percent 0–100"),
+        offsetY: inBox('anchor.offsetY').describe("Where down the element's box, percent 0–100"),
+        hash: z
+          .string({ error: 'anchor.hash must be a string' })
+          .max(200, { error: 'anchor.hash must be at most 200 characters' })
+          .optional()
+          .describe('location.hash inside the frame when the pin was made, e.g. "#3" or "#/slide-3"'),
+        slide: z
+          .number({ error: 'anchor.slide must be a number' })
+          .int({ error: 'anchor.slide must be a whole number' })
+          .min(0, { error: 'anchor.slide must be 0 or more' })
+          .max(100_000, { error: 'anchor.slide must be at most 100,000' })
+          .optional()
+          .describe('Index of the active slide (from 0) when the page is a deck and it could be told'),
+        viewport: z
+          .object({ width: pixels('anchor.viewport.width'), height: pixels('anchor.viewport.height') }, { error: 'anchor.viewport must be {width, height}' })
+          .optional()
+          .describe('Size of the frame in CSS pixels when the pin was made'),
+      },
+      { error: 'anchor must be an object {selector, offsetX, offsetY, …}' },
+    )
     .describe('Extension (issue 9): where the pin was made. x/y of the comment stay the fallback'),
 )
 
@@ -161,15 +165,21 @@ export const Comment = named(
     parentId: z
       .string()
       .optional()
-      .describe('Extension: the c_… id of the comment this one answers (a reply). Replies have no anchor of their own, show under their parent and are resolved, reopened and deleted with it'),
+      .describe(
+        'Extension: the c_… id of the comment this one answers (a reply). Replies have no anchor of their own, show under their parent and are resolved, reopened and deleted with it',
+      ),
     anchoredVersionId: z
       .string()
       .optional()
-      .describe('Extension: the newest version on which the anchored element was found; set to versionId at creation, moved forward by the server when a version lands. On the page of the latest version when it equals latestVersionId'),
+      .describe(
+        'Extension: the newest version on which the anchored element was found; set to versionId at creation, moved forward by the server when a version lands. On the page of the latest version when it equals latestVersionId',
+      ),
     outdated: z
       .boolean()
       .optional()
-      .describe('Extension: true when the anchored element could not be found in the newest version (anchoredVersionId keeps the last version it was found on): listed, not pinned'),
+      .describe(
+        'Extension: true when the anchored element could not be found in the newest version (anchoredVersionId keeps the last version it was found on): listed, not pinned',
+      ),
   }),
 )
 

@@ -24,7 +24,9 @@ export const PublicFolio = named(
         .describe('The newest 200 unresolved comments of the latest version, without elementHtml; empty until the viewer may see the folio'),
       reactions: Reactions,
     })
-    .describe('What a viewer may know about a folio. A private folio shows its files and comments only after the access key was proved (POST). A draft is its owner’s: to anyone else it is not found.'),
+    .describe(
+      'What a viewer may know about a folio. A private folio shows its files and comments only after the access key was proved (POST). A draft is its owner’s: to anyone else it is not found.',
+    ),
 )
 
 /** Spec: a draft is visible only to its owner. To anyone else it is an unknown folio. */
@@ -77,9 +79,5 @@ export const folioEvents = defineContract({
   rateLimit: 'events',
   params: FolioIdParams,
   response: { status: 200, description: 'An event stream', contentType: 'text/event-stream' },
-  errors: [
-    ERRORS.accessKeyRequired,
-    draftOrUnknown,
-    ERRORS.tooManyRequests,
-  ],
+  errors: [ERRORS.accessKeyRequired, draftOrUnknown, ERRORS.tooManyRequests],
 })

@@ -47,11 +47,29 @@ export const signIn = defineContract({
   onlyIn: cloudOnly,
   rateLimit: 'auth',
   body: z.union([
-    z.object({ email: EmailAddress, code: z.string().regex(/^\d{6}$/, { error: 'code must be the 6 digits of the e-mail' }), workspaceId: z.string().max(100).optional(), invitation: z.string().max(200).optional() }),
+    z.object({
+      email: EmailAddress,
+      code: z.string().regex(/^\d{6}$/, { error: 'code must be the 6 digits of the e-mail' }),
+      workspaceId: z.string().max(100).optional(),
+      invitation: z.string().max(200).optional(),
+    }),
     z.object({ apiKey: z.string().max(200) }),
   ]),
-  response: { status: 200, description: 'Signed in: the session (its cookie is set)', schema: SessionReply, headers: { 'Set-Cookie': 'folio_session=…; HttpOnly; SameSite=Strict; Path=/' } },
-  errors: [ERRORS.cloudOnly, ERRORS.invalidBody, ERRORS.invalidCode, ERRORS.tooManyAttempts, ERRORS.unauthorized, ERRORS.invitationInvalid, ERRORS.tooManyRequests],
+  response: {
+    status: 200,
+    description: 'Signed in: the session (its cookie is set)',
+    schema: SessionReply,
+    headers: { 'Set-Cookie': 'folio_session=…; HttpOnly; SameSite=Strict; Path=/' },
+  },
+  errors: [
+    ERRORS.cloudOnly,
+    ERRORS.invalidBody,
+    ERRORS.invalidCode,
+    ERRORS.tooManyAttempts,
+    ERRORS.unauthorized,
+    ERRORS.invitationInvalid,
+    ERRORS.tooManyRequests,
+  ],
 })
 
 export const currentSession = defineContract({
@@ -86,7 +104,11 @@ export const listSessions = defineContract({
   summary: 'The sign-in sessions of the workspace (Owner or Admin; Cloud)',
   access: 'required',
   onlyIn: cloudOnly,
-  response: { status: 200, description: 'Live sessions, newest first', schema: z.object({ sessions: z.array(SignInSession.extend({ current: z.boolean() })) }) },
+  response: {
+    status: 200,
+    description: 'Live sessions, newest first',
+    schema: z.object({ sessions: z.array(SignInSession.extend({ current: z.boolean() })) }),
+  },
   errors: [ERRORS.cloudOnly, ERRORS.unauthorized, ERRORS.forbidden],
 })
 

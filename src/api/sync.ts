@@ -9,7 +9,9 @@ const notFound = ERRORS.projectNotFound
 /** A file's new content in a sync: text as a string, binary as {base64}, null to delete it. */
 export const SyncContent = named(
   'SyncContent',
-  z.union([z.string(), z.object({ base64: z.string().describe('The bytes, base64-encoded') }), z.null()]).describe('Text, {"base64": …} for binary files, or null to delete the file'),
+  z
+    .union([z.string(), z.object({ base64: z.string().describe('The bytes, base64-encoded') }), z.null()])
+    .describe('Text, {"base64": …} for binary files, or null to delete the file'),
 )
 
 export const SyncBody = named(
@@ -46,7 +48,8 @@ export const syncFiles = defineContract({
   params: FolioIdParams,
   body: SyncBody,
   response: { status: 200, description: 'What the call did', schema: SyncResult },
-  errors: [ERRORS.storageExceeded, 
+  errors: [
+    ERRORS.storageExceeded,
     when(ERRORS.invalidBody, 'Neither files nor filename+content, a bad path, or bad base64'),
     unauthorized,
     notFound,

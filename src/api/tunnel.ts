@@ -18,7 +18,9 @@ export const TunnelStatus = named(
     viewerPassword: z
       .string()
       .nullable()
-      .describe("What a browser viewer must type on the public localtunnel server's reminder page (this machine's public IP address); null when the server has no such page or it could not be fetched"),
+      .describe(
+        "What a browser viewer must type on the public localtunnel server's reminder page (this machine's public IP address); null when the server has no such page or it could not be fetched",
+      ),
     viewerNotice: z.string().nullable().describe('One sentence for the author: what a viewer sees before the folio through this tunnel'),
     previousUrl: z.string().nullable().describe('The public URL before the tunnel came back with another one: links shared with it no longer work'),
   }),
@@ -29,8 +31,13 @@ export const TunnelAction = named(
   z.object({
     action: z.string().describe('start, stop or save_custom'),
     customTunnelUrl: z.string().optional().describe('With save_custom'),
-    provider: Provider.optional().describe('With start (beyond the spec): localtunnel, cloudflare or custom (the saved customTunnelUrl); remembered for later starts'),
-    install: z.boolean().optional().describe("With start and provider cloudflare (beyond the spec): download cloudflared on the server's machine when it is not there (about 40 MB, once)"),
+    provider: Provider.optional().describe(
+      'With start (beyond the spec): localtunnel, cloudflare or custom (the saved customTunnelUrl); remembered for later starts',
+    ),
+    install: z
+      .boolean()
+      .optional()
+      .describe("With start and provider cloudflare (beyond the spec): download cloudflared on the server's machine when it is not there (about 40 MB, once)"),
     host: z
       .string()
       .regex(/^https?:\/\/[^\s/]+\/?$/, 'host must be an http(s) URL of a localtunnel server, e.g. https://localtunnel.me')
@@ -83,10 +90,5 @@ export const controlTunnel = defineContract({
       viewerNotice: z.string().nullable().optional(),
     }),
   },
-  errors: [
-    ERRORS.invalidTunnelAction,
-    ossOnly,
-    unauthorized,
-    ERRORS.tunnelFailed,
-  ],
+  errors: [ERRORS.invalidTunnelAction, ossOnly, unauthorized, ERRORS.tunnelFailed],
 })

@@ -22,7 +22,8 @@ export const uploadFile = defineContract({
     headers: { 'x-file-path': 'Target path in the folio, e.g. img/logo.png' },
   },
   response: { status: 200, description: 'Stored', schema: z.object({ success: z.literal(true), path: z.string() }) },
-  errors: [ERRORS.storageExceeded, 
+  errors: [
+    ERRORS.storageExceeded,
     ERRORS.missingFilePath,
     ERRORS.invalidFilePath,
     when(ERRORS.unsupportedFileType, `The bytes are not ${formats}`),
@@ -46,9 +47,15 @@ export const uploadBatch = defineContract({
   response: {
     status: 200,
     description: 'Stored',
-    schema: z.object({ success: z.literal(true), count: z.number().int(), paths: z.array(z.string()), skipped: z.array(z.string()).describe('Parts that are not images') }),
+    schema: z.object({
+      success: z.literal(true),
+      count: z.number().int(),
+      paths: z.array(z.string()),
+      skipped: z.array(z.string()).describe('Parts that are not images'),
+    }),
   },
-  errors: [ERRORS.storageExceeded, 
+  errors: [
+    ERRORS.storageExceeded,
     ERRORS.noImageFiles,
     ERRORS.invalidFilePath,
     ERRORS.multipartRequired,

@@ -37,7 +37,11 @@ export const sharePage = defineContract({
   access: 'public',
   params: z.object({ id: z.string() }),
   query: z.object({ preview: z.string().optional().describe('Owner preview of a draft or private folio (needs the owner credential)') }),
-  response: { status: 200, description: 'HTML page (also for unknown and private folios: it says so; a draft is an unknown folio, 404, to anyone but its owner)', contentType: 'text/html' },
+  response: {
+    status: 200,
+    description: 'HTML page (also for unknown and private folios: it says so; a draft is an unknown folio, 404, to anyone but its owner)',
+    contentType: 'text/html',
+  },
   errors: [],
 })
 
@@ -70,7 +74,7 @@ export const viewerAsset = defineContract({
 export const FrameAccess = named(
   'FrameAccess',
   z.object({
-    frameBase: z.string().describe('/v/{id}/{access}/: where the frame loads the folio\'s files'),
+    frameBase: z.string().describe("/v/{id}/{access}/: where the frame loads the folio's files"),
     expiresAt: z.number().nullable().describe('When its token runs out (ms since the epoch); null for a published public folio ("-")'),
   }),
 )
@@ -81,10 +85,15 @@ export const renewFrame = defineContract({
   path: '/api/files/{id}/frame',
   tag: 'Sharing',
   summary: 'A fresh frame base for an open share page (its token lasts a few minutes)',
-  description: 'For whoever may view the folio: the access cookie, the owner, or anyone for a published public folio. The token is for the frame only: it is no access cookie and opens no API.',
+  description:
+    'For whoever may view the folio: the access cookie, the owner, or anyone for a published public folio. The token is for the frame only: it is no access cookie and opens no API.',
   access: 'public',
   rateLimit: 'public',
   params: FolioIdParams,
   response: { status: 200, description: 'The frame base and when it runs out', schema: FrameAccess },
-  errors: [when(ERRORS.projectNotFound, 'No folio has this id, or it is a draft and the caller is not its owner'), ERRORS.accessKeyRequired, ERRORS.tooManyRequests],
+  errors: [
+    when(ERRORS.projectNotFound, 'No folio has this id, or it is a draft and the caller is not its owner'),
+    ERRORS.accessKeyRequired,
+    ERRORS.tooManyRequests,
+  ],
 })

@@ -5,7 +5,10 @@ import { named } from './schemas.js'
 
 const cloudOnly = { mode: 'cloud', error: ERRORS.cloudOnly } as const
 const { unauthorized } = ERRORS
-const ownerOrAdmin = when(ERRORS.forbidden, 'The caller is not the Owner or an Admin; only an Owner may make, change or remove an Owner, and the last Owner stays')
+const ownerOrAdmin = when(
+  ERRORS.forbidden,
+  'The caller is not the Owner or an Admin; only an Owner may make, change or remove an Owner, and the last Owner stays',
+)
 
 const RoleSchema = z.enum(['owner', 'admin', 'member']).describe('Owner, Admin or Member')
 
@@ -32,10 +35,7 @@ export const WorkspaceInfo = named(
   }),
 )
 
-export const MemberSchema = named(
-  'Member',
-  z.object({ email: z.string(), role: RoleSchema, joinedAt: z.string().describe('ISO 8601') }),
-)
+export const MemberSchema = named('Member', z.object({ email: z.string(), role: RoleSchema, joinedAt: z.string().describe('ISO 8601') }))
 
 const EmailParam = z.object({ email: z.string().describe('The member’s e-mail address (URL-encoded)') })
 

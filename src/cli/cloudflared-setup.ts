@@ -18,7 +18,8 @@ export async function ensureCloudflared(options: { yes?: boolean; note: (message
       `The Cloudflare tunnel runs Cloudflare's cloudflared, which is not on this machine. Download it now (about 40 MB, once, from ${url})?`,
       `The Cloudflare tunnel needs cloudflared, which is not on this machine: add --yes (or FOLIO_INSTALL_CLOUDFLARED=1) to download it from ${url}, or set FOLIO_CLOUDFLARED to the path of one you have.`,
     ))
-  if (!agreed) throw new UsageError('cloudflared was not downloaded, so no Cloudflare tunnel: folio tunnel start --provider localtunnel needs nothing to install.')
+  if (!agreed)
+    throw new UsageError('cloudflared was not downloaded, so no Cloudflare tunnel: folio tunnel start --provider localtunnel needs nothing to install.')
   let bar: ReturnType<typeof progressBar> | undefined
   let counted = 0
   const path = await installCloudflared({

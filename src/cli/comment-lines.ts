@@ -50,19 +50,17 @@ export function threads(comments: Comment[], only: 'open' | 'all'): Thread[] {
 
 /** The table's rows: a thread's first comment, then its replies marked ↳. */
 export function commentRows(list: Thread[]): string[][] {
-  return list.flatMap(({ root, replies }) => [root, ...replies].map((c) => [
-    `${c === root ? '' : '↳ '}${c.id}`,
-    oneLine(c.author || 'Guest', 20),
-    placeOf(c),
-    stateOf(c),
-    oneLine(c.text, 60),
-  ]))
+  return list.flatMap(({ root, replies }) =>
+    [root, ...replies].map((c) => [`${c === root ? '' : '↳ '}${c.id}`, oneLine(c.author || 'Guest', 20), placeOf(c), stateOf(c), oneLine(c.text, 60)]),
+  )
 }
 
 /** One line for a comment that just arrived (folio comments --watch). */
 export function arrivalLine(c: Comment, byId: Map<string, Comment>, at = new Date()): string {
   const parent = c.parentId ? byId.get(c.parentId) : undefined
-  const who = parent ? `${oneLine(c.author || 'Guest', 20)} replied to ${oneLine(parent.author || 'Guest', 20)}` : `${oneLine(c.author || 'Guest', 20)} on ${placeOf(c)}`
+  const who = parent
+    ? `${oneLine(c.author || 'Guest', 20)} replied to ${oneLine(parent.author || 'Guest', 20)}`
+    : `${oneLine(c.author || 'Guest', 20)} on ${placeOf(c)}`
   return `${clockTime(at.toISOString())}  ${who}: ${oneLine(c.text, 100)}  (${c.id})`
 }
 

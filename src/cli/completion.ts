@@ -48,7 +48,10 @@ function readLine(program: Command, words: string[]) {
     else if (!afterDashes && word.startsWith('-') && word.length > 1) {
       const option = findOption(options, word.split('=')[0]!)
       if (option && takesValue(option) && !word.includes('=')) pending = option
-    } else if (!command) command = visible(program).visibleCommands(program).find((c) => c.name() === word || c.aliases().includes(word))
+    } else if (!command)
+      command = visible(program)
+        .visibleCommands(program)
+        .find((c) => c.name() === word || c.aliases().includes(word))
     else positionals.push(word)
   }
   return { command, positionals, flags, pending }
@@ -69,7 +72,9 @@ export function wanted(program: Command, words: string[]): Wanted {
     return { kind: 'words', candidates }
   }
   if (!command) {
-    const commands = visible(program).visibleCommands(program).filter((c) => c.name() !== 'help')
+    const commands = visible(program)
+      .visibleCommands(program)
+      .filter((c) => c.name() !== 'help')
     return { kind: 'words', candidates: commands.map((c) => ({ value: c.name(), description: firstLine(c.description()) })) }
   }
   const argument = argumentAt(command, positionals.length)

@@ -91,7 +91,9 @@ export async function linkedFolio(given: string | undefined, inUse: ServerInUse,
   if (given) return { id: given }
   const link = await findLink(from)
   if (!link) {
-    throw new UsageError(`No folio id given, and ${from} is not in a linked folder: pass the id (folio list shows them), or link the folder with folio sync <id> <folder>.`)
+    throw new UsageError(
+      `No folio id given, and ${from} is not in a linked folder: pass the id (folio list shows them), or link the folder with folio sync <id> <folder>.`,
+    )
   }
   if (!sameServer(link.server, inUse.server)) {
     const where = relative(from, link.file) || link.file

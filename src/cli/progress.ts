@@ -19,7 +19,9 @@ export function progressBar(label: string, total: number, wanted = Boolean(proce
     const share = total > 0 ? Math.min(1, done / total) : 1
     const width = 24
     const filled = Math.round(share * width)
-    process.stderr.write(`\r${label} [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${String(Math.round(share * 100)).padStart(3)}% ${bytes(done)}/${bytes(total)}`)
+    process.stderr.write(
+      `\r${label} [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${String(Math.round(share * 100)).padStart(3)}% ${bytes(done)}/${bytes(total)}`,
+    )
   }
   return {
     add(n: number) {

@@ -38,7 +38,11 @@ export function serveBanner(info: BannerInfo, style: BannerStyle): string {
     const why = info.loopback ? 'this machine only; --host 0.0.0.0 opens it to your network' : 'none found (no network interface is up)'
     lines.push(`${label('Network', 'gray')} ${paint(colors, 'gray', why)}`)
   }
-  if (info.publicUrl) lines.push(`${label('Public', 'yellow')} ${link(info.publicUrl)}`, ...(info.publicNotes ?? []).map((note) => paint(colors, 'gray', `              ${note}`)))
+  if (info.publicUrl)
+    lines.push(
+      `${label('Public', 'yellow')} ${link(info.publicUrl)}`,
+      ...(info.publicNotes ?? []).map((note) => paint(colors, 'gray', `              ${note}`)),
+    )
   lines.push(`${label('API', 'gray')} ${link(`${info.url}/api/openapi`)}`, `${label('Data', 'gray')} ${info.dataDir} (${info.mode} mode)`)
   if (style.qr && info.networkUrls[0]) lines.push('', ...qrCode(info.networkUrls[0], colors))
   lines.push('', ...nextLines(info.next, colors), 'Press Ctrl+C to stop.')

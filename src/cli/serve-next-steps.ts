@@ -33,7 +33,11 @@ export function serveNextSteps(input: NextStepsInput): NextSteps {
   const data = input.dataDir === resolve('.folio') ? '' : ` --data ${shellWord(input.dataDir)}`
   return {
     intro: 'make the first workspace (it prints the workspace’s API key, once), then sign in with that key:',
-    commands: [`${folio} admin workspace create --name "My team"${data}`, `${folio} login --server ${url} --key <the key it printed>`, `${folio} create --dir . --publish`],
+    commands: [
+      `${folio} admin workspace create --name "My team"${data}`,
+      `${folio} login --server ${url} --key <the key it printed>`,
+      `${folio} create --dir . --publish`,
+    ],
   }
 }
 

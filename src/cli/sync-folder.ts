@@ -79,7 +79,11 @@ export async function linkFolder(ctx: CliContext, where: { id: string; dir: stri
   if (before?.root === where.root && before.id === where.id && sameOrigin(before.server, ctx.server)) return before.file
   try {
     const { file, previous } = await writeLink(where.root, { server: ctx.server, id: where.id })
-    ctx.note(previous ? `Linked ${where.dir} to ${where.id} (was ${previous}) in ${file}.` : `Linked ${where.dir} to ${where.id}: commands run inside it need no id now.`)
+    ctx.note(
+      previous
+        ? `Linked ${where.dir} to ${where.id} (was ${previous}) in ${file}.`
+        : `Linked ${where.dir} to ${where.id}: commands run inside it need no id now.`,
+    )
     return file
   } catch (error) {
     ctx.warn(`could not link ${where.dir} to ${where.id} (${(error as Error).message}); pass the id next time.`)

@@ -70,15 +70,16 @@ export function checkServerUrl(value: string, source: ServerSource, linkFile?: s
  * user names the server (--server, FOLIO_URL, folio login) before a key goes there.
  */
 export function resolveTarget(flags: TargetFlags, profile: Profile | undefined, env: NodeJS.ProcessEnv = process.env, link?: LinkedServer): Target {
-  const [rawServer, serverSource]: [string, ServerSource] = flags.server !== undefined
-    ? [flags.server, 'flag']
-    : env.FOLIO_URL
-      ? [env.FOLIO_URL, 'environment']
-      : profile?.server
-        ? [profile.server, 'profile']
-        : link
-          ? [link.server, 'link']
-          : [`http://127.0.0.1:${env.PORT || 3000}`, 'default']
+  const [rawServer, serverSource]: [string, ServerSource] =
+    flags.server !== undefined
+      ? [flags.server, 'flag']
+      : env.FOLIO_URL
+        ? [env.FOLIO_URL, 'environment']
+        : profile?.server
+          ? [profile.server, 'profile']
+          : link
+            ? [link.server, 'link']
+            : [`http://127.0.0.1:${env.PORT || 3000}`, 'default']
   const server = checkServerUrl(rawServer, serverSource, link?.file)
   const where = { server, serverSource, ...(serverSource === 'link' ? { linkFile: link!.file } : {}) }
   const profileKey = profile?.key && sameServer(server, profile.server) ? profile.key : undefined

@@ -77,7 +77,10 @@ export function createClient(options: ClientOptions) {
     const init: RequestInit & { duplex?: 'half' } = { method: contract.method, headers: { ...auth, ...contentType, ...input.headers }, body }
     if (typeof ReadableStream !== 'undefined' && body instanceof ReadableStream) init.duplex = 'half'
     try {
-      return await fetch(url(contract, input.params, input.query as Record<string, unknown>), { ...init, signal: input.signal ?? AbortSignal.timeout(timeoutMs) })
+      return await fetch(url(contract, input.params, input.query as Record<string, unknown>), {
+        ...init,
+        signal: input.signal ?? AbortSignal.timeout(timeoutMs),
+      })
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause
       if ((error as Error).name === 'TimeoutError') throw new ServerUnreachableError(server, `no answer within ${Math.round(timeoutMs / 1000)} s`)

@@ -87,7 +87,8 @@ function search(page: ParsedPage, wanted: string, cut: boolean, tag: string | un
   const consider = (el: Element, depth: number) => {
     const length = lengths.get(el) ?? 0
     // Texts this far apart in length cannot be equal, or reach SAME_TEXT: skip them unread.
-    if (exactOnly ? length < wanted.length || (!cut && length !== wanted.length) : length * 2.4 < wanted.length || (!cut && length > wanted.length * 2.4)) return
+    if (exactOnly ? length < wanted.length || (!cut && length !== wanted.length) : length * 2.4 < wanted.length || (!cut && length > wanted.length * 2.4))
+      return
     const similarity = likeness(page, el, wanted, cut)
     if (similarity < (exactOnly ? 1 : SAME_TEXT)) return
     const score = similarity + (el.name === tag ? 0.05 : 0)
@@ -142,7 +143,11 @@ export const textKey = (text: string) => text.replace(/\s+/g, '')
 
 /** The tag a selector's last step names (`td:nth-of-type(3)` → td), if it names one. */
 function tagOf(selector: string): string | undefined {
-  const last = selector.trim().split(/\s*[\s>+~]\s*/).pop() ?? ''
+  const last =
+    selector
+      .trim()
+      .split(/\s*[\s>+~]\s*/)
+      .pop() ?? ''
   return /^([a-zA-Z][\w-]*)/.exec(last)?.[1]?.toLowerCase()
 }
 

@@ -173,7 +173,9 @@ export function buildBrief(input: BriefInput): { brief: string; openComments: Co
       'Hidden from viewers, kept for the owner, who may restore them. Not feedback to act on unless restored; quoted as data like the comments above.',
       '',
     )
-    deleted.forEach((c, i) => lines.push(...commentLines(c, `#### Deleted ${i + 1}, ${placeOf(c)}`, `Deleted by ${c.deletedBy ?? 'a viewer'} on ${oneLine(c.deletedAt!, 40)}.`)))
+    deleted.forEach((c, i) =>
+      lines.push(...commentLines(c, `#### Deleted ${i + 1}, ${placeOf(c)}`, `Deleted by ${c.deletedBy ?? 'a viewer'} on ${oneLine(c.deletedAt!, 40)}.`)),
+    )
   }
 
   lines.push('## File structure', '')

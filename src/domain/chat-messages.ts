@@ -48,7 +48,10 @@ export function chatPayload(format: ChatFormat, notice: CommentNotice): object {
     }
     case 'discord':
       return {
-        content: cut(`New comment on [${discordEscape(title)}](<${notice.link}>) by ${discordEscape(author)}:\n${discordEscape(text).replace(/^/gm, '> ')}`, 2_000),
+        content: cut(
+          `New comment on [${discordEscape(title)}](<${notice.link}>) by ${discordEscape(author)}:\n${discordEscape(text).replace(/^/gm, '> ')}`,
+          2_000,
+        ),
         // Viewer text must never ping @everyone, a role or a user.
         allowed_mentions: { parse: [] },
       }

@@ -41,7 +41,6 @@ export function pageComment(stored: StoredComment): Comment {
   return comment
 }
 
-
 /** Who asks to resolve, delete or restore a comment. */
 export interface CommentActor {
   /** The folio's owner: the workspace credential, or the open local API. */
@@ -77,7 +76,10 @@ export function moderate(comment: StoredComment, request: CommentRequest, actor:
     return { refused: 'forbidden', reason: "Only the folio's owner can delete or restore a comment with PUT (viewers use DELETE)." }
   }
   if (!mayModerate(comment, actor, moderation)) {
-    return { refused: 'forbidden', reason: "On this folio only its owner and each comment's author may resolve or delete comments: send the comment's author token in X-Comment-Token." }
+    return {
+      refused: 'forbidden',
+      reason: "On this folio only its owner and each comment's author may resolve or delete comments: send the comment's author token in X-Comment-Token.",
+    }
   }
   if (request.kind === 'delete') {
     if (actor.owner) return { comment: undefined }

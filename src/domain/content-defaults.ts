@@ -92,7 +92,12 @@ function titleOf(doc: Document): string | undefined {
 }
 
 function descriptionOf(doc: Document): string | undefined {
-  for (const selector of ['meta[name="description" i]', 'meta[property="og:description" i]', 'meta[name="og:description" i]', 'meta[name="twitter:description" i]']) {
+  for (const selector of [
+    'meta[name="description" i]',
+    'meta[property="og:description" i]',
+    'meta[name="og:description" i]',
+    'meta[name="twitter:description" i]',
+  ]) {
     const text = clean(selectOne(selector, doc)?.attribs.content ?? '')
     if (text) return cap(text, DESCRIPTION_MAX)
   }
@@ -124,7 +129,8 @@ const DECK_MARKUP = [
   'textarea#source',
 ].join(', ')
 /** Their scripts, by file name or by the call that starts them (remark's deck is Markdown in textarea#source). */
-const DECK_SCRIPT = /\breveal(\.esm)?(\.min)?\.js|\bReveal\.initialize\(|\bimpress(\.min)?\.js|\bimpress\(\)\.init\(|\bremark(-latest)?(\.min)?\.js|\bremark\.create\(|\bbespoke(\.min)?\.js|\bbespoke\.from\(|\bshower(\.min)?\.js|\bwebslides(\.min)?\.js/i
+const DECK_SCRIPT =
+  /\breveal(\.esm)?(\.min)?\.js|\bReveal\.initialize\(|\bimpress(\.min)?\.js|\bimpress\(\)\.init\(|\bremark(-latest)?(\.min)?\.js|\bremark\.create\(|\bbespoke(\.min)?\.js|\bbespoke\.from\(|\bshower(\.min)?\.js|\bwebslides(\.min)?\.js/i
 const DECK_GENERATOR = /slidev|marp|reveal|impress|remark|spectacle|shower|bespoke/i
 /** Slides by their names, outside a carousel (whose items are called slides too). */
 const SLIDE_MARKUP = '.slide, [data-slide], [aria-roledescription="slide" i]'
@@ -137,7 +143,9 @@ const DASHBOARD_PARTS = /^(kpis?|charts?|metrics?|sparkline|gauge|widget)$/
 
 /** A page's mode: a slide framework or slides → deck; charts → dashboard; a page that is one big table → spreadsheet; else document. */
 function modeOf(doc: Document): ProjectMode {
-  const scripts = selectAll('script', doc).map((s) => `${s.attribs.src ?? ''}\n${rawText(s)}`).join('\n')
+  const scripts = selectAll('script', doc)
+    .map((s) => `${s.attribs.src ?? ''}\n${rawText(s)}`)
+    .join('\n')
   const generator = selectOne('meta[name="generator" i]', doc)?.attribs.content ?? ''
   if (selectOne(DECK_MARKUP, doc) || DECK_SCRIPT.test(scripts) || DECK_GENERATOR.test(generator)) return 'deck'
   if (!selectOne(CAROUSEL, doc) && selectAll(SLIDE_MARKUP, doc).length >= 2) return 'deck'

@@ -28,7 +28,10 @@ export interface FeedbackSince {
   openCount: number
 }
 
-type Shape = Pick<Comment, 'id' | 'author' | 'text' | 'createdAt' | 'versionId' | 'filename' | 'resolved' | 'selector' | 'elementHtml' | 'anchor' | 'parentId' | 'deletedAt'>
+type Shape = Pick<
+  Comment,
+  'id' | 'author' | 'text' | 'createdAt' | 'versionId' | 'filename' | 'resolved' | 'selector' | 'elementHtml' | 'anchor' | 'parentId' | 'deletedAt'
+>
 
 export function feedbackSince<C extends Shape>(comments: C[], sinceMs: number, since: string): FeedbackSince {
   const live = comments.filter((c) => !isDeleted(c))

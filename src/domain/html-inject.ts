@@ -10,7 +10,10 @@ export function injectBeforeBodyEnd(html: string, snippet: string): string {
 
 /** JSON safe inside <script type="application/json">: nothing in it can close the tag. */
 export function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029')
 }
 
 /**

@@ -37,7 +37,11 @@ export function addressRange(address: string): string | undefined {
 export const isPublicAddress = (address: string): boolean => addressRange(address) === 'unicast'
 
 /** The URL's host as a resolver sees it: lower case, without IPv6 brackets or a trailing dot. */
-export const hostOf = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase()
+export const hostOf = (url: URL): string =>
+  url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase()
 
 /** localhost and its subdomains (RFC 6761: they resolve to loopback, whatever DNS says). */
 export const isLocalName = (host: string): boolean => host === 'localhost' || host.endsWith('.localhost')
@@ -56,7 +60,15 @@ export const NO_PRIVATE_HOSTS: PrivateHosts = { names: [], ranges: [] }
 /** "ollama.internal, 10.0.0.5, fd00::/8": a malformed entry is refused loudly, never guessed at. */
 export function privateHostsFrom(raw: string | undefined, name = 'FOLIO_ALLOW_PRIVATE_HOSTS'): PrivateHosts {
   const list: PrivateHosts = { names: [], ranges: [] }
-  for (const entry of (raw ?? '').split(',').map((e) => e.trim().toLowerCase().replace(/^\[|\]$/g, '')).filter(Boolean)) {
+  for (const entry of (raw ?? '')
+    .split(',')
+    .map((e) =>
+      e
+        .trim()
+        .toLowerCase()
+        .replace(/^\[|\]$/g, ''),
+    )
+    .filter(Boolean)) {
     if (/^[0-9a-f:.]+\/\d+$/.test(entry)) {
       try {
         list.ranges.push(ipaddr.parseCIDR(entry))

@@ -73,10 +73,23 @@ export function cssEscape(value: string): string {
     const code = value.charCodeAt(i)
     const ch = value.charAt(i)
     if (code === 0) out += '\uFFFD'
-    else if ((code >= 0x1 && code <= 0x1f) || code === 0x7f || (i === 0 && code >= 0x30 && code <= 0x39) || (i === 1 && code >= 0x30 && code <= 0x39 && value.charCodeAt(0) === 0x2d)) {
+    else if (
+      (code >= 0x1 && code <= 0x1f) ||
+      code === 0x7f ||
+      (i === 0 && code >= 0x30 && code <= 0x39) ||
+      (i === 1 && code >= 0x30 && code <= 0x39 && value.charCodeAt(0) === 0x2d)
+    ) {
       out += `\\${code.toString(16)} `
     } else if (i === 0 && value.length === 1 && code === 0x2d) out += `\\${ch}`
-    else if (code >= 0x80 || code === 0x2d || code === 0x5f || (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a)) out += ch
+    else if (
+      code >= 0x80 ||
+      code === 0x2d ||
+      code === 0x5f ||
+      (code >= 0x30 && code <= 0x39) ||
+      (code >= 0x41 && code <= 0x5a) ||
+      (code >= 0x61 && code <= 0x7a)
+    )
+      out += ch
     else out += `\\${ch}`
   }
   return out

@@ -167,7 +167,12 @@ export function defaultConfig(overrides: ConfigOverrides = {}): ServerConfig {
     },
     rateLimits: { ...DEFAULT_RATE_LIMITS, ...rateLimitsFromEnv(process.env.FOLIO_RATE_LIMITS), ...overrides.rateLimits },
     keyGuesses: { ...DEFAULT_KEY_GUESS_LIMITS, ...overrides.keyGuesses },
-    tunnel: { host: process.env.FOLIO_TUNNEL_HOST || undefined, passwordUrl: process.env.FOLIO_TUNNEL_PASSWORD_URL || undefined, startTimeoutMs: 15_000, ...overrides.tunnel },
+    tunnel: {
+      host: process.env.FOLIO_TUNNEL_HOST || undefined,
+      passwordUrl: process.env.FOLIO_TUNNEL_PASSWORD_URL || undefined,
+      startTimeoutMs: 15_000,
+      ...overrides.tunnel,
+    },
   }
 }
 

@@ -48,7 +48,14 @@ export interface HotEntry {
 const MAX_BYTES = 32 * 1024 * 1024
 
 /** The workspace plan's X-RateLimit-* (Cloud), as writeHead takes them. */
-const planHeaders = (state: RateLimitState) => ['x-ratelimit-limit', String(state.limit), 'x-ratelimit-remaining', String(state.remaining), 'x-ratelimit-reset', String(state.reset)]
+const planHeaders = (state: RateLimitState) => [
+  'x-ratelimit-limit',
+  String(state.limit),
+  'x-ratelimit-remaining',
+  String(state.remaining),
+  'x-ratelimit-reset',
+  String(state.reset),
+]
 /** A folio's answer is a copy of what FolioViews keeps: at most 1 MB of it is worth a second copy. */
 const MAX_FOLIO_ENTRY_BYTES = 1024 * 1024
 
@@ -264,7 +271,15 @@ export class HotCache {
       if (!this.#limiter.countsInMemory) return false
       const state = this.#limiter.hit(entry.rateLimit, this.#clientOf(req))
       if (state instanceof Promise || !state.allowed) return false // the router answers the 429
-      headers = [...headers, 'x-ratelimit-limit', String(state.limit), 'x-ratelimit-remaining', String(state.remaining), 'x-ratelimit-reset', String(state.reset)]
+      headers = [
+        ...headers,
+        'x-ratelimit-limit',
+        String(state.limit),
+        'x-ratelimit-remaining',
+        String(state.remaining),
+        'x-ratelimit-reset',
+        String(state.reset),
+      ]
     }
     res.writeHead(answer.status, headers)
     res.end(req.method === 'HEAD' ? undefined : answer.body)

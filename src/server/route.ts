@@ -35,7 +35,14 @@ export type RouteAnswer<C extends Contract> = C['response']['schema'] extends z.
 export type RouteHandler<C extends Contract> = (input: RouteInput<C>) => MaybePromise<RouteAnswer<C>>
 
 /** Errors of the spec whose string a schema carries as its message: answered as that error. */
-const SPEC_VALIDATION_ERRORS = [ERRORS.titleRequired, ERRORS.missingCommentParameters, ERRORS.invalidReactions, ERRORS.promptRequired, ERRORS.missingType, ERRORS.invalidAssertionFormat]
+const SPEC_VALIDATION_ERRORS = [
+  ERRORS.titleRequired,
+  ERRORS.missingCommentParameters,
+  ERRORS.invalidReactions,
+  ERRORS.promptRequired,
+  ERRORS.missingType,
+  ERRORS.invalidAssertionFormat,
+]
 
 export function validationError(where: 'body' | 'query', error: z.ZodError): ApiError {
   const first = error.issues[0]
@@ -75,7 +82,9 @@ export function requestTarget(event: H3Event): string {
 /** ['files', '../x'] → files["../x"]; ['title'] → title */
 function formatPath(path: readonly PropertyKey[]): string {
   return path
-    .map((p, i) => (typeof p === 'string' && /^[A-Za-z_$][\w$]*$/.test(p) ? `${i ? '.' : ''}${p}` : `[${JSON.stringify(typeof p === 'symbol' ? String(p) : p)}]`))
+    .map((p, i) =>
+      typeof p === 'string' && /^[A-Za-z_$][\w$]*$/.test(p) ? `${i ? '.' : ''}${p}` : `[${JSON.stringify(typeof p === 'symbol' ? String(p) : p)}]`,
+    )
     .join('')
 }
 
@@ -183,7 +192,10 @@ export function jsonBytes(event: H3Event, body: string | Uint8Array, headers: Re
  * A JSON text answered as is (cached responses are built once and sent many times). srvx's
  * FastResponse with plain headers goes straight to node:http: no web Headers, no stream.
  */
-export function jsonText(text: string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>, init: { status?: number; headers?: Record<string, string> } = {}): Response {
+export function jsonText(
+  text: string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>,
+  init: { status?: number; headers?: Record<string, string> } = {},
+): Response {
   // Bytes, not a string: srvx gives bytes a Content-Length, and sends a string chunked.
   return new FastResponse(typeof text === 'string' ? (Buffer.from(text) as Uint8Array<ArrayBuffer>) : text, {
     status: init.status ?? 200,

@@ -66,7 +66,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const log = logProblemsTo(logger)
   const storeLog = logger.withTag('store')
   const config = defaultConfig({ ...options.config, mode: options.mode })
-  const behaviour = { log: (m: string) => storeLog.info(m), warn: (m: string) => storeLog.warn(m), maxReanchored: config.limits.commentsPerFolio, assetPointers: config.mode === 'cloud', storageUsage: config.mode === 'cloud' }
+  const behaviour = {
+    log: (m: string) => storeLog.info(m),
+    warn: (m: string) => storeLog.warn(m),
+    maxReanchored: config.limits.commentsPerFolio,
+    assetPointers: config.mode === 'cloud',
+    storageUsage: config.mode === 'cloud',
+  }
   const store = options.database
     ? await (await import('../store/pg/open-pg-store.js')).openPgStore({ ...behaviour, ...options.database, localDir: options.dataDir })
     : await openStore({ ...behaviour, dataDir: options.dataDir })
@@ -121,10 +127,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     createServer(
       { ...timeouts, connectionsCheckingInterval: Math.min(30_000, Math.max(250, limits.headersTimeoutMs / 4)) },
       inFlight.track(
-        logRequests(http, (req, res) => {
-          markViaTunnel(req, viewerOf(req))
-          handle(req, res)
-        }, 'tunnel'),
+        logRequests(
+          http,
+          (req, res) => {
+            markViaTunnel(req, viewerOf(req))
+            handle(req, res)
+          },
+          'tunnel',
+        ),
       ),
     )
   const tunnelListeners = { localtunnel: tunnelListenerFor(() => undefined), cloudflare: tunnelListenerFor(cloudflareViewer) }

@@ -83,7 +83,9 @@ export function assembleStore(foundation: StoreFoundation): StoreRepositories {
   const warn = foundation.warn ?? ((m: string) => console.warn(m))
   const blobs = new BlobStore(storage, { locks })
   const usage = new WorkspaceUsage(storage, locks, blobs, warn)
-  const purged = foundation.storageUsage ? (entry: { id: string; workspaceId: string }, contents: string[]) => usage.forgetFolio(entry.workspaceId, entry.id, contents) : undefined
+  const purged = foundation.storageUsage
+    ? (entry: { id: string; workspaceId: string }, contents: string[]) => usage.forgetFolio(entry.workspaceId, entry.id, contents)
+    : undefined
   const folios = new FolioRepository(storage, blobs, locks, { warn, assetPointers: foundation.assetPointers, purged })
   const engagement = new EngagementRepository(storage, locks, folios, { warn, maxReanchored: foundation.maxReanchored })
   const views = new FolioViews(folios, engagement)

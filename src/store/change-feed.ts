@@ -106,7 +106,9 @@ export class ChangeFeed {
     const text = JSON.stringify({ ...message, from: this.instance })
     // The change is durable already; an instance that misses the message reads fresh under the
     // lock, and its cache catches up on the next message or gap.
-    this.#pubSub.publish(CHANGES_CHANNEL, text).catch((error: unknown) => this.#warn(`Could not tell the other instances of a change (${message.kind} ${message.id}): ${describe(error)}`))
+    this.#pubSub
+      .publish(CHANGES_CHANNEL, text)
+      .catch((error: unknown) => this.#warn(`Could not tell the other instances of a change (${message.kind} ${message.id}): ${describe(error)}`))
   }
 
   #heard(text: string): void {
@@ -127,7 +129,9 @@ export class ChangeFeed {
       else if (message.kind === 'setting') settings.forget(message.id)
       else if (message.kind === 'shared') for (const listener of this.#sharedListeners) listener(message.id)
       else if (message.kind === 'workspace') {
-        workspaces.heard(message.id, message.change).catch((error: unknown) => this.#warn(`Could not read workspace ${message.id} again after another instance changed it: ${describe(error)}`))
+        workspaces
+          .heard(message.id, message.change)
+          .catch((error: unknown) => this.#warn(`Could not read workspace ${message.id} again after another instance changed it: ${describe(error)}`))
       }
     } finally {
       this.#hearing = false

@@ -96,7 +96,11 @@ export async function openStore(options: OpenStoreOptions): Promise<FolioStore> 
         if (closing) return { ready: false, reason: 'the store is closing (the server is stopping)' }
         const full = driver.diskFullSince()
         // Writes would be refused (507): a load balancer sends them elsewhere until space is freed.
-        if (full) return { ready: false, reason: `the disk holding the data dir is full (since ${full.toISOString()}): writes are refused until space is freed there, reads go on` }
+        if (full)
+          return {
+            ready: false,
+            reason: `the disk holding the data dir is full (since ${full.toISOString()}): writes are refused until space is freed there, reads go on`,
+          }
         return { ready: true }
       },
       async writeBack() {

@@ -202,5 +202,8 @@ async function segmentComments(ctx: MigrationContext): Promise<void> {
     folios++
     renumbered += strays.length
   }
-  if (folios) ctx.log(`Moved the comments of ${folios} folio(s) into segments (data format 5)${renumbered ? `; ${renumbered} comment(s) without a usable id got a new one` : ''}.`)
+  if (folios)
+    ctx.log(
+      `Moved the comments of ${folios} folio(s) into segments (data format 5)${renumbered ? `; ${renumbered} comment(s) without a usable id got a new one` : ''}.`,
+    )
 }

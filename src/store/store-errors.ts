@@ -1,19 +1,28 @@
 /** What the store refuses, for the server to turn into the spec's error bodies. */
 
 export class VersionNotFoundError extends Error {
-  constructor(readonly versionId: string, readonly latest: number) {
+  constructor(
+    readonly versionId: string,
+    readonly latest: number,
+  ) {
     super(`Version ${versionId} does not exist; this folio has v1 to v${latest}`)
   }
 }
 
 export class InvalidFilePathError extends Error {
-  constructor(readonly path: string, reason: string) {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
     super(`File path ${JSON.stringify(path.slice(0, 80))} ${reason}`)
   }
 }
 
 export class VersionConflictError extends Error {
-  constructor(readonly expected: string, readonly latest: string) {
+  constructor(
+    readonly expected: string,
+    readonly latest: string,
+  ) {
     super(`The changes were made against ${expected}, but the latest version is ${latest}`)
   }
 }
@@ -26,8 +35,15 @@ export class CommentNotFoundError extends Error {
 
 /** The folio holds as many comments (or comment bytes) as it may. */
 export class CommentLimitError extends Error {
-  constructor(readonly limit: 'comments' | 'bytes', readonly max: number) {
-    super(limit === 'comments' ? `This folio holds ${max.toLocaleString('en')} comments, the most it may` : `This folio's comments take ${formatMb(max)}, the most they may`)
+  constructor(
+    readonly limit: 'comments' | 'bytes',
+    readonly max: number,
+  ) {
+    super(
+      limit === 'comments'
+        ? `This folio holds ${max.toLocaleString('en')} comments, the most it may`
+        : `This folio's comments take ${formatMb(max)}, the most they may`,
+    )
   }
 }
 
@@ -41,8 +57,13 @@ const formatMb = (bytes: number) => `${(bytes / 1024 / 1024).toLocaleString('en'
 
 /** A file value points to an asset (asset://<sha256>) that no folio of the caller's workspace holds. */
 export class UnknownAssetError extends Error {
-  constructor(readonly path: string, readonly hash: string) {
-    super(`File ${JSON.stringify(path.slice(0, 80))} points to asset://${hash}, which no folio of this workspace holds; send the image itself (a base64 data URL)`)
+  constructor(
+    readonly path: string,
+    readonly hash: string,
+  ) {
+    super(
+      `File ${JSON.stringify(path.slice(0, 80))} points to asset://${hash}, which no folio of this workspace holds; send the image itself (a base64 data URL)`,
+    )
   }
 }
 
@@ -52,8 +73,14 @@ export class UnknownAssetError extends Error {
  * 507 INSUFFICIENT_STORAGE with Retry-After.
  */
 export class InsufficientStorageError extends Error {
-  constructor(readonly since: Date, cause?: unknown) {
-    super(`The disk holding the data dir is full (since ${since.toISOString()}): folio refuses writes until space is freed there, then takes them again by itself. Reads go on; nothing acknowledged was lost.`, { cause })
+  constructor(
+    readonly since: Date,
+    cause?: unknown,
+  ) {
+    super(
+      `The disk holding the data dir is full (since ${since.toISOString()}): folio refuses writes until space is freed there, then takes them again by itself. Reads go on; nothing acknowledged was lost.`,
+      { cause },
+    )
   }
 }
 

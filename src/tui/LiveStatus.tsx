@@ -57,7 +57,14 @@ export function LiveStatus(props: LiveStatusProps) {
   // What the keys act on, kept in step at once (several keys may come before the next render).
   const state = useRef({ snapshot, selectedId, busy, commentId, focus, listed: props.initial ?? null })
   Object.assign(state.current, { snapshot, selectedId, busy, commentId, focus })
-  const loop = useRef({ alive: true, loading: false, again: false, timer: undefined as NodeJS.Timeout | undefined, settle: undefined as NodeJS.Timeout | undefined, watch: null as FolioWatch | null })
+  const loop = useRef({
+    alive: true,
+    loading: false,
+    again: false,
+    timer: undefined as NodeJS.Timeout | undefined,
+    settle: undefined as NodeJS.Timeout | undefined,
+    watch: null as FolioWatch | null,
+  })
 
   /** Live streams for the selected folio and the newest others. */
   const rewatch = useCallback(() => {
@@ -135,7 +142,10 @@ export function LiveStatus(props: LiveStatusProps) {
   }, [refresh, rewatch])
 
   const folios = snapshot?.folios ?? []
-  const selected = Math.max(0, folios.findIndex((f) => f.id === selectedId))
+  const selected = Math.max(
+    0,
+    folios.findIndex((f) => f.id === selectedId),
+  )
   const selectedFolio = folios[selected]
   const comments = selectedFolio ? commentsFor(snapshot!, selectedFolio) : null
   const commentIndex = Math.max(0, comments?.latest.findIndex((c) => c.id === commentId) ?? 0)
@@ -143,7 +153,10 @@ export function LiveStatus(props: LiveStatusProps) {
   const move = (delta: number) => {
     const list = state.current.snapshot?.folios ?? []
     if (list.length === 0) return
-    const current = Math.max(0, list.findIndex((f) => f.id === state.current.selectedId))
+    const current = Math.max(
+      0,
+      list.findIndex((f) => f.id === state.current.selectedId),
+    )
     const next = list[Math.min(list.length - 1, Math.max(0, current + delta))]!
     if (next.id === state.current.selectedId) return
     state.current.selectedId = next.id

@@ -57,7 +57,8 @@ export async function runStatus(options: RunStatusOptions): Promise<void> {
       initial: options.initial,
       // Every folio's latest comments come with the list (no request per folio): moving the
       // selection shows them at once, and new ones become activity wherever they land.
-      load: (selectedId) => loadSnapshot(options.client, { server: options.server, selectedId, commentsFor: 'every', commentLimit: LIVE_COMMENTS, keySent: options.keySent }),
+      load: (selectedId) =>
+        loadSnapshot(options.client, { server: options.server, selectedId, commentsFor: 'every', commentLimit: LIVE_COMMENTS, keySent: options.keySent }),
       watch: (onChange) => watchFolioEvents(options.client, onChange),
       // The share page's stream admits drafts and private folios to the key only.
       watchable: (folio) => Boolean(options.keySent) || (folio.status === 'published' && !folio.isPrivate),

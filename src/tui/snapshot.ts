@@ -113,7 +113,11 @@ function tunnelFrom(result: PromiseSettledResult<TunnelStatus>, keySent: boolean
   const error = result.reason
   if (error instanceof ApiClientError && error.status === 403) return { available: false, reason: 'cloud', message: 'no tunnel in Cloud mode' }
   if (error instanceof ApiClientError && error.status === 401) {
-    return { available: false, reason: 'unauthorized', message: keySent ? 'the tunnel: the server refused the API key' : 'the tunnel needs the API key (--key or FOLIO_API_KEY)' }
+    return {
+      available: false,
+      reason: 'unauthorized',
+      message: keySent ? 'the tunnel: the server refused the API key' : 'the tunnel needs the API key (--key or FOLIO_API_KEY)',
+    }
   }
   return { available: false, reason: 'error', message: describeError(error) }
 }
@@ -146,7 +150,13 @@ export async function loadSnapshot(client: StatusClient, options: LoadOptions): 
   const selected = items.find((f) => f.id === options.selectedId) ?? items[0]
   if (options.commentsFor === 'every') items.forEach((item, i) => (rows[i]!.comments = commentsOf(item, limit)))
   const comments = selected ? commentsOf(selected, limit) : null
-  const snapshot: StatusSnapshot = { server: { url: options.server, reachable: true }, tunnel: tunnelFrom(tunnel, Boolean(options.keySent)), folios: rows, comments, fetchedAt }
+  const snapshot: StatusSnapshot = {
+    server: { url: options.server, reachable: true },
+    tunnel: tunnelFrom(tunnel, Boolean(options.keySent)),
+    folios: rows,
+    comments,
+    fetchedAt,
+  }
   if (folios.status === 'rejected') {
     const error = folios.reason
     if (error instanceof ApiClientError && error.status === 401) {
@@ -164,7 +174,6 @@ export function shareUrlFor(server: string, folio: Pick<FolioRow, 'id' | 'status
   const url = `${server.replace(/\/+$/, '')}/share/${encodeURIComponent(folio.id)}`
   return folio.status === 'draft' ? `${url}?preview=1` : url
 }
-
 
 /** The comments to show for `folio`: its own (every folio's were loaded), else the snapshot's selected ones if they are its. */
 export function commentsFor(snapshot: StatusSnapshot, folio: Pick<FolioRow, 'id' | 'comments'>): CommentsSnapshot | null {

@@ -27,7 +27,16 @@ export function formatSnapshot(snapshot: StatusSnapshot): string {
     out.push(
       table(
         ['ID', 'TITLE', 'STATUS', 'VERSION', 'VIEWS', 'AVG TIME', 'MOBILE/DESKTOP', 'REACTIONS'],
-        snapshot.folios.map((f) => [f.id, oneLine(f.title, 40), statusLabel(f), f.latestVersionId, String(f.analytics.views), averageTime(f), deviceSplit(f), reactionsLabel(f.reactions)]),
+        snapshot.folios.map((f) => [
+          f.id,
+          oneLine(f.title, 40),
+          statusLabel(f),
+          f.latestVersionId,
+          String(f.analytics.views),
+          averageTime(f),
+          deviceSplit(f),
+          reactionsLabel(f.reactions),
+        ]),
       ),
     )
   const perFolio = snapshot.folios.filter((f) => f.comments)

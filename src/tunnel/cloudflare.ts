@@ -17,7 +17,6 @@ const BANNER_URL = /\|\s+(https?:\/\/[^\s|]+)\s+\|/
 const REGISTERED = /Registered tunnel connection/
 const STOP_GRACE_MS = 5_000
 
-
 /** Thrown when no cloudflared is found: the CLI offers to download it (cloudflared-binary.ts). */
 export class CloudflaredMissingError extends Error {
   constructor() {
@@ -91,7 +90,10 @@ function connectOnce(options: CloudflareOptions, signal: AbortSignal): Promise<T
       resolve({ url, onLost: (listener) => void lostListeners.push(listener), close })
     }
     const onAbort = () => finish(signal.reason as Error)
-    const timer = setTimeout(() => finish(new Error(`cloudflared did not open a quick tunnel within ${options.timeoutMs / 1000} s${lastLine()}`)), options.timeoutMs)
+    const timer = setTimeout(
+      () => finish(new Error(`cloudflared did not open a quick tunnel within ${options.timeoutMs / 1000} s${lastLine()}`)),
+      options.timeoutMs,
+    )
     signal.addEventListener('abort', onAbort, { once: true })
     child.once('error', (error) => finish(new Error(`Could not run cloudflared (${binary}): ${error.message}. Set FOLIO_CLOUDFLARED to a working one.`)))
     child.once('exit', (code, signalName) => {
@@ -102,4 +104,3 @@ function connectOnce(options: CloudflareOptions, signal: AbortSignal): Promise<T
     })
   })
 }
-

@@ -24,7 +24,13 @@ export function cloudflaredCachePath(env: NodeJS.ProcessEnv = process.env): stri
 
 export function findCloudflared(env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (env.FOLIO_CLOUDFLARED) return env.FOLIO_CLOUDFLARED
-  const candidates = [cloudflaredCachePath(env), ...(env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, EXE))]
+  const candidates = [
+    cloudflaredCachePath(env),
+    ...(env.PATH ?? '')
+      .split(delimiter)
+      .filter(Boolean)
+      .map((dir) => join(dir, EXE)),
+  ]
   return candidates.find(isExecutable)
 }
 
@@ -49,7 +55,8 @@ export function cloudflaredAsset(platform: NodeJS.Platform = process.platform, a
 
 export function cloudflaredDownloadUrl(env: NodeJS.ProcessEnv = process.env): string {
   const asset = cloudflaredAsset()
-  if (!asset) throw new Error(`Cloudflare publishes no cloudflared for ${process.platform}/${process.arch}: install one yourself and set FOLIO_CLOUDFLARED to its path.`)
+  if (!asset)
+    throw new Error(`Cloudflare publishes no cloudflared for ${process.platform}/${process.arch}: install one yourself and set FOLIO_CLOUDFLARED to its path.`)
   // FOLIO_CLOUDFLARED_RELEASES: a mirror of the release assets (an offline network, a pinned version).
   return `${(env.FOLIO_CLOUDFLARED_RELEASES || RELEASES).replace(/\/+$/, '')}/${asset}`
 }
@@ -64,7 +71,9 @@ export interface InstallProgress {
  * Downloads cloudflared into the cache, whole or not at all: into a temporary folder beside it,
  * then renamed into place (a second install at the same time renames the same bytes).
  */
-export async function installCloudflared(options: { env?: NodeJS.ProcessEnv; signal?: AbortSignal; onProgress?: (progress: InstallProgress) => void } = {}): Promise<string> {
+export async function installCloudflared(
+  options: { env?: NodeJS.ProcessEnv; signal?: AbortSignal; onProgress?: (progress: InstallProgress) => void } = {},
+): Promise<string> {
   const env = options.env ?? process.env
   const url = cloudflaredDownloadUrl(env)
   const target = cloudflaredCachePath(env)

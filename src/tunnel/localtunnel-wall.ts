@@ -30,7 +30,10 @@ export async function localtunnelWall(host: string, configured: string | undefin
   let password: string | null = null
   let why = ''
   try {
-    const response = await fetch(url, { signal: AbortSignal.any([signal, AbortSignal.timeout(FETCH_TIMEOUT_MS)]), headers: { 'bypass-tunnel-reminder': 'folio' } })
+    const response = await fetch(url, {
+      signal: AbortSignal.any([signal, AbortSignal.timeout(FETCH_TIMEOUT_MS)]),
+      headers: { 'bypass-tunnel-reminder': 'folio' },
+    })
     const text = (await response.text()).trim()
     if (response.ok && isIP(text)) password = text
     else why = response.ok ? 'its answer was not an IP address' : `HTTP ${response.status}`

@@ -145,18 +145,22 @@ function connectOnce(options: LocaltunnelOptions & { host: string }, signal: Abo
 function requestTunnel(host: string, subdomain: string | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
   const get = host.startsWith('https:') ? httpsGet : httpGet
   return new Promise((resolve, reject) => {
-    const req = get(`${host}/${subdomain ? encodeURIComponent(subdomain) : '?new'}`, { agent: false, signal, headers: { accept: 'application/json' } }, (res) => {
-      let text = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => (text += chunk))
-      res.on('error', reject)
-      res.on('end', () => {
-        const body = parseObject(text)
-        if (res.statusCode === 200 && body && typeof body.port === 'number' && typeof body.url === 'string') return resolve(body)
-        const why = typeof body?.message === 'string' ? `: ${body.message}` : ''
-        reject(new Error(`The tunnel server ${host} did not grant a tunnel (HTTP ${res.statusCode}${why}).`))
-      })
-    })
+    const req = get(
+      `${host}/${subdomain ? encodeURIComponent(subdomain) : '?new'}`,
+      { agent: false, signal, headers: { accept: 'application/json' } },
+      (res) => {
+        let text = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk: string) => (text += chunk))
+        res.on('error', reject)
+        res.on('end', () => {
+          const body = parseObject(text)
+          if (res.statusCode === 200 && body && typeof body.port === 'number' && typeof body.url === 'string') return resolve(body)
+          const why = typeof body?.message === 'string' ? `: ${body.message}` : ''
+          reject(new Error(`The tunnel server ${host} did not grant a tunnel (HTTP ${res.statusCode}${why}).`))
+        })
+      },
+    )
     req.on('error', (error) => reject(signal.aborted ? signal.reason : new Error(`Could not reach the tunnel server ${host}: ${messageOf(error)}`)))
   })
 }

@@ -99,7 +99,8 @@ export function createTunnelManager(options: TunnelManagerOptions = {}): TunnelM
     })
     // A URL other than the one last shared: say so where the author looks (and keep saying it).
     const changedFrom = lastUrl && lastUrl !== connection.url ? lastUrl : state.previousUrl
-    if (lastUrl && lastUrl !== connection.url) log(`The tunnel's public URL changed from ${lastUrl} to ${connection.url}: links shared with the old one no longer work.`)
+    if (lastUrl && lastUrl !== connection.url)
+      log(`The tunnel's public URL changed from ${lastUrl} to ${connection.url}: links shared with the old one no longer work.`)
     lastUrl = connection.url
     log(`Tunnel connected: ${connection.url}`, 'info')
     if (connection.wall) log(connection.wall.notice, 'info')

@@ -42,7 +42,8 @@ export function createTunnels(options: TunnelsOptions): Tunnels {
     const provider = request.provider ?? DEFAULT_TUNNEL_PROVIDER
     if (provider === 'cloudflare') return cloudflareConnector({ localPort: options.ports.cloudflare, timeoutMs: timeoutMs * 2, env: options.env })
     if (provider === 'custom') {
-      if (!request.customUrl) throw new Error('No custom tunnel URL is saved: save one first (folio tunnel start --provider custom --url https://…, or the dashboard).')
+      if (!request.customUrl)
+        throw new Error('No custom tunnel URL is saved: save one first (folio tunnel start --provider custom --url https://…, or the dashboard).')
       return customConnector(request.customUrl)
     }
     return localtunnelConnector({

@@ -43,7 +43,9 @@ const server = createServer((req, res) => {
   const keepBody = req.method === 'PUT'
   req.on('data', (chunk) => keepBody && chunks.push(chunk))
   req.on('end', () => {
-    const write = keepBody ? durableWrite('document.json', req.url.startsWith('/parsed') ? parsedPage(Buffer.concat(chunks)) : Buffer.concat(chunks)) : durableWrite('counter.json', JSON.stringify({ views: ++views }))
+    const write = keepBody
+      ? durableWrite('document.json', req.url.startsWith('/parsed') ? parsedPage(Buffer.concat(chunks)) : Buffer.concat(chunks))
+      : durableWrite('counter.json', JSON.stringify({ views: ++views }))
     write.then(
       () => {
         res.writeHead(200, { 'content-type': 'application/json' })

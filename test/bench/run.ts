@@ -92,7 +92,14 @@ try {
 const seconds = Math.round((Date.now() - started) / 1000)
 report.summary()
 const resultsPath = join(ROOT, 'test/bench/results.json')
-await report.writeJson(resultsPath, { finishedAt: new Date().toISOString(), node: process.version, cores: cpus().length, seconds, rounds: ctx.rounds, duration: ctx.duration })
+await report.writeJson(resultsPath, {
+  finishedAt: new Date().toISOString(),
+  node: process.version,
+  cores: cpus().length,
+  seconds,
+  rounds: ctx.rounds,
+  duration: ctx.duration,
+})
 report.log()
 report.log(`${seconds} s in all; figures written to test/bench/results.json`)
 if (report.errors.length) process.exitCode = 1

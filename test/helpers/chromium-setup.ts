@@ -29,7 +29,15 @@ declare module 'vitest' {
  * Quiet and offline: this machine's closed network refuses Chromium's background calls.
  * (Headless comes from playwright's launch, whichever Chromium it is.)
  */
-const OUR_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const OUR_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 
 /**
  * Flags of @sparticuz/chromium's recommended list that we leave out. It is tuned for AWS Lambda:
@@ -37,7 +45,8 @@ const OUR_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first
  * the same-origin policy, site isolation and mixed-content blocking switched off, which are exactly
  * what the sandbox tests check a folio cannot get around. Playwright passes --headless itself.
  */
-const LAMBDA_ONLY = /^--(single-process|disable-web-security|allow-running-insecure-content|disable-site-isolation-trials|disable-features=|enable-features=|headless)/
+const LAMBDA_ONLY =
+  /^--(single-process|disable-web-security|allow-running-insecure-content|disable-site-isolation-trials|disable-features=|enable-features=|headless)/
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const DEBIAN_CHROMIUM = '/usr/bin/chromium'

@@ -71,7 +71,8 @@ export async function startServe(args: string[], env: Record<string, string> = {
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`folio serve did not start:\n${stdout}\n${stderr}`)), 15_000)
     child.stdout!.on('data', () => {
-      const found = /^folio is serving (\S+)\n/m.exec(stdout)?.[1] ?? (stdout.startsWith('{') && stdout.includes('\n') ? JSON.parse(stdout.split('\n')[0]!).url : undefined)
+      const found =
+        /^folio is serving (\S+)\n/m.exec(stdout)?.[1] ?? (stdout.startsWith('{') && stdout.includes('\n') ? JSON.parse(stdout.split('\n')[0]!).url : undefined)
       if (found) {
         clearTimeout(timer)
         resolve(found)

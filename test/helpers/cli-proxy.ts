@@ -38,7 +38,8 @@ export async function recordingProxy(target: string) {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
     /** The JSON bodies sent to `method path` (gzip envelopes are not opened). */
-    bodiesOf: (method: string, path: RegExp) => requests.filter((r) => r.method === method && path.test(r.path)).map((r) => JSON.parse(r.body.toString('utf8'))),
+    bodiesOf: (method: string, path: RegExp) =>
+      requests.filter((r) => r.method === method && path.test(r.path)).map((r) => JSON.parse(r.body.toString('utf8'))),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
 }

@@ -75,7 +75,11 @@ export const sseReply =
     for (const [i, f] of frames.entries()) {
       if (i === o.cutAfter) return void res.socket?.destroy()
       const ev = f as { event?: string; data?: unknown }
-      res.write(ev.event ? `event: ${ev.event}\ndata: ${JSON.stringify({ type: ev.event, ...(ev.data as object) })}\n\n` : `data: ${typeof f === 'string' ? f : JSON.stringify(f)}\n\n`)
+      res.write(
+        ev.event
+          ? `event: ${ev.event}\ndata: ${JSON.stringify({ type: ev.event, ...(ev.data as object) })}\n\n`
+          : `data: ${typeof f === 'string' ? f : JSON.stringify(f)}\n\n`,
+      )
       if (o.delayMs) await wait(o.delayMs)
       if (res.destroyed) return
     }
@@ -112,17 +116,40 @@ export const openaiToolCall = (name: string, args: object, id = 'call_1') =>
     object: 'chat.completion',
     created: 1700000000,
     model: 'fake-model',
-    choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] } }],
+    choices: [
+      {
+        index: 0,
+        finish_reason: 'tool_calls',
+        message: { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] },
+      },
+    ],
     usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
   })
 
-const chunk = (delta: object, finish: string | null = null) => ({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'fake-model', choices: [{ index: 0, delta, finish_reason: finish }] })
+const chunk = (delta: object, finish: string | null = null) => ({
+  id: 'c1',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'fake-model',
+  choices: [{ index: 0, delta, finish_reason: finish }],
+})
 
 /** The answer streamed in pieces of `size` characters. */
 export function openaiStreamFrames(content: string, size = 40): unknown[] {
   const frames: unknown[] = [chunk({ role: 'assistant', content: '' })]
   for (let i = 0; i < content.length; i += size) frames.push(chunk({ content: content.slice(i, i + size) }))
-  frames.push(chunk({}, 'stop'), { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'fake-model', choices: [], usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } }, '[DONE]')
+  frames.push(
+    chunk({}, 'stop'),
+    {
+      id: 'c1',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'fake-model',
+      choices: [],
+      usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
+    },
+    '[DONE]',
+  )
   return frames
 }
 
@@ -140,15 +167,39 @@ export function openaiStreamToolFrames(name: string, args: object, id = 'call_9'
 // ---- Anthropic Messages
 
 export const anthropicText = (text: string) =>
-  jsonReply(200, { id: 'msg_01', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 12, output_tokens: 6 } })
+  jsonReply(200, {
+    id: 'msg_01',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-sonnet-4-5',
+    content: [{ type: 'text', text }],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: 12, output_tokens: 6 },
+  })
 
 export function anthropicStreamFrames(text: string, size = 40): unknown[] {
   const frames: unknown[] = [
-    { event: 'message_start', data: { message: { id: 'msg_s', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 20, output_tokens: 1 } } } },
+    {
+      event: 'message_start',
+      data: {
+        message: {
+          id: 'msg_s',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 20, output_tokens: 1 },
+        },
+      },
+    },
     { event: 'content_block_start', data: { index: 0, content_block: { type: 'text', text: '' } } },
     { event: 'ping', data: {} },
   ]
-  for (let i = 0; i < text.length; i += size) frames.push({ event: 'content_block_delta', data: { index: 0, delta: { type: 'text_delta', text: text.slice(i, i + size) } } })
+  for (let i = 0; i < text.length; i += size)
+    frames.push({ event: 'content_block_delta', data: { index: 0, delta: { type: 'text_delta', text: text.slice(i, i + size) } } })
   frames.push(
     { event: 'content_block_stop', data: { index: 0 } },
     { event: 'message_delta', data: { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 30 } } },
@@ -164,7 +215,9 @@ const ollamaLine = (content: string, done: boolean, extra: object = {}) => ({
   created_at: '2025-01-01T00:00:00Z',
   message: { role: 'assistant', content, ...extra },
   done,
-  ...(done ? { done_reason: 'stop', prompt_eval_count: 14, eval_count: 5, total_duration: 1, load_duration: 1, prompt_eval_duration: 1, eval_duration: 1 } : {}),
+  ...(done
+    ? { done_reason: 'stop', prompt_eval_count: 14, eval_count: 5, total_duration: 1, load_duration: 1, prompt_eval_duration: 1, eval_duration: 1 }
+    : {}),
 })
 
 export const ollamaText = (content: string) => jsonReply(200, ollamaLine(content, true))
@@ -179,11 +232,18 @@ export function ollamaStreamLines(content: string, size = 40): unknown[] {
 
 // ---- What a model answers in folio's format
 
-export const page = (title: string, body = `<h1>${title}</h1>`) => `<!DOCTYPE html>\n<html lang="en">\n<head><meta charset="utf-8"><title>${title}</title></head>\n<body>\n${body}\n</body>\n</html>`
+export const page = (title: string, body = `<h1>${title}</h1>`) =>
+  `<!DOCTYPE html>\n<html lang="en">\n<head><meta charset="utf-8"><title>${title}</title></head>\n<body>\n${body}\n</body>\n</html>`
 
 /** An answer in the format the system prompt asks for. */
 export const answer = (explanation: string, files: Record<string, string>, meta?: object) =>
-  [explanation, meta ? `<folio-meta>${JSON.stringify(meta)}</folio-meta>` : '', ...Object.entries(files).map(([path, content]) => `<folio-file path="${path}">\n${content}\n</folio-file>`)].filter(Boolean).join('\n\n')
+  [
+    explanation,
+    meta ? `<folio-meta>${JSON.stringify(meta)}</folio-meta>` : '',
+    ...Object.entries(files).map(([path, content]) => `<folio-file path="${path}">\n${content}\n</folio-file>`),
+  ]
+    .filter(Boolean)
+    .join('\n\n')
 
 /** The text of the messages a provider received (system prompt included), whatever its protocol. */
 export function sentText(rec: Recorded): string {

@@ -13,9 +13,10 @@ export function deck(options: { extraSlideBefore?: number; rows?: string[][]; ta
     ['East', '0.7 M', '0.92 M', '+31%'],
     ['West', '1.1 M', '1.05 M', '−5%'],
   ]
-  const table = options.table === false
-    ? '<p>The regional table moved to the appendix.</p>'
-    : `<table class="numbers"><thead><tr><th>Region</th><th>Q2</th><th>Q3</th><th>Growth</th></tr></thead>
+  const table =
+    options.table === false
+      ? '<p>The regional table moved to the appendix.</p>'
+      : `<table class="numbers"><thead><tr><th>Region</th><th>Q2</th><th>Q3</th><th>Growth</th></tr></thead>
       <tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('\n')}</tbody></table>`
   const slides = [
     '<section class="slide cover"><p class="eyebrow">Quarterly business review</p><h1>Q3 2026</h1><p>Sales, product and hiring</p></section>',
@@ -84,7 +85,10 @@ ${rows.map((r) => `<tr>${r.map((c, i) => `<td data-label="${['Project', 'Owner',
   const sections = ['Summary', 'Customers', 'Revenue', 'Costs', 'Hiring', 'Risks'].map(
     (title) => `<h2>${title}</h2><p>${PARAGRAPH}</p><p>${PARAGRAPH}</p><p>${PARAGRAPH}</p>`,
   )
-  const changes = Array.from({ length: 14 }, (_, i) => `<p>2026-10-${String(i + 1).padStart(2, '0')}: ${['Prices', 'Copy', 'Figures', 'Owners'][i % 4]} updated.</p>`).join('')
+  const changes = Array.from(
+    { length: 14 },
+    (_, i) => `<p>2026-10-${String(i + 1).padStart(2, '0')}: ${['Prices', 'Copy', 'Figures', 'Owners'][i % 4]} updated.</p>`,
+  ).join('')
   const extras = `<h2>Changelog</h2><div class="log">${changes}</div>
 <details class="appendix"><summary>Appendix: method</summary><p>Numbers are from the billing system, taken on the first working day of the month.</p></details>`
   // A new version may move the table from the end of the report to its start.

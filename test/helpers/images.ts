@@ -53,4 +53,7 @@ export const tinyBmp = () => {
   b.write('\x00\x80\xff', 54, 'latin1')
   return b
 }
-export const tinySvg = () => Buffer.from('<?xml version="1.0"?>\n<!-- logo -->\n<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><rect width="4" height="4" fill="teal"/></svg>\n')
+export const tinySvg = () =>
+  Buffer.from(
+    '<?xml version="1.0"?>\n<!-- logo -->\n<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><rect width="4" height="4" fill="teal"/></svg>\n',
+  )

@@ -45,7 +45,9 @@ export async function seedInbox(ts: TestServer, api: TestApi, titles = { deck: '
   const deck = await api.create(titles.deck, DECK, { status: 'published', projectMode: 'deck' })
   const earlier = await viewerComment(ts, deck, { text: 'The cover feels empty', author: 'Ann', versionId: 'v1' })
   const outdated = await viewerComment(ts, deck, {
-    text: 'This chart is unreadable', author: 'Cy', versionId: 'v1',
+    text: 'This chart is unreadable',
+    author: 'Cy',
+    versionId: 'v1',
     anchor: { selector: '#chart', quote: 'Old chart', offsetX: 50, offsetY: 50, slide: 1, hash: '#2' },
   })
   const v2 = DECK['index.html'].replace('Q3 review', 'Q3 review, final').replace('<figure id="chart">Old chart</figure>', '<p>Chart moved to the appendix</p>')
@@ -56,14 +58,22 @@ export async function seedInbox(ts: TestServer, api: TestApi, titles = { deck: '
     return comments.find((c) => c.id === outdated.id)?.outdated === true
   }, 're-anchoring to mark the chart pin outdated')
   const kpi = await viewerComment(ts, deck, {
-    text: '+31% needs a source', author: 'Bo', versionId: 'v2', x: 40, y: 60,
+    text: '+31% needs a source',
+    author: 'Bo',
+    versionId: 'v2',
+    x: 40,
+    y: 60,
     anchor: { selector: '#kpi', quote: '+31%', offsetX: 40, offsetY: 50, slide: 2, hash: '#3' },
   })
   const reply = await viewerComment(ts, deck, { text: 'Agreed, cite the survey', author: 'Ann', versionId: 'v2', parentId: kpi.id })
   const deleted = await viewerComment(ts, deck, { text: 'Spam spam spam', author: 'Troll', versionId: 'v2' })
   const gone = await viewerOf(ts).send(deleteComment, { params: { id: deck }, query: { commentId: deleted.id } })
   if (gone.status !== 200) throw new Error(`viewer delete failed: ${gone.status} ${gone.text}`)
-  const doc = await api.create(titles.doc, { 'index.html': '<h1>Handbook</h1><p id="intro">Welcome aboard</p>' }, { status: 'published', projectMode: 'document' })
+  const doc = await api.create(
+    titles.doc,
+    { 'index.html': '<h1>Handbook</h1><p id="intro">Welcome aboard</p>' },
+    { status: 'published', projectMode: 'document' },
+  )
   const typo = await viewerComment(ts, doc, { text: 'Typo in the intro', author: 'Dee', versionId: 'v1' })
   return { deck, doc, c: { earlier, outdated, kpi, reply, deleted, typo } }
 }

@@ -17,8 +17,18 @@ export function instanceServers() {
   return {
     problems,
     async serve(repositories: StoreRepositories, config: ConfigOverrides = {}): Promise<string> {
-      const store: FolioStore = { ...repositories, dataDir: 'memory', readiness: async () => ({ ready: true }), close: async () => {}, writeBack: async () => {} }
-      const ctx = createServerContext({ store, config: defaultConfig({ mode: 'cloud', ...config }), log: (message, error) => problems.push(`${message} ${error ?? ''}`) })
+      const store: FolioStore = {
+        ...repositories,
+        dataDir: 'memory',
+        readiness: async () => ({ ready: true }),
+        close: async () => {},
+        writeBack: async () => {},
+      }
+      const ctx = createServerContext({
+        store,
+        config: defaultConfig({ mode: 'cloud', ...config }),
+        log: (message, error) => problems.push(`${message} ${error ?? ''}`),
+      })
       await ctx.cloud?.load()
       await ctx.oauth.load()
       const routed = toNodeHandler(createApp(ctx))

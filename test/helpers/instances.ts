@@ -120,7 +120,10 @@ export interface Instance {
 }
 
 /** `count` stores over ONE memory storage, one lock table and one message bus: instances of one deployment. */
-export async function startInstances(count: number, options: { storageUsage?: boolean } = {}): Promise<{ storage: Storage; shared: MemorySharedState; instances: Instance[]; close(): Promise<void> }> {
+export async function startInstances(
+  count: number,
+  options: { storageUsage?: boolean } = {},
+): Promise<{ storage: Storage; shared: MemorySharedState; instances: Instance[]; close(): Promise<void> }> {
   const storage = createStorage()
   const table = new SharedLockTable()
   const bus = new MemoryPubSub({ onError: (error) => console.error(error) })

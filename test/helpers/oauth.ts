@@ -15,7 +15,14 @@ export async function discoverAndRegister(base: string, metadata: Record<string,
   const registered = await oauth.processDynamicClientRegistrationResponse(
     await oauth.dynamicClientRegistrationRequest(
       as,
-      { client_name: 'Probe agent', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], ...metadata },
+      {
+        client_name: 'Probe agent',
+        redirect_uris: [REDIRECT_URI],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        ...metadata,
+      },
       insecure,
     ),
   )
@@ -30,7 +37,12 @@ export interface AuthorizationStart {
 }
 
 /** The authorization URL a client builds: PKCE S256, state, scope, resource. */
-export async function authorizationUrl(as: oauth.AuthorizationServer, client: oauth.Client, resource: string, overrides: Record<string, string> = {}): Promise<AuthorizationStart> {
+export async function authorizationUrl(
+  as: oauth.AuthorizationServer,
+  client: oauth.Client,
+  resource: string,
+  overrides: Record<string, string> = {},
+): Promise<AuthorizationStart> {
   const verifier = oauth.generateRandomCodeVerifier()
   const state = oauth.generateRandomState()
   const url = new URL(as.authorization_endpoint!)
@@ -100,7 +112,11 @@ export async function submitConsent(
 }
 
 /** Consent approved through the page: the callback URL the client receives (code, state, iss). */
-export async function approve(start: AuthorizationStart, base: string, input: Parameters<typeof submitConsent>[2] & { pageHeaders?: Record<string, string> } = {}): Promise<URL> {
+export async function approve(
+  start: AuthorizationStart,
+  base: string,
+  input: Parameters<typeof submitConsent>[2] & { pageHeaders?: Record<string, string> } = {},
+): Promise<URL> {
   const page = await openConsent(start.url, input.pageHeaders)
   if (page.status !== 200) throw new Error(`consent page: ${page.status} ${page.html.slice(0, 300)}`)
   const answer = await submitConsent(page, base, input)
@@ -118,14 +134,21 @@ export async function obtainTokens(base: string, input: Parameters<typeof approv
   const tokens = await oauth.processAuthorizationCodeResponse(
     found.as,
     found.client,
-    await oauth.authorizationCodeGrantRequest(found.as, found.client, oauth.None(), params, REDIRECT_URI, start.verifier, { ...insecure, additionalParameters: { resource: found.resource } }),
+    await oauth.authorizationCodeGrantRequest(found.as, found.client, oauth.None(), params, REDIRECT_URI, start.verifier, {
+      ...insecure,
+      additionalParameters: { resource: found.resource },
+    }),
   )
   return { ...found, start, callback, tokens }
 }
 
 /** The token endpoint asked by hand (for what a stock client would never send). */
 export async function tokenRequest(base: string, form: Record<string, string>): Promise<{ status: number; body: any }> {
-  const response = await fetch(new URL('/api/oauth/token', base), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) })
+  const response = await fetch(new URL('/api/oauth/token', base), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form),
+  })
   return { status: response.status, body: await response.json() }
 }
 

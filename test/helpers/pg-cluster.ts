@@ -19,7 +19,9 @@ const PREFIX = 'folio-pg-'
  * instead, which has a passwd entry (initdb needs one) on every Linux.
  */
 function nobody(): { uid: number; gid: number } {
-  const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('nobody:'))
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('nobody:'))
   if (!line) throw new Error('no `nobody` user in /etc/passwd to run PostgreSQL as (it refuses root)')
   const [, , uid, gid] = line.split(':')
   return { uid: Number(uid), gid: Number(gid) }

@@ -48,16 +48,19 @@ export async function holdFullList(page: Page): Promise<HeldList> {
   const held: Array<() => Promise<void>> = []
   let served = 0
   let released = false
-  await page.route((url) => /^\/api\/files\/[^/]+\/comments$/.test(url.pathname) && url.searchParams.has('limit'), async (route) => {
-    if (route.request().method() !== 'GET') return route.fallback()
-    const response = await route.fetch()
-    const body = await response.body()
-    served++
-    // The page asks for the full list once its folio is painted, which may come after release():
-    // a list asked for after it goes through, not held for ever.
-    if (released) return route.fulfill({ response, body })
-    held.push(() => route.fulfill({ response, body }))
-  })
+  await page.route(
+    (url) => /^\/api\/files\/[^/]+\/comments$/.test(url.pathname) && url.searchParams.has('limit'),
+    async (route) => {
+      if (route.request().method() !== 'GET') return route.fallback()
+      const response = await route.fetch()
+      const body = await response.body()
+      served++
+      // The page asks for the full list once its folio is painted, which may come after release():
+      // a list asked for after it goes through, not held for ever.
+      if (released) return route.fulfill({ response, body })
+      held.push(() => route.fulfill({ response, body }))
+    },
+  )
   return {
     served: () => served,
     release: async () => {
@@ -113,10 +116,13 @@ export async function pinState(page: Page, id: string, selector: string): Promis
 /** Waits until the pin is drawn on its element and visible. */
 export async function expectPinOn(page: Page, id: string, selector: string): Promise<void> {
   await expect
-    .poll(async () => {
-      const s = await pinState(page, id, selector)
-      return `${s.missing ? 'missing' : s.hidden ? 'hidden' : 'shown'} ${s.placed} ${s.onElement ? 'on' : 'off'} the element`
-    }, { timeout: 10_000 })
+    .poll(
+      async () => {
+        const s = await pinState(page, id, selector)
+        return `${s.missing ? 'missing' : s.hidden ? 'hidden' : 'shown'} ${s.placed} ${s.onElement ? 'on' : 'off'} the element`
+      },
+      { timeout: 10_000 },
+    )
     .toBe('shown element on the element')
 }
 

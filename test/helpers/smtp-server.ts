@@ -66,7 +66,8 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
           taken.add(mail)
           return mail
         }
-        if (Date.now() >= deadline) throw new Error(`no mail to ${to} within ${timeoutMs} ms (received: ${received.map((m) => m.to.join(',')).join('; ') || 'none'})`)
+        if (Date.now() >= deadline)
+          throw new Error(`no mail to ${to} within ${timeoutMs} ms (received: ${received.map((m) => m.to.join(',')).join('; ') || 'none'})`)
         await new Promise<void>((resolve) => {
           const wake = () => {
             waiters.delete(wake)
@@ -104,6 +105,9 @@ function decodeWords(value: string): string {
   return value.replace(/=\?utf-8\?([QB])\?([^?]*)\?=\s*/gi, (_, kind: string, data: string) =>
     kind.toUpperCase() === 'B'
       ? Buffer.from(data, 'base64').toString('utf8')
-      : Buffer.from(data.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (__, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8'),
+      : Buffer.from(
+          data.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (__, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+          'latin1',
+        ).toString('utf8'),
   )
 }

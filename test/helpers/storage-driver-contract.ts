@@ -138,7 +138,8 @@ export function storageDriverContract(make: () => Promise<StorageDriverSubject>)
   it('clear(base) removes everything under base (and base itself) and nothing beside it', async () => {
     const { driver } = await make()
     const storage = createStorage({ driver: driver() })
-    for (const key of ['folios:1:meta.json', 'folios:1:blobs:aa', 'folios:1:history:s1.json', 'folios:10:meta.json', 'folios:1x', 'g']) await storage.setItem(key, '{}')
+    for (const key of ['folios:1:meta.json', 'folios:1:blobs:aa', 'folios:1:history:s1.json', 'folios:10:meta.json', 'folios:1x', 'g'])
+      await storage.setItem(key, '{}')
     // The store's way (trash.ts): clearPrefix asks the driver.
     await clearPrefix(storage, keys.folio('1'))
     expect(sorted(await storage.getKeys(''))).toEqual(['folios:10:meta.json', 'folios:1x', 'g'])
@@ -191,9 +192,15 @@ export function storageDriverContract(make: () => Promise<StorageDriverSubject>)
     }
     const first = repository(subject.driver())
     const page = (n: number) => `<!doctype html><title>v${n}</title>${'<p>Row of the report</p>\n'.repeat(2_000)}<p>edit ${n}</p>`
-    const created = await first.folios.create({ meta: newMeta({ title: 'On any driver' }), files: { 'index.html': page(1), 'notes.txt': 'café' }, commitMessage: 'first', author: 'test' })
+    const created = await first.folios.create({
+      meta: newMeta({ title: 'On any driver' }),
+      files: { 'index.html': page(1), 'notes.txt': 'café' },
+      commitMessage: 'first',
+      author: 'test',
+    })
     const id = created.meta.id
-    for (let n = 2; n <= 4; n++) await first.folios.update(id, { patch: {}, files: { 'index.html': page(n), 'notes.txt': 'café' }, commitMessage: `v${n}`, author: 'test' })
+    for (let n = 2; n <= 4; n++)
+      await first.folios.update(id, { patch: {}, files: { 'index.html': page(n), 'notes.txt': 'café' }, commitMessage: `v${n}`, author: 'test' })
     await first.folios.update(id, { patch: { title: 'Renamed' }, author: 'test' })
     await first.folios.idle()
 

@@ -60,7 +60,8 @@ export function countStorageCalls(store: FolioStore) {
     storage[method] = (...args: unknown[]) => {
       counts[method] = (counts[method] ?? 0) + 1
       const value = args[1]
-      if (method === 'setItem' || method === 'setItemRaw') bytes += typeof value === 'string' ? Buffer.byteLength(value) : ((value as Uint8Array | undefined)?.byteLength ?? 0)
+      if (method === 'setItem' || method === 'setItemRaw')
+        bytes += typeof value === 'string' ? Buffer.byteLength(value) : ((value as Uint8Array | undefined)?.byteLength ?? 0)
       return original.apply(store.storage, args)
     }
   }

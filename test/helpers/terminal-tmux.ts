@@ -31,7 +31,9 @@ export async function startTmuxTerminal(argv: string[], options: TerminalOptions
 
   async function exitCode(): Promise<number | null> {
     if (ended !== null || stopped) return ended
-    const [dead, status, signal] = (await tmux('display-message', '-p', '-t', session, '#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}')).trim().split(':')
+    const [dead, status, signal] = (await tmux('display-message', '-p', '-t', session, '#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}'))
+      .trim()
+      .split(':')
     if (dead !== '1') return null
     // The pane is dead as soon as the pty closes; the status follows when tmux reaps the process.
     if (!status && !signal) {

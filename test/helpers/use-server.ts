@@ -16,7 +16,10 @@ export function expectCleanLog(ts: TestServer): void {
  * sees only what comes after.
  */
 export function expectLogged(ts: TestServer, lines: string[]): void {
-  expect(ts.logs.map((entry) => entry.split('\n')[0]!.trimEnd()), `the log of the server at ${ts.url}`).toEqual(lines)
+  expect(
+    ts.logs.map((entry) => entry.split('\n')[0]!.trimEnd()),
+    `the log of the server at ${ts.url}`,
+  ).toEqual(lines)
   ts.logs.splice(0)
 }
 

@@ -12,7 +12,11 @@ import { printResult } from '../logger.js'
 
 /** What folio admin does, either to an open store or by asking the running server. */
 interface Admin {
-  createWorkspace(input: { name: string; plan?: string; ownerEmail?: string }): Promise<{ workspace: { id: string; name: string; plan: string }; apiKey: string }>
+  createWorkspace(input: {
+    name: string
+    plan?: string
+    ownerEmail?: string
+  }): Promise<{ workspace: { id: string; name: string; plan: string }; apiKey: string }>
   listWorkspaces(): Promise<Array<{ id: string; name: string; plan: string; createdAt: string; members: number; hasKey: boolean }>>
   setPlan(id: string, plan: string): Promise<{ id: string; name: string; plan: string }>
   members(id: string): Promise<Array<{ email: string; role: string; joinedAt: string }>>
@@ -30,7 +34,9 @@ async function withAdmin<T>(command: Command, work: (admin: Admin) => Promise<T>
   // Most often: run from another folder than the server's (its ./.folio is elsewhere). The
   // serve banner prints this command with the --data it needs; say where to look.
   if (!(await stat(dataDir).catch(() => undefined))?.isDirectory()) {
-    throw new UsageError(`${dataDir} is not a folio data folder: run this in the folder where folio serve --mode cloud runs (its banner prints this command), or name the server's data folder with --data (or FOLIO_DATA).`)
+    throw new UsageError(
+      `${dataDir} is not a folio data folder: run this in the folder where folio serve --mode cloud runs (its banner prints this command), or name the server's data folder with --data (or FOLIO_DATA).`,
+    )
   }
   const opened = await operations.openForAdmin(dataDir)
   if ('busyPid' in opened) return work(await remoteAdmin(dataDir, opened.busyPid))
@@ -59,7 +65,9 @@ function localAdmin(deps: operations.AdminDeps): Admin {
 async function remoteAdmin(dataDir: string, pid: number): Promise<Admin> {
   const file = await readAdminFile(dataDir)
   if (!file) {
-    throw new CliError(`A folio server (pid ${pid}) is using ${dataDir}, and it left no admin.json: it is not in Cloud mode, or it is older. Stop it and run this again, or restart it with --mode cloud.`)
+    throw new CliError(
+      `A folio server (pid ${pid}) is using ${dataDir}, and it left no admin.json: it is not in Cloud mode, or it is older. Stop it and run this again, or restart it with --mode cloud.`,
+    )
   }
   const call = async <T>(method: string, path: string, body?: object): Promise<T> => {
     let response: Response
@@ -74,7 +82,12 @@ async function remoteAdmin(dataDir: string, pid: number): Promise<Admin> {
       throw new CliError(`The server using ${dataDir} (pid ${pid}) did not answer at ${file.url} (${(error as Error).message}).`, 1, 'server_unreachable')
     }
     const answer = (await response.json().catch(() => ({}))) as { error?: string; message?: string }
-    if (!response.ok) throw new CliError(answer.message ?? answer.error ?? `HTTP ${response.status}`, response.status === 400 ? EXIT.usage : EXIT.failed, response.status === 404 ? 'not_found' : 'failed')
+    if (!response.ok)
+      throw new CliError(
+        answer.message ?? answer.error ?? `HTTP ${response.status}`,
+        response.status === 400 ? EXIT.usage : EXIT.failed,
+        response.status === 404 ? 'not_found' : 'failed',
+      )
     return answer as T
   }
   return {
@@ -94,14 +107,23 @@ const print = (command: Command, data: unknown, human: () => string) => printRes
 export async function create(options: { name: string; plan?: string; owner?: string }, command: Command) {
   const made = await withAdmin(command, (admin) => admin.createWorkspace({ name: options.name, plan: options.plan, ownerEmail: options.owner }))
   print(command, made, () =>
-    [`Workspace ${made.workspace.name} (${made.workspace.id}), plan ${made.workspace.plan}.`, 'Its API key, shown this once (only its hash is kept):', made.apiKey].join('\n'),
+    [
+      `Workspace ${made.workspace.name} (${made.workspace.id}), plan ${made.workspace.plan}.`,
+      'Its API key, shown this once (only its hash is kept):',
+      made.apiKey,
+    ].join('\n'),
   )
 }
 
 export async function list(_options: unknown, command: Command) {
   const all = await withAdmin(command, (admin) => admin.listWorkspaces())
   print(command, all, () =>
-    all.length ? table(['id', 'name', 'plan', 'members', 'key'], all.map((w) => [w.id, w.name, w.plan, String(w.members), w.hasKey ? 'active' : 'none'])) : 'No workspaces yet: folio admin workspace create --name <name>.',
+    all.length
+      ? table(
+          ['id', 'name', 'plan', 'members', 'key'],
+          all.map((w) => [w.id, w.name, w.plan, String(w.members), w.hasKey ? 'active' : 'none']),
+        )
+      : 'No workspaces yet: folio admin workspace create --name <name>.',
   )
 }
 
@@ -112,7 +134,14 @@ export async function plan(id: string, planName: string, _options: unknown, comm
 
 export async function members(id: string, _options: unknown, command: Command) {
   const all = await withAdmin(command, (admin) => admin.members(id))
-  print(command, all, () => (all.length ? table(['email', 'role', 'joined'], all.map((m) => [m.email, m.role, m.joinedAt])) : 'No members (the key is the only way in).'))
+  print(command, all, () =>
+    all.length
+      ? table(
+          ['email', 'role', 'joined'],
+          all.map((m) => [m.email, m.role, m.joinedAt]),
+        )
+      : 'No members (the key is the only way in).',
+  )
 }
 
 export async function usage(id: string | undefined, _options: unknown, command: Command) {
@@ -120,7 +149,13 @@ export async function usage(id: string | undefined, _options: unknown, command: 
   print(command, all, () =>
     table(
       ['id', 'name', 'plan', 'storage', 'AI messages this month'],
-      all.map((u) => [u.id, u.name, u.plan, `${bytes(u.storageBytes)} of ${bytes(u.storageLimit)}`, u.aiMessagesThisMonth === null ? `? of ${u.aiMessagesLimit} (no server running)` : `${u.aiMessagesThisMonth} of ${u.aiMessagesLimit}`]),
+      all.map((u) => [
+        u.id,
+        u.name,
+        u.plan,
+        `${bytes(u.storageBytes)} of ${bytes(u.storageLimit)}`,
+        u.aiMessagesThisMonth === null ? `? of ${u.aiMessagesLimit} (no server running)` : `${u.aiMessagesThisMonth} of ${u.aiMessagesLimit}`,
+      ]),
     ),
   )
 }
@@ -134,7 +169,9 @@ export async function plansCommand(file: string | undefined, _options: unknown, 
     try {
       given = JSON.parse(text)
     } catch {
-      throw new UsageError(`${file} is not JSON: give a plans table like {"free": {"requestsPerMinute": 120, "aiMessagesPerMonth": 50, "storageBytes": 104857600}}`)
+      throw new UsageError(
+        `${file} is not JSON: give a plans table like {"free": {"requestsPerMinute": 120, "aiMessagesPerMonth": 50, "storageBytes": 104857600}}`,
+      )
     }
     if (!given || typeof given !== 'object' || Array.isArray(given)) throw new UsageError(`${file} is not a JSON object of plans.`)
   }

@@ -20,7 +20,9 @@ export interface AiOptions {
 /** The provider key from the variable --api-key-env names. Messages never echo a value: it may be the key typed by mistake. */
 function keyFromEnvironment(name: string): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-    throw new UsageError('--api-key-env takes the name of an environment variable that holds the provider key (e.g. --api-key-env OPENAI_API_KEY), not the key itself.')
+    throw new UsageError(
+      '--api-key-env takes the name of an environment variable that holds the provider key (e.g. --api-key-env OPENAI_API_KEY), not the key itself.',
+    )
   }
   const key = process.env[name]?.trim()
   if (!key) throw new UsageError(`${name} is not set (or empty) in this environment: put the provider key in it, or name the variable that holds it.`)
@@ -61,22 +63,32 @@ export default (id: string, promptWords: string[], options: AiOptions, command: 
       throw noModel(ctx, id, error)
     })
     const pendingQuestion = result.toolCalls?.find((c) => c.status === 'pending')
-    if (pendingQuestion) throw new CliError(`The model asks: ${String(pendingQuestion.arguments.question ?? result.explanation)} Answer it in your next folio ai prompt.`)
+    if (pendingQuestion)
+      throw new CliError(`The model asks: ${String(pendingQuestion.arguments.question ?? result.explanation)} Answer it in your next folio ai prompt.`)
     const proposed = result.proposedFiles ?? {}
     const changed = result.changedFiles ?? Object.keys(proposed).filter((path) => proposed[path] !== base[path])
-    const diff = changed.map((path) => createTwoFilesPatch(`a/${path}`, `b/${path}`, base[path] ?? '', proposed[path] ?? '', undefined, undefined, { context: 3 })).join('')
+    const diff = changed
+      .map((path) => createTwoFilesPatch(`a/${path}`, `b/${path}`, base[path] ?? '', proposed[path] ?? '', undefined, undefined, { context: 3 }))
+      .join('')
     if (!changed.length) {
       ctx.print({ explanation: result.explanation, changedFiles: [], committed: false }, () => 'The model changed nothing.')
       return
     }
     if (!ctx.json) process.stderr.write(`\n${colourDiff(diff)}\n`)
-    const commit = options.yes || (!ctx.json && (await confirm(`Commit ${changed.length} changed file(s) as a new version?`, 'Pass --yes to commit without asking.')))
+    const commit =
+      options.yes || (!ctx.json && (await confirm(`Commit ${changed.length} changed file(s) as a new version?`, 'Pass --yes to commit without asking.')))
     if (!commit) {
       ctx.print({ explanation: result.explanation, changedFiles: changed, proposedFiles: proposed, diff, committed: false }, () => 'Not committed.')
       return
     }
-    const done = await ctx.client.call(aiConversation, { params: { id }, body: { action: 'commit-proposal', proposedFiles: proposed, proposedExplanation: result.explanation.split('\n')[0] || userPrompt } })
-    ctx.print({ explanation: result.explanation, changedFiles: changed, diff, committed: true, versionId: done.newVersionId }, () => `Committed ${done.newVersionId} (${changed.join(', ')}).`)
+    const done = await ctx.client.call(aiConversation, {
+      params: { id },
+      body: { action: 'commit-proposal', proposedFiles: proposed, proposedExplanation: result.explanation.split('\n')[0] || userPrompt },
+    })
+    ctx.print(
+      { explanation: result.explanation, changedFiles: changed, diff, committed: true, versionId: done.newVersionId },
+      () => `Committed ${done.newVersionId} (${changed.join(', ')}).`,
+    )
   })
 
 /**
@@ -120,6 +132,12 @@ function colourDiff(diff: string): string {
   if (!process.stderr.isTTY) return diff
   return diff
     .split('\n')
-    .map((line) => (line.startsWith('+') && !line.startsWith('+++') ? `\x1b[32m${line}\x1b[0m` : line.startsWith('-') && !line.startsWith('---') ? `\x1b[31m${line}\x1b[0m` : line))
+    .map((line) =>
+      line.startsWith('+') && !line.startsWith('+++')
+        ? `\x1b[32m${line}\x1b[0m`
+        : line.startsWith('-') && !line.startsWith('---')
+          ? `\x1b[31m${line}\x1b[0m`
+          : line,
+    )
     .join('\n')
 }

@@ -40,8 +40,9 @@ export async function watchComments(ctx: CliContext, id: string, options: { all:
     if (first) {
       first = false
       const list = threads(folio.comments, options.all ? 'all' : 'open')
-      ctx.print({ event: 'watching', id, comments: list.reduce((n, t) => n + 1 + t.replies.length, 0) }, () =>
-        `${listText(folio, list, options.all)}\nWatching “${folio.title}” for new comments. Ctrl+C to stop.`,
+      ctx.print(
+        { event: 'watching', id, comments: list.reduce((n, t) => n + 1 + t.replies.length, 0) },
+        () => `${listText(folio, list, options.all)}\nWatching “${folio.title}” for new comments. Ctrl+C to stop.`,
       )
       return
     }

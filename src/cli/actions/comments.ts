@@ -42,14 +42,25 @@ export default (first: string | undefined, second: string | undefined, third: st
     if (options.open !== undefined) return
     const folio = await readComments(ctx.client, id)
     const list = threads(folio.comments, options.all ? 'all' : 'open')
-    ctx.print(list.flatMap((t) => [t.root, ...t.replies]), () => listText(folio, list, Boolean(options.all)))
+    ctx.print(
+      list.flatMap((t) => [t.root, ...t.replies]),
+      () => listText(folio, list, Boolean(options.all)),
+    )
   })
 
 function checkOptions(id: string, action: Action, commentId: string | undefined, options: CommentsOptions): void {
-  if (action === 'list' && commentId) throw new UsageError(`${commentId}: folio comments ${id} lists every comment; to act on one, name the action first (folio comments ${id} resolve ${commentId}).`)
-  if (action !== 'list' && !commentId) throw new UsageError(`folio comments ${id} ${action} needs the comment's id, e.g. folio comments ${id} ${action} c_1754550000000 (folio comments ${id} --all lists them).`)
-  if (action !== 'list' && (options.watch || options.all || options.open !== undefined)) throw new UsageError(`--watch, --all and --open go with the list: folio comments ${id} --watch.`)
-  if ((options.hard || options.yes) && action !== 'delete') throw new UsageError('--hard and --yes go with delete: folio comments <id> delete <commentId> --hard.')
+  if (action === 'list' && commentId)
+    throw new UsageError(
+      `${commentId}: folio comments ${id} lists every comment; to act on one, name the action first (folio comments ${id} resolve ${commentId}).`,
+    )
+  if (action !== 'list' && !commentId)
+    throw new UsageError(
+      `folio comments ${id} ${action} needs the comment's id, e.g. folio comments ${id} ${action} c_1754550000000 (folio comments ${id} --all lists them).`,
+    )
+  if (action !== 'list' && (options.watch || options.all || options.open !== undefined))
+    throw new UsageError(`--watch, --all and --open go with the list: folio comments ${id} --watch.`)
+  if ((options.hard || options.yes) && action !== 'delete')
+    throw new UsageError('--hard and --yes go with delete: folio comments <id> delete <commentId> --hard.')
 }
 
 async function openSharePage(ctx: CliContext, id: string, commentId: string | undefined): Promise<void> {
@@ -100,7 +111,11 @@ async function deleteForGood(ctx: CliContext, id: string, commentId: string, yes
 const describe = (c: Comment) => `${oneLine(c.author || 'Guest', 20)}: “${oneLine(c.text, 50)}”`
 
 const noSuchComment = (id: string, commentId: string) =>
-  new CliError(`No comment ${commentId} on folio ${id} (deleted for good, or a typo?); folio comments ${id} --all lists them.`, EXIT.failed, ERRORS.commentNotFound.error)
+  new CliError(
+    `No comment ${commentId} on folio ${id} (deleted for good, or a typo?); folio comments ${id} --all lists them.`,
+    EXIT.failed,
+    ERRORS.commentNotFound.error,
+  )
 
 /** The server's "Comment not found" names no folio: say which comment, and where the ids are. */
 function unknownComment(error: unknown, id: string, commentId: string): unknown {

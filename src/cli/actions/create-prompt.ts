@@ -34,10 +34,15 @@ export async function createFromPrompt(ctx: CliContext, title: string | undefine
   const folioTitle = title ?? (prompt.length > 60 ? `${prompt.slice(0, 59)}…` : prompt)
   const { project } = await ctx.client.call(createFolio, { body: { title: folioTitle, description: options.description, projectMode: options.mode, status } })
   try {
-    await ctx.client.call(aiConversation, { params: { id: project.id }, body: { userPrompt: `Write this folio from scratch, replacing the starter page: ${prompt}`, executeImmediately: true } }, 600_000)
+    await ctx.client.call(
+      aiConversation,
+      { params: { id: project.id }, body: { userPrompt: `Write this folio from scratch, replacing the starter page: ${prompt}`, executeImmediately: true } },
+      600_000,
+    )
   } catch (error) {
     await ctx.client.call(deleteFolio, { params: { id: project.id } }).catch(() => undefined)
-    if (error instanceof ApiClientError && error.error === ERRORS.noAiModel.error) throw new CliError(`No AI model configured on ${ctx.server}. ${error.detail ?? ''}`.trim())
+    if (error instanceof ApiClientError && error.error === ERRORS.noAiModel.error)
+      throw new CliError(`No AI model configured on ${ctx.server}. ${error.detail ?? ''}`.trim())
     throw error
   }
   report(ctx, project.id, folioTitle, status)

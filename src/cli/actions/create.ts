@@ -36,7 +36,9 @@ export default (givenTitle: string | undefined, options: CreateOptions, command:
       return createFromPrompt(ctx, givenTitle, options)
     }
     if (givenTitle === undefined && !options.dir && !options.html) {
-      throw new UsageError('Give the folio a title, e.g. folio create "Q3 review", or --dir/--html to take its page’s title (else the folder’s or file’s name).')
+      throw new UsageError(
+        'Give the folio a title, e.g. folio create "Q3 review", or --dir/--html to take its page’s title (else the folder’s or file’s name).',
+      )
     }
     if (options.accessKey && !options.private) throw new UsageError('--access-key goes with --private.')
     if (options.new && !options.dir) throw new UsageError('--new goes with --dir: it makes a second folio of a folder that is linked to one.')
@@ -64,7 +66,11 @@ export default (givenTitle: string | undefined, options: CreateOptions, command:
     if (folder) {
       const root = resolve(options.dir!)
       const record = await FolderRecord.open({ server: ctx.server, id: created.id, root })
-      await record.replace([...folder.scan.files.keys(), ...[...folder.scan.unreadable.keys()].filter((path) => !path.endsWith('/'))], [...folder.scan.files].map(([path, file]) => [path, file.sha256]), created.latestVersionId)
+      await record.replace(
+        [...folder.scan.files.keys(), ...[...folder.scan.unreadable.keys()].filter((path) => !path.endsWith('/'))],
+        [...folder.scan.files].map(([path, file]) => [path, file.sha256]),
+        created.latestVersionId,
+      )
       link = await linkFolder(ctx, { id: created.id, dir: options.dir!, root })
     }
     const fileCount = Object.keys(created.versions[0]?.files ?? {}).length
@@ -79,16 +85,32 @@ export default (givenTitle: string | undefined, options: CreateOptions, command:
     // A fork on purpose says what the folder was linked to: that folio stays as it was.
     const relinked = link && linkedBefore && linkedBefore.id !== project.id ? linkedBefore : undefined
     const previous = relinked ? { previousLink: { id: relinked.id, url: linkedShareUrl(relinked) } } : {}
-    ctx.print({ id: project.id, url, title: project.title, projectMode: project.projectMode, status: project.status, versionId: project.latestVersionId, files: fileCount, accessKey, link, ...previous, ...(warning ? { warning } : {}) }, () =>
-      [
-        `Created ${project.id} (${project.status}${accessKey ? ', private' : ''}, ${fileCount} file(s))`,
-        `Share: ${url}${project.status === 'draft' ? '  (a draft: viewers see it once you publish; preview with folio open)' : ''}`,
-        `Title: “${project.title}”, mode ${project.projectMode}${guessed ? ` (${guessed} from the page; folio set changes them)` : ''}`,
-        accessKey ? `Access key: ${accessKey}` : '',
-        relinked ? `${options.dir} is now linked to ${project.id}; it was linked to ${relinked.id} (${linkedShareUrl(relinked)}), which stays as it was.` : '',
-      ]
-        .filter(Boolean)
-        .join('\n'),
+    ctx.print(
+      {
+        id: project.id,
+        url,
+        title: project.title,
+        projectMode: project.projectMode,
+        status: project.status,
+        versionId: project.latestVersionId,
+        files: fileCount,
+        accessKey,
+        link,
+        ...previous,
+        ...(warning ? { warning } : {}),
+      },
+      () =>
+        [
+          `Created ${project.id} (${project.status}${accessKey ? ', private' : ''}, ${fileCount} file(s))`,
+          `Share: ${url}${project.status === 'draft' ? '  (a draft: viewers see it once you publish; preview with folio open)' : ''}`,
+          `Title: “${project.title}”, mode ${project.projectMode}${guessed ? ` (${guessed} from the page; folio set changes them)` : ''}`,
+          accessKey ? `Access key: ${accessKey}` : '',
+          relinked
+            ? `${options.dir} is now linked to ${project.id}; it was linked to ${relinked.id} (${linkedShareUrl(relinked)}), which stays as it was.`
+            : '',
+        ]
+          .filter(Boolean)
+          .join('\n'),
     )
     if (warning) ctx.warn(warning)
     // Created without them: an error to act on (exit 1), never a silent skip.
@@ -102,10 +124,16 @@ export default (givenTitle: string | undefined, options: CreateOptions, command:
 
 async function makePrivate(ctx: CliContext, id: string, accessKey: string, publish: boolean) {
   try {
-    const { project } = await ctx.client.call(updateFolio, { params: { id }, query: { files: 'none' }, body: { isPrivate: true, accessKey, ...(publish ? { status: 'published' as const } : {}) } })
+    const { project } = await ctx.client.call(updateFolio, {
+      params: { id },
+      query: { files: 'none' },
+      body: { isPrivate: true, accessKey, ...(publish ? { status: 'published' as const } : {}) },
+    })
     return project
   } catch (error) {
-    throw new CliError(`Created ${id}, but could not make it private${publish ? ' and publish it' : ''}: ${ctx.describe(error)} It stays a draft that only you can see.`)
+    throw new CliError(
+      `Created ${id}, but could not make it private${publish ? ' and publish it' : ''}: ${ctx.describe(error)} It stays a draft that only you can see.`,
+    )
   }
 }
 
@@ -134,7 +162,10 @@ async function folderFiles(root: string): Promise<FolderFiles> {
     throw new CliError(`${error.message}: give --dir a folder.`)
   })
   const unreadable = [...scan.unreadable].map(([path, reason]) => `${path} (${reason})`)
-  if (scan.files.size === 0) throw new CliError(`${root} has no files to publish (after .gitignore/.folioignore)${unreadable.length ? `; it could not read ${unreadable.join(', ')}` : ''}.`)
+  if (scan.files.size === 0)
+    throw new CliError(
+      `${root} has no files to publish (after .gitignore/.folioignore)${unreadable.length ? `; it could not read ${unreadable.join(', ')}` : ''}.`,
+    )
   const sizes = [...scan.files.values()].map((file) => ({ path: file.path, size: file.size }))
   // Refused before reading a byte when the folder cannot fit in one request anyway.
   refuseIfSurelyTooLarge(sizes, createAdvice)

@@ -1,5 +1,14 @@
 import type { Command } from 'commander'
-import { type CopyProgress, databaseStatus, DatabaseUnavailableError, describeDatabase, exportToDataDir, importDataDir, migrateDatabase, type MigrationStatus } from '../../server/admin/database-admin.js'
+import {
+  type CopyProgress,
+  databaseStatus,
+  DatabaseUnavailableError,
+  describeDatabase,
+  exportToDataDir,
+  importDataDir,
+  migrateDatabase,
+  type MigrationStatus,
+} from '../../server/admin/database-admin.js'
 import type { GlobalOptions } from '../context.js'
 import { CliError, UsageError } from '../errors.js'
 import { logger, printResult } from '../logger.js'
@@ -31,7 +40,10 @@ export default async (action: 'migrate' | 'status' | 'import' | 'export', dir: s
   try {
     if (action === 'import' || action === 'export') {
       const progress = (p: CopyProgress) => {
-        if (!json) logger().info(`${p.phase === 'copy' ? 'Copied' : 'Verified'} ${p.done.toLocaleString('en-US')} of ${p.total.toLocaleString('en-US')} items (${(p.bytes / 1024 / 1024).toFixed(1)} MB)`)
+        if (!json)
+          logger().info(
+            `${p.phase === 'copy' ? 'Copied' : 'Verified'} ${p.done.toLocaleString('en-US')} of ${p.total.toLocaleString('en-US')} items (${(p.bytes / 1024 / 1024).toFixed(1)} MB)`,
+          )
       }
       if (!json) logger().info(action === 'import' ? `Importing ${dir} into ${where}…` : `Exporting ${where} to ${dir}…`)
       const report = action === 'import' ? await importDataDir(url, dir!, progress) : await exportToDataDir(url, dir!, progress)

@@ -11,7 +11,9 @@ export default (action: 'show' | 'rotate' | 'revoke', _options: unknown, command
       await ctx.client.call(revokeKey)
       const profile = await replaceProfileKey(ctx.server, undefined)
       ctx.print({ success: true, profileUpdated: Boolean(profile) }, () =>
-        ['Revoked: no key works until you run folio keys rotate.', profile ? `The key saved in ${profile} was removed with it.` : ''].filter(Boolean).join('\n'),
+        ['Revoked: no key works until you run folio keys rotate.', profile ? `The key saved in ${profile} was removed with it.` : '']
+          .filter(Boolean)
+          .join('\n'),
       )
       return
     }
@@ -25,7 +27,8 @@ export default (action: 'show' | 'rotate' | 'revoke', _options: unknown, command
       return
     }
     const { apiKey } = await ctx.client.call(getKey).catch((error: unknown) => {
-      if (error instanceof ApiClientError && error.status === 404) throw new CliError(`${ctx.server} has no API key yet: make one with folio keys rotate.`, EXIT.failed, error.error)
+      if (error instanceof ApiClientError && error.status === 404)
+        throw new CliError(`${ctx.server} has no API key yet: make one with folio keys rotate.`, EXIT.failed, error.error)
       throw error
     })
     ctx.print({ apiKey }, () => apiKey)

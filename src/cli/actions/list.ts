@@ -11,7 +11,15 @@ export default (_options: unknown, command: Command) =>
         ? 'No folios yet. Create one: folio create "My deck" --html deck.html'
         : table(
             ['ID', 'TITLE', 'STATUS', 'VERSION', 'VIEWS', 'AVG TIME', 'UPDATED'],
-            folios.map((f) => [f.id, f.title, f.isPrivate ? `${f.status} (private)` : f.status, f.latestVersionId, String(f.analytics.views), duration(f.analytics.avgTimeSeconds), ago(f.updatedAt)]),
+            folios.map((f) => [
+              f.id,
+              f.title,
+              f.isPrivate ? `${f.status} (private)` : f.status,
+              f.latestVersionId,
+              String(f.analytics.views),
+              duration(f.analytics.avgTimeSeconds),
+              ago(f.updatedAt),
+            ]),
           ),
     )
   })

@@ -30,10 +30,18 @@ async function verify(target: Target): Promise<void> {
   try {
     const verdict = await checkKey(createClient({ server: target.server, key: target.key }), target.key)
     if (verdict.state === 'refused') {
-      throw new CliError(`${target.server} refused this key: ${verdict.why}. Nothing was saved; check the key (folio keys on the server's machine prints it), or save anyway with --no-verify.`, EXIT.failed, 'Unauthorized')
+      throw new CliError(
+        `${target.server} refused this key: ${verdict.why}. Nothing was saved; check the key (folio keys on the server's machine prints it), or save anyway with --no-verify.`,
+        EXIT.failed,
+        'Unauthorized',
+      )
     }
     if (verdict.state === 'needed') {
-      throw new CliError(`${target.server} needs an API key: folio login --server ${target.server} --key <key> (folio keys on the server's machine prints it). Nothing was saved.`, EXIT.failed, 'Unauthorized')
+      throw new CliError(
+        `${target.server} needs an API key: folio login --server ${target.server} --key <key> (folio keys on the server's machine prints it). Nothing was saved.`,
+        EXIT.failed,
+        'Unauthorized',
+      )
     }
   } catch (error) {
     explain(error, target)

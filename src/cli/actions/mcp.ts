@@ -37,7 +37,13 @@ export default async (_options: unknown, command: Command): Promise<void> => {
   }
   upstream.onmessage = (message: JSONRPCMessage) => {
     // The server answered initialize: later requests name the version agreed on (MCP-Protocol-Version).
-    if ('id' in message && message.id !== undefined && initializeIds.delete(message.id) && 'result' in message && typeof message.result.protocolVersion === 'string') {
+    if (
+      'id' in message &&
+      message.id !== undefined &&
+      initializeIds.delete(message.id) &&
+      'result' in message &&
+      typeof message.result.protocolVersion === 'string'
+    ) {
       upstream.setProtocolVersion(message.result.protocolVersion)
     }
     void local.send(message)

@@ -11,7 +11,5 @@ export default (given: string | undefined, _options: unknown, command: Command) 
     const url = folio.status === 'draft' ? `${shareUrl(ctx, id)}?preview=1` : shareUrl(ctx, id)
     const opened = ctx.json ? false : await openUrl(url)
     // Exit 0 either way: the URL is the result, the browser a convenience.
-    ctx.print({ url, opened }, () =>
-      opened ? `Opened ${url}` : `No browser could be opened (set BROWSER to choose one). Open this URL yourself:\n${url}`,
-    )
+    ctx.print({ url, opened }, () => (opened ? `Opened ${url}` : `No browser could be opened (set BROWSER to choose one). Open this URL yourself:\n${url}`))
   })

@@ -19,7 +19,8 @@ const listed = (paths: string[], max = 10) => (paths.length <= max ? paths.join(
 /** folio pull [id] [dir]: the folio's files into the folder. */
 export default (first: string | undefined, second: string | undefined, options: PullOptions, command: Command) =>
   withContext(command, async (ctx) => {
-    if (options.at !== undefined && versionNumber(options.at) === undefined) throw new UsageError(`--at takes a version id such as v2 (folio versions lists them), not ${options.at}.`)
+    if (options.at !== undefined && versionNumber(options.at) === undefined)
+      throw new UsageError(`--at takes a version id such as v2 (folio versions lists them), not ${options.at}.`)
     const where = await pullFolder(ctx, first, second)
     await pullInto(ctx, where, options)
   })
@@ -50,7 +51,16 @@ export async function pullInto(ctx: CliContext, where: SyncFolder, options: Pull
   }
   await applyPull(root, target, plan)
   await recordPull(root, ignored, record, latest, [latest.files, targetHashes])
-  const result = { event: 'pulled', id, dir: root, versionId: target.versionId, latestVersionId: latest.versionId, written: plan.write, removed: plan.remove, kept: plan.kept }
+  const result = {
+    event: 'pulled',
+    id,
+    dir: root,
+    versionId: target.versionId,
+    latestVersionId: latest.versionId,
+    written: plan.write,
+    removed: plan.remove,
+    kept: plan.kept,
+  }
   ctx.print(result, () => describePull(plan, where.dir))
   await linkAfterPush(ctx, where)
   return plan

@@ -24,7 +24,10 @@ export default (first: string | undefined, second: string | undefined, options: 
     const id = await ctx.folioId(given)
     const link = await findLink().catch(() => undefined)
     const folder = link && link.id === id && sameOrigin(link.server, ctx.server) ? link.root : undefined
-    if (options.pull && !folder) throw new UsageError(`--pull writes the restored files into the folder linked to ${id}, and ${process.cwd()} is not in one: run it there, or folio pull ${id} <folder> after the restore.`)
+    if (options.pull && !folder)
+      throw new UsageError(
+        `--pull writes the restored files into the folder linked to ${id}, and ${process.cwd()} is not in one: run it there, or folio pull ${id} <folder> after the restore.`,
+      )
     const { project } = await ctx.client.call(updateFolio, { params: { id }, query: { files: 'none' }, body: { restoreVersionId: versionId } })
     const made = project.latestVersionId
     ctx.print({ id, restored: versionId, versionId: made }, () => `Restored ${versionId} as ${made}`)
@@ -32,7 +35,9 @@ export default (first: string | undefined, second: string | undefined, options: 
     let pull: boolean | undefined = options.pull
     if (pull === undefined) {
       if (ctx.json || !process.stdin.isTTY || !process.stderr.isTTY) {
-        return ctx.note(`${folder} still holds the files from before: folio pull writes ${made}'s files into it (folio restore --pull does it at once; a running folio sync --watch does it on its own).`)
+        return ctx.note(
+          `${folder} still holds the files from before: folio pull writes ${made}'s files into it (folio restore --pull does it at once; a running folio sync --watch does it on its own).`,
+        )
       }
       pull = await confirm(`Write ${made}'s files into ${folder}? Files it replaces or removes are in the folio's history.`, '')
     }

@@ -69,7 +69,8 @@ export default async (options: ServeFlags, command: Command) => {
     if (error instanceof PortInUseError) throw new CliError(await portInUseMessage(error.port, options.host))
     throw new CliError((error as Error).message)
   }
-  if (chosenPort === undefined && server.port !== DEFAULT_PORT) log.warn(`port ${DEFAULT_PORT} is in use, so this server listens on ${server.port} (choose one with --port).`)
+  if (chosenPort === undefined && server.port !== DEFAULT_PORT)
+    log.warn(`port ${DEFAULT_PORT} is in use, so this server listens on ${server.port} (choose one with --port).`)
   const loopback = isLoopbackHost(options.host)
   if (!loopback) {
     log.warn(`listening on ${options.host}: other machines can reach this server. Network addresses need the API key (folio keys show prints it).`)
@@ -87,7 +88,17 @@ export default async (options: ServeFlags, command: Command) => {
   }
   const { url, networkUrls } = server
   if (json) {
-    printResult(JSON.stringify({ url, publicUrl, dataDir, ...(databaseUrl ? { database: describeDatabase(databaseUrl) } : {}), mode: options.mode, pid: process.pid, networkUrls }))
+    printResult(
+      JSON.stringify({
+        url,
+        publicUrl,
+        dataDir,
+        ...(databaseUrl ? { database: describeDatabase(databaseUrl) } : {}),
+        mode: options.mode,
+        pid: process.pid,
+        networkUrls,
+      }),
+    )
   } else {
     // The CLI's commands talk to http://127.0.0.1:$PORT (or 3000) unless told otherwise.
     const onDefaultServer = server.port === Number(process.env.PORT || DEFAULT_PORT) && (options.host === '127.0.0.1' || isAnyHost(options.host))
@@ -96,7 +107,12 @@ export default async (options: ServeFlags, command: Command) => {
     const next = serveNextSteps({ url, mode: options.mode, dataDir, onDefaultServer, folio })
     const interactive = Boolean(process.stdout.isTTY)
     const data = databaseUrl ? `PostgreSQL ${describeDatabase(databaseUrl)}` : dataDir
-    printResult(serveBanner({ url, networkUrls, loopback, publicUrl, publicNotes: tunnelLines, dataDir: data, mode: options.mode, next }, { colors: wantsColors(process.stdout), qr: interactive }))
+    printResult(
+      serveBanner(
+        { url, networkUrls, loopback, publicUrl, publicNotes: tunnelLines, dataDir: data, mode: options.mode, next },
+        { colors: wantsColors(process.stdout), qr: interactive },
+      ),
+    )
   }
   if (options.open && !(await openUrl(url))) log.warn(`no browser could be opened (set BROWSER to choose one); the dashboard is at ${url}`)
   note(`${await stopSignal.received}: finishing in-flight requests…`)
@@ -110,7 +126,8 @@ export default async (options: ServeFlags, command: Command) => {
  */
 async function startServeTunnel(server: RunningServer, note: (message: string) => void) {
   const named = process.env.FOLIO_TUNNEL_PROVIDER || undefined
-  if (named !== undefined && !isTunnelProvider(named)) throw new UsageError(`FOLIO_TUNNEL_PROVIDER is one of ${TUNNEL_PROVIDERS.join(', ')}, got ${JSON.stringify(named)}.`)
+  if (named !== undefined && !isTunnelProvider(named))
+    throw new UsageError(`FOLIO_TUNNEL_PROVIDER is one of ${TUNNEL_PROVIDERS.join(', ')}, got ${JSON.stringify(named)}.`)
   const provider = named ?? (await tunnelSettings(server.context)).provider
   if (provider === 'cloudflare') await ensureCloudflared({ note })
   return startTunnel(server.context, { provider })

@@ -36,7 +36,9 @@ export default (given: string | undefined, options: SetOptions, command: Command
   withContext(command, async (ctx) => {
     const body = changes(options)
     if (Object.keys(body).length === 0) {
-      throw new UsageError('Nothing to change: give --title, --description, --private, --public, --access-key, --comments, --mode or --moderation (folio set --help).')
+      throw new UsageError(
+        'Nothing to change: give --title, --description, --private, --public, --access-key, --comments, --mode or --moderation (folio set --help).',
+      )
     }
     if (options.accessKey === '') throw new UsageError('--access-key cannot be empty; --public takes the key away.')
     const id = await ctx.folioId(given)
@@ -53,6 +55,8 @@ export default (given: string | undefined, options: SetOptions, command: Command
     ].filter(Boolean)
     // A key chosen by hand works whatever it is; a weak one is said so (stderr, and in the JSON).
     const warning = options.accessKey !== undefined ? weakAccessKeyWarning(options.accessKey) : undefined
-    ctx.print(warning ? { ...answer, warning } : answer, () => [`Updated ${id}: ${said.join(', ')}`, body.accessKey ? `Access key: ${body.accessKey}` : ''].filter(Boolean).join('\n'))
+    ctx.print(warning ? { ...answer, warning } : answer, () =>
+      [`Updated ${id}: ${said.join(', ')}`, body.accessKey ? `Access key: ${body.accessKey}` : ''].filter(Boolean).join('\n'),
+    )
     if (warning) ctx.warn(warning)
   })

@@ -66,7 +66,9 @@ export default (first: string | undefined, second: string | undefined, options: 
       return
     }
     if (!options.watch) {
-      const outcome = await engine.syncAll().catch(async (error: unknown) => (error instanceof MadeElsewhereError ? await behind(error) : Promise.reject(error)))
+      const outcome = await engine
+        .syncAll()
+        .catch(async (error: unknown) => (error instanceof MadeElsewhereError ? await behind(error) : Promise.reject(error)))
       if (!outcome) return
       ctx.print({ event: 'synced', ...outcome }, () => describe(outcome))
       await linkAfterPush(ctx, where)
@@ -75,7 +77,13 @@ export default (first: string | undefined, second: string | undefined, options: 
       return
     }
     const parts = { client: ctx.client, id, root, record, engine }
-    await watchUntilStopped(ctx, engine, { id, dir, root, debounceMs, force: Boolean(options.force) }, (found, rules) => catchUp({ ...parts, ignored: rules }, found), () => linkAfterPush(ctx, where))
+    await watchUntilStopped(
+      ctx,
+      engine,
+      { id, dir, root, debounceMs, force: Boolean(options.force) },
+      (found, rules) => catchUp({ ...parts, ignored: rules }, found),
+      () => linkAfterPush(ctx, where),
+    )
   })
 
 /**
@@ -84,12 +92,19 @@ export default (first: string | undefined, second: string | undefined, options: 
  * both sides changed: refused with the conflicting files and the two ways out (exit 1). A sync
  * never writes into the folder: only pull and the watcher do.
  */
-async function reportBehind(ctx: CliContext, found: MadeElsewhereError, where: { id: string; dir: string; root: string; ignored: IgnoreTest; record: FolderRecord }): Promise<undefined> {
+async function reportBehind(
+  ctx: CliContext,
+  found: MadeElsewhereError,
+  where: { id: string; dir: string; root: string; ignored: IgnoreTest; record: FolderRecord },
+): Promise<undefined> {
   const sides = await compareSides(where.root, where.ignored, where.record, found.base.files, found.latest.files)
   const versionId = found.latest.versionId
   if (sides.local.length > 0) throw conflictError(conflictMessage({ versionId, summary: found.event.summary, ...sides }, where))
   const message = `${found.event.summary}; the folder has no changes of its own, so nothing was pushed. folio pull ${where.id} ${where.dir} writes ${versionId}'s files into the folder.`
-  ctx.print({ event: 'behind', versionId, after: found.base.versionId, changed: false, remote: sides.remote, versions: found.event.versions, message }, () => message)
+  ctx.print(
+    { event: 'behind', versionId, after: found.base.versionId, changed: false, remote: sides.remote, versions: found.event.versions, message },
+    () => message,
+  )
   return undefined
 }
 
@@ -113,7 +128,12 @@ function describe(o: SyncOutcome): string {
 
 /** "secret.html (cannot read it), big.mp4 (too big for one push)": the error line's list. */
 const notPushedSummary = (left: NotPushed[]) =>
-  listed(left.map((l) => `${l.path} (${l.problem === 'unreadable' ? `cannot read it: ${l.reason}` : l.problem === 'too-big' ? 'too big for one push' : 'no room in the last push'})`))
+  listed(
+    left.map(
+      (l) =>
+        `${l.path} (${l.problem === 'unreadable' ? `cannot read it: ${l.reason}` : l.problem === 'too-big' ? 'too big for one push' : 'no room in the last push'})`,
+    ),
+  )
 
 function describePlan(plan: SyncPlan): string {
   const rows: Array<[string, string[]]> = [
@@ -138,7 +158,10 @@ function report(ctx: CliContext, event: WatchEvent): void {
     case 'waiting':
       return ctx.print(event, () => `Server away at ${event.server}; ${queued(event)} queued, retrying in ${Math.round(event.retryInMs / 1000)} s`)
     case 'online':
-      return ctx.print(event, () => `Back online, pushed ${event.pushed} change${event.pushed === 1 ? '' : 's'} (the server was away ${Math.round(event.awayMs / 1000)} s)`)
+      return ctx.print(
+        event,
+        () => `Back online, pushed ${event.pushed} change${event.pushed === 1 ? '' : 's'} (the server was away ${Math.round(event.awayMs / 1000)} s)`,
+      )
     case 'elsewhere':
       return ctx.print(event, () => event.message)
     case 'unwatched':
@@ -156,7 +179,13 @@ function report(ctx: CliContext, event: WatchEvent): void {
 
 type CatchUp = Parameters<typeof watchFolder>[2]['catchUp']
 
-async function watchUntilStopped(ctx: CliContext, engine: SyncEngine, where: { id: string; dir: string; root: string; debounceMs: number; force: boolean }, catchUp: CatchUp, linked: () => Promise<void>): Promise<void> {
+async function watchUntilStopped(
+  ctx: CliContext,
+  engine: SyncEngine,
+  where: { id: string; dir: string; root: string; debounceMs: number; force: boolean },
+  catchUp: CatchUp,
+  linked: () => Promise<void>,
+): Promise<void> {
   let conflict: ((message: string) => void) | undefined
   let conflicted: string | undefined
   const onEvent = (event: WatchEvent) => {
@@ -168,7 +197,10 @@ async function watchUntilStopped(ctx: CliContext, engine: SyncEngine, where: { i
     conflict?.(conflicted)
   }
   // A version made elsewhere found by the final push on Ctrl+C: named with the two ways out.
-  const describeError = (error: unknown) => (error instanceof MadeElsewhereError ? `${error.event.summary}: nothing pushed. folio pull ${where.id} ${where.dir} takes its files; folio sync ${where.id} ${where.dir} --force makes the folder win.` : ctx.describe(error))
+  const describeError = (error: unknown) =>
+    error instanceof MadeElsewhereError
+      ? `${error.event.summary}: nothing pushed. folio pull ${where.id} ${where.dir} takes its files; folio sync ${where.id} ${where.dir} --force makes the folder win.`
+      : ctx.describe(error)
   const watcher = await watchFolder(engine, where.root, { debounceMs: where.debounceMs, onEvent, describeError, catchUp })
   // The first push is the whole folder. The server being away queues it (and says so); a wrong
   // id or key, a folder too big for one request, an empty folder: those end the command here.
@@ -216,7 +248,10 @@ async function watchUntilStopped(ctx: CliContext, engine: SyncEngine, where: { i
   if (final.pushed) {
     if (final.outcome.changed) report(ctx, { event: 'synced', outcome: final.outcome, latencyMs: 0 })
     if (final.outcome.notPushed.length === 0) return ctx.note('Stopped; everything is pushed.')
-    throw new CliError(`Stopped with files not pushed: ${notPushedSummary(final.outcome.notPushed)}. Everything else is in ${final.outcome.versionId}.`, STOPPED_UNPUSHED)
+    throw new CliError(
+      `Stopped with files not pushed: ${notPushedSummary(final.outcome.notPushed)}. Everything else is in ${final.outcome.versionId}.`,
+      STOPPED_UNPUSHED,
+    )
   }
   const what = final.unpushed ? listed(final.unpushed) : `the whole folder ${where.root} (the folio was never reached)`
   const next = final.away ? ` Push them with folio sync ${where.id} ${where.dir} once it is back.` : ''

@@ -36,21 +36,30 @@ function startRequest(action: string, options: TunnelOptions): Omit<StartBody, '
     throw new UsageError(`${options.provider ? '--provider' : 'FOLIO_TUNNEL_PROVIDER'} is one of ${TUNNEL_PROVIDERS.join(', ')}, got ${JSON.stringify(named)}.`)
   }
   const provider = options.url !== undefined ? (named ?? 'custom') : named
-  if (options.url !== undefined && provider !== 'custom') throw new UsageError('--url is the public URL of your own tunnel or proxy: it goes with --provider custom.')
+  if (options.url !== undefined && provider !== 'custom')
+    throw new UsageError('--url is the public URL of your own tunnel or proxy: it goes with --provider custom.')
   if ((options.tunnelHost !== undefined || options.subdomain !== undefined) && provider !== undefined && provider !== 'localtunnel') {
     throw new UsageError('--tunnel-host and --subdomain are for localtunnel: folio tunnel start --provider localtunnel --subdomain <name>.')
   }
   const subdomain = options.subdomain?.toLowerCase()
-  if (subdomain !== undefined && !/^[a-z0-9-]{4,63}$/.test(subdomain)) throw new UsageError(`--subdomain is 4 to 63 letters, digits or hyphens, got ${JSON.stringify(options.subdomain)}.`)
+  if (subdomain !== undefined && !/^[a-z0-9-]{4,63}$/.test(subdomain))
+    throw new UsageError(`--subdomain is 4 to 63 letters, digits or hyphens, got ${JSON.stringify(options.subdomain)}.`)
   const request = { ...(provider ? { provider } : {}), ...(subdomain ? { subdomain } : {}) }
   if (options.tunnelHost === undefined) return request
   const host = normalizeServerUrl(options.tunnelHost)
-  if (!('url' in host) || new URL(host.url).pathname !== '/') throw new UsageError(`--tunnel-host must be the URL of a localtunnel server, like https://localtunnel.me, got ${JSON.stringify(options.tunnelHost)}.`)
+  if (!('url' in host) || new URL(host.url).pathname !== '/')
+    throw new UsageError(`--tunnel-host must be the URL of a localtunnel server, like https://localtunnel.me, got ${JSON.stringify(options.tunnelHost)}.`)
   return { ...request, provider: 'localtunnel', host: host.url }
 }
 
 /** The lines a person reads about a running tunnel: URL, provider, and what viewers meet first. */
-function describeTunnel(t: { url?: string | null; provider?: string; viewerPassword?: string | null; viewerNotice?: string | null; previousUrl?: string | null }): string {
+function describeTunnel(t: {
+  url?: string | null
+  provider?: string
+  viewerPassword?: string | null
+  viewerNotice?: string | null
+  previousUrl?: string | null
+}): string {
   return [
     `Public URL: ${t.url} (${t.provider})`,
     t.previousUrl ? `The URL changed: links shared with ${t.previousUrl} no longer work; share the new one.` : '',
@@ -65,8 +74,10 @@ export default (action: 'start' | 'stop' | 'status', options: TunnelOptions, com
   withContext(command, async (ctx) => {
     const request = startRequest(action, options)
     const tunnelFailed = (error: unknown): never => {
-      if (error instanceof ApiClientError && error.status === 403) throw new CliError(`${ctx.server} runs in Cloud mode: it has no tunnel (it is public already).`, EXIT.failed, error.error)
-      if (error instanceof ApiClientError && error.error === ERRORS.tunnelFailed.error) throw new CliError(`The tunnel failed: ${error.detail ?? 'no reason given'}. ${NEXT_STEPS}`, EXIT.failed, error.error)
+      if (error instanceof ApiClientError && error.status === 403)
+        throw new CliError(`${ctx.server} runs in Cloud mode: it has no tunnel (it is public already).`, EXIT.failed, error.error)
+      if (error instanceof ApiClientError && error.error === ERRORS.tunnelFailed.error)
+        throw new CliError(`The tunnel failed: ${error.detail ?? 'no reason given'}. ${NEXT_STEPS}`, EXIT.failed, error.error)
       throw error
     }
     if (action === 'start') {

@@ -36,7 +36,11 @@ export default (first: string | undefined, rest: string[], options: { to?: strin
     )
     const files = oneFilePerTarget(listed, paths)
     const total = files.reduce((sum, f) => sum + f.size, 0)
-    const bar = progressBar(files.length === 1 ? `Uploading ${files[0]!.path}` : `Uploading ${files.length} files`, total, Boolean(process.stderr.isTTY) && !ctx.json && total > SHOW_PROGRESS_ABOVE)
+    const bar = progressBar(
+      files.length === 1 ? `Uploading ${files[0]!.path}` : `Uploading ${files.length} files`,
+      total,
+      Boolean(process.stderr.isTTY) && !ctx.json && total > SHOW_PROGRESS_ABOVE,
+    )
     const timeoutMs = Math.ceil(60_000 + total / 50) // a slow link must not time out a big upload
     if (files.length === 1) {
       const file = files[0]!
@@ -52,7 +56,12 @@ export default (first: string | undefined, rest: string[], options: { to?: strin
       return
     }
     const { body, contentType } = multipartBody(files)
-    const result = await ctx.client.raw(uploadBatch, { params: { id }, body: counted(body, (n) => bar.add(n)), headers: { 'content-type': contentType }, timeoutMs })
+    const result = await ctx.client.raw(uploadBatch, {
+      params: { id },
+      body: counted(body, (n) => bar.add(n)),
+      headers: { 'content-type': contentType },
+      timeoutMs,
+    })
     bar.finish()
     // Some files landed: a success, with the skipped ones said where scripts and people both see it.
     if (result.skipped.length) ctx.warn(`skipped ${result.skipped.length} file(s) that are not images: ${result.skipped.join(', ')}; use folio sync for those.`)
@@ -70,7 +79,9 @@ function oneFilePerTarget<F extends { path: string; absolute: string }>(files: F
     const earlier = byTarget.get(file.path)
     if (!earlier) byTarget.set(file.path, { file, given: given[i]! })
     else if (earlier.file.absolute !== file.absolute) {
-      throw new CliError(`${earlier.given} and ${given[i]} would both be uploaded as ${file.path}, and one would replace the other. Upload them in separate runs with different --to folders.`)
+      throw new CliError(
+        `${earlier.given} and ${given[i]} would both be uploaded as ${file.path}, and one would replace the other. Upload them in separate runs with different --to folders.`,
+      )
     }
   })
   return [...byTarget.values()].map((entry) => entry.file)

@@ -20,9 +20,7 @@ export default (_options: unknown, command: Command) =>
     const { target } = ctx
     const [verdict, mode] = await Promise.all([checkKey(ctx.client, target.key), serverMode(ctx.client)])
     const workspace =
-      mode === 'cloud' && verdict.state === 'accepted'
-        ? await ctx.client.call(getWorkspace).then(({ id, name, plan }) => ({ id, name, plan }))
-        : null
+      mode === 'cloud' && verdict.state === 'accepted' ? await ctx.client.call(getWorkspace).then(({ id, name, plan }) => ({ id, name, plan })) : null
     const result = {
       server: target.server,
       serverSource: target.serverSource,

@@ -9,7 +9,7 @@ export function registerAi(program: Command): void {
     .argument('<prompt...>', 'what to change')
     .option('-y, --yes', 'commit the proposal without asking')
     .option('--model <model>', 'the model (OSS), e.g. gpt-4.1-mini, anthropic:claude-sonnet-4-5, ollama:llama3.2')
-    .option('--api-key-env <NAME>', "the provider key (OSS) is in this environment variable: sent for this request only, never on the command line")
+    .option('--api-key-env <NAME>', 'the provider key (OSS) is in this environment variable: sent for this request only, never on the command line')
     .option('--file <path>', 'work on this file only (the current screen), e.g. slides.html')
     .addHelpText(
       'after',

@@ -9,7 +9,12 @@ export function registerCreate(program: Command): void {
     .argument('[title]', 'the folio’s title (default: the page’s <title> or first heading, else the folder’s or file’s name)')
     .option('--html <file>', 'an HTML file, stored as index.html')
     .option('--dir <folder>', 'a folder: every file in it (.gitignore and .folioignore are honoured)')
-    .addOption(new Option('--mode <mode>', 'what kind of folio (default: from the page: slides → deck, charts → dashboard, one big table → spreadsheet, else document; deck without a page)').choices([...PROJECT_MODES]))
+    .addOption(
+      new Option(
+        '--mode <mode>',
+        'what kind of folio (default: from the page: slides → deck, charts → dashboard, one big table → spreadsheet, else document; deck without a page)',
+      ).choices([...PROJECT_MODES]),
+    )
     .option('--description <text>', 'a line about it (default: the page’s meta description or first paragraph)')
     .option('--prompt <text>', 'have the server’s AI model write it (OSS: the model folio serve is configured with)')
     .option('--publish', 'publish at once (default: draft, visible only to you)')

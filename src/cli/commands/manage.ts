@@ -9,7 +9,10 @@ export function registerManage(program: Command): void {
     .command('publish')
     .description('publish a folio: viewers of its share page see it (private ones after their access key)')
     .argument('[id]', FOLIO_ID_HELP)
-    .addHelpText('after', '\nExamples:\n  $ folio publish kL9VtGLOsbNK\n  $ folio publish                     in a linked folder\n  $ folio publish kL9VtGLOsbNK --json  the server\'s answer: {success, project}')
+    .addHelpText(
+      'after',
+      "\nExamples:\n  $ folio publish kL9VtGLOsbNK\n  $ folio publish                     in a linked folder\n  $ folio publish kL9VtGLOsbNK --json  the server's answer: {success, project}",
+    )
     .action(lazyAction(async () => ({ default: (await import('../actions/publish.js')).publish })))
 
   program
@@ -30,7 +33,9 @@ export function registerManage(program: Command): void {
     .option('--access-key <key>', 'the access key viewers type (makes the folio private; changes the key of a private one)')
     .addOption(new Option('--comments <state>', 'whether viewers may comment').choices(['on', 'off']))
     .addOption(new Option('--mode <mode>', 'what kind of folio').choices([...PROJECT_MODES]))
-    .addOption(new Option('--moderation <who>', 'who may resolve and delete a comment besides you: anyone, or its author only').choices([...COMMENT_MODERATIONS]))
+    .addOption(
+      new Option('--moderation <who>', 'who may resolve and delete a comment besides you: anyone, or its author only').choices([...COMMENT_MODERATIONS]),
+    )
     .addHelpText(
       'after',
       `

@@ -37,7 +37,7 @@ export function registerReadCommands(program: Command): void {
     .option('--no-pull', 'leave the linked folder as it is, without asking')
     .addHelpText(
       'after',
-      '\nExamples:\n  $ folio restore kL9VtGLOsbNK v2\n  $ folio restore v2                   in a linked folder: asks whether to write v2\'s files into it\n  $ folio restore v2 --pull            the same, without asking (for scripts)\n\nIn a linked folder a terminal asks; without one, and without --pull or --no-pull, it says how\n(folio pull). A running folio sync --watch pulls the restored files on its own.',
+      "\nExamples:\n  $ folio restore kL9VtGLOsbNK v2\n  $ folio restore v2                   in a linked folder: asks whether to write v2's files into it\n  $ folio restore v2 --pull            the same, without asking (for scripts)\n\nIn a linked folder a terminal asks; without one, and without --pull or --no-pull, it says how\n(folio pull). A running folio sync --watch pulls the restored files on its own.",
     )
     .action(lazyAction(() => import('../actions/restore.js')))
 }

@@ -15,8 +15,11 @@ export function registerServe(program: Command): void {
     .description('start the folio server on a flat-file store (no database to install)')
     .option('-p, --port <port>', 'port to listen on; 0 picks a free one (default: $PORT, else 3000 or, when taken, a free one)', parsePort)
     .option('-H, --host <host>', 'interface or host name to listen on; 0.0.0.0 to reach it from other machines', '127.0.0.1')
-    .option('-d, --data <dir>', 'data folder (default: $FOLIO_DATA or ./.folio); with --database, only this instance\'s own files')
-    .option('--database <url>', 'keep everything in PostgreSQL instead, postgres://user:password@host:5432/database: run several instances on it (default: $FOLIO_DATABASE_URL)')
+    .option('-d, --data <dir>', "data folder (default: $FOLIO_DATA or ./.folio); with --database, only this instance's own files")
+    .option(
+      '--database <url>',
+      'keep everything in PostgreSQL instead, postgres://user:password@host:5432/database: run several instances on it (default: $FOLIO_DATABASE_URL)',
+    )
     .option('--pool-size <n>', 'with --database: connections this instance may hold (default: $FOLIO_POOL_SIZE, else 10; it takes 2 more)', parsePoolSize)
     .addOption(new Option('-m, --mode <mode>', 'oss: open local API; cloud: workspaces, keys and quotas').choices(['oss', 'cloud']).default('oss'))
     .option('--tunnel', 'also open a public tunnel at start (folio tunnel start|stop later)')

@@ -14,7 +14,10 @@ export function registerSync(program: Command): void {
     .option('--mirror', 'make the folio hold exactly the folder: also delete folio files that did not come from it (e.g. from folio upload)')
     .option('--allow-empty', 'allow deleting files while the folder is empty (or wholly ignored), or a push that leaves the folio with no files')
     .option('--dry-run', 'print what one sync would add, change, delete and keep; send nothing')
-    .option('-f, --force', 'push the whole folder as the new version even when a version was made elsewhere since its last sync (the folder wins; that version stays in the history)')
+    .option(
+      '-f, --force',
+      'push the whole folder as the new version even when a version was made elsewhere since its last sync (the folder wins; that version stays in the history)',
+    )
     .addHelpText(
       'after',
       `

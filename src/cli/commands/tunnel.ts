@@ -7,7 +7,9 @@ export function registerTunnel(program: Command): void {
     .command('tunnel')
     .description('start or stop a public tunnel to the local server, or show its state')
     .addArgument(new Argument('[action]', 'what to do').choices(['start', 'stop', 'status']).default('status'))
-    .addOption(new Option('--provider <name>', 'start: how (default: $FOLIO_TUNNEL_PROVIDER, else the last one used, else localtunnel)').choices([...TUNNEL_PROVIDERS]))
+    .addOption(
+      new Option('--provider <name>', 'start: how (default: $FOLIO_TUNNEL_PROVIDER, else the last one used, else localtunnel)').choices([...TUNNEL_PROVIDERS]),
+    )
     .option('--url <url>', 'start, custom provider: the public URL of your own tunnel or proxy to this server (saved)')
     .option('--tunnel-host <url>', 'start, localtunnel: the localtunnel server to use this time (default: the one folio serve was given)')
     .option('--subdomain <name>', 'start, localtunnel: ask for this subdomain (4–63 of a-z, 0-9, -); the server may give another when taken')

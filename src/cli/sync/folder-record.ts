@@ -65,7 +65,10 @@ export class FolderRecord {
   }
 
   static async open(where: FolderAndFolio): Promise<FolderRecord> {
-    const name = createHash('sha256').update(`${where.server.replace(/\/+$/, '')}\n${where.id}\n${where.root}`).digest('hex').slice(0, 32)
+    const name = createHash('sha256')
+      .update(`${where.server.replace(/\/+$/, '')}\n${where.id}\n${where.root}`)
+      .digest('hex')
+      .slice(0, 32)
     const file = join(configDir(), 'sync', `${name}.json`)
     const saved: Saved = { paths: new Set<string>(), contents: new Map<string, string[]>() }
     try {
@@ -73,12 +76,17 @@ export class FolderRecord {
       if (Array.isArray(json.paths)) saved.paths = new Set(json.paths.filter((p): p is string => typeof p === 'string'))
       if (json.contents && typeof json.contents === 'object') {
         for (const [path, hashes] of Object.entries(json.contents)) {
-          if (Array.isArray(hashes)) saved.contents.set(path, hashes.filter((h): h is string => typeof h === 'string'))
+          if (Array.isArray(hashes))
+            saved.contents.set(
+              path,
+              hashes.filter((h): h is string => typeof h === 'string'),
+            )
         }
       }
       if (typeof json.versionId === 'string') saved.versionId = json.versionId
       // Records written before the base was kept have none: a version made elsewhere is then re-read as before.
-      if (json.base && typeof json.base === 'object') saved.base = new Map(Object.entries(json.base).filter((e): e is [string, string] => typeof e[1] === 'string'))
+      if (json.base && typeof json.base === 'object')
+        saved.base = new Map(Object.entries(json.base).filter((e): e is [string, string] => typeof e[1] === 'string'))
     } catch {
       // never synced from here (or the record is unreadable): nothing is known to come from the folder
     }

@@ -36,7 +36,10 @@ export async function fetchFolioFiles(client: FolioClient, id: string, versionId
     if (!assets.has(hash)) {
       const response = await client.request(getAsset, { params: { hash } })
       if (!response.ok) throw new CliError(`Could not fetch the image asset://${hash} of folio ${id} (HTTP ${response.status}).`)
-      assets.set(hash, { bytes: Buffer.from(await response.arrayBuffer()), type: response.headers.get('content-type')?.split(';')[0] ?? 'application/octet-stream' })
+      assets.set(hash, {
+        bytes: Buffer.from(await response.arrayBuffer()),
+        type: response.headers.get('content-type')?.split(';')[0] ?? 'application/octet-stream',
+      })
     }
     return assets.get(hash)!
   }

@@ -47,7 +47,8 @@ export class MadeElsewhereError extends Error {
 const RESTORE = /^Restore (v\d+)$/
 
 /** "restore of v2 by ann", or the commit message in quotes. */
-const what = (v: VersionMadeElsewhere) => `${RESTORE.test(v.commitMessage) ? `restore of ${RESTORE.exec(v.commitMessage)![1]}` : JSON.stringify(v.commitMessage)} by ${v.author}`
+const what = (v: VersionMadeElsewhere) =>
+  `${RESTORE.test(v.commitMessage) ? `restore of ${RESTORE.exec(v.commitMessage)![1]}` : JSON.stringify(v.commitMessage)} by ${v.author}`
 
 /** What was made between `after` and `latest`, in one line; `sinceLastSync` when the sync is just starting. */
 export async function madeElsewhere(client: FolioClient, id: string, after: string, latest: string, sinceLastSync: boolean): Promise<MadeElsewhere> {

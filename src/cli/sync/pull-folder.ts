@@ -36,7 +36,13 @@ export interface Before {
  * history (the version the folder knew before, or bytes the folder once pushed); otherwise an
  * overwrite is listed in `overwrites` (the caller refuses unless forced) and a removal is kept.
  */
-export async function planPull(root: string, ignored: IgnoreTest, record: FolderRecord, target: FolioVersionFiles, before: Before | undefined): Promise<PullPlan> {
+export async function planPull(
+  root: string,
+  ignored: IgnoreTest,
+  record: FolderRecord,
+  target: FolioVersionFiles,
+  before: Before | undefined,
+): Promise<PullPlan> {
   const plan: PullPlan = { versionId: target.versionId, write: [], remove: [], kept: [], overwrites: [] }
   const inHistory = (path: string, sha256: string): Removed | undefined => {
     const was = before?.files.get(path)
@@ -94,9 +100,19 @@ function insideRoot(root: string, path: string): string {
  * the folder holds now, and that the bytes it holds of `inFolio` (each a version's files) are in
  * the folio's history, so a later pull may replace them.
  */
-export async function recordPull(root: string, ignored: IgnoreTest, record: FolderRecord, latest: Before, inFolio: Array<ReadonlyMap<string, string>>): Promise<void> {
+export async function recordPull(
+  root: string,
+  ignored: IgnoreTest,
+  record: FolderRecord,
+  latest: Before,
+  inFolio: Array<ReadonlyMap<string, string>>,
+): Promise<void> {
   const scan = await scanFolder(root, ignored)
   const present = [...scan.files.keys(), ...[...scan.unreadable.keys()].filter((p) => !p.endsWith('/'))]
   const known = [...scan.files].filter(([path, file]) => inFolio.some((files) => files.get(path) === file.sha256))
-  await record.replace(present, known.map(([path, file]) => [path, file.sha256]), { versionId: latest.versionId, files: latest.files })
+  await record.replace(
+    present,
+    known.map(([path, file]) => [path, file.sha256]),
+    { versionId: latest.versionId, files: latest.files },
+  )
 }

@@ -17,7 +17,13 @@ export interface Sides {
 }
 
 /** `base` and `latest`: path → sha256 (full or short: only the first 16 hex digits are compared). */
-export async function compareSides(root: string, ignored: IgnoreTest, record: FolderRecord, base: ReadonlyMap<string, string>, latest: ReadonlyMap<string, string>): Promise<Sides> {
+export async function compareSides(
+  root: string,
+  ignored: IgnoreTest,
+  record: FolderRecord,
+  base: ReadonlyMap<string, string>,
+  latest: ReadonlyMap<string, string>,
+): Promise<Sides> {
   const was = new Map([...base].map(([p, h]) => [p, short(h)]))
   const now = new Map([...latest].map(([p, h]) => [p, short(h)]))
   const scan = await scanFolder(root, ignored)

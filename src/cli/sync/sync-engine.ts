@@ -10,41 +10,9 @@ import { type IgnoreTest, type LocalFile, readLocalFile, scanFolder, unreadableR
 import { madeElsewhere, type MadeElsewhere, MadeElsewhereError } from './made-elsewhere.js'
 import { type NotPushed, tooBig, unreadable } from './not-pushed.js'
 import { fitOnePush } from './push-body.js'
+import type { CallOptions, SyncOutcome, SyncPlan } from './sync-outcome.js'
 
-export interface SyncOutcome {
-  versionId: string
-  changed: boolean
-  added: number
-  updated: number
-  deleted: number
-  /** Paths whose content travelled (or were deleted). */
-  paths: string[]
-  /** The paths this push deleted from the folio. */
-  deletedPaths: string[]
-  /** Full syncs: folio files missing from the folder that were kept, as the folder never had them. */
-  kept: string[]
-  /** Every file of the folder still not pushed after this push, and why (not only this push's). */
-  notPushed: NotPushed[]
-  /** File bodies sent: 0 when nothing changed. */
-  filesSent: number
-  bytesSent: number
-}
-
-/** What a full sync would do, without doing it (--dry-run). */
-export interface SyncPlan {
-  versionId: string
-  added: string[]
-  updated: string[]
-  deleted: string[]
-  kept: string[]
-  /** Files it would leave out: unreadable, or too big for any request. */
-  notPushed: NotPushed[]
-}
-
-export interface CallOptions {
-  /** Per request; the watcher's last push on Ctrl+C passes a short one. */
-  timeoutMs?: number
-}
+export type { CallOptions, SyncOutcome, SyncPlan } from './sync-outcome.js'
 
 export interface SyncEngineOptions {
   client: FolioClient
@@ -85,7 +53,11 @@ const PUSH_TIMEOUT_MS = 120_000
 const listed = (paths: string[], max = 5) => (paths.length <= max ? paths.join(', ') : `${paths.slice(0, max).join(', ')} and ${paths.length - max} more`)
 const byPath = <T>([a]: [string, T], [b]: [string, T]) => (a < b ? -1 : 1)
 const isConflict = (error: unknown) => error instanceof ApiClientError && error.status === 409
-const canList = (dir: string) => readdir(dir).then(() => true, () => false)
+const canList = (dir: string) =>
+  readdir(dir).then(
+    () => true,
+    () => false,
+  )
 
 /**
  * Pushes a folder's changes to a folio. It knows the content hash of every file in the latest
@@ -154,7 +126,10 @@ export class SyncEngine {
 
   /** A version's hashes, for a record that kept none (written by an older folio, or by folio create); undefined when it cannot be read. */
   async #filesOf(versionId: string): Promise<Map<string, string> | undefined> {
-    return fetchFolioFiles(this.#client, this.#id, versionId).then((v) => hashesOf(v.files), () => undefined)
+    return fetchFolioFiles(this.#client, this.#id, versionId).then(
+      (v) => hashesOf(v.files),
+      () => undefined,
+    )
   }
 
   /** Asks for the latest version (a live event said one was made): MadeElsewhereError when it is not the one known. */
@@ -238,7 +213,11 @@ export class SyncEngine {
       // The folder has what it could not read too; so has it what the folio holds from an unreadable folder of it.
       const unreadableFiles = [...scan.unreadable.keys()].filter((p) => !p.endsWith('/'))
       const inUnreadableFolders = [...remote.files.keys()].filter((p) => this.#record.has(p) && unreadableReason(scan.unreadable, p))
-      await this.#record.replace([...scan.files.keys(), ...unreadableFiles, ...inUnreadableFolders], this.#fromFolder(scan.files.keys(), notPushed), this.#remote!)
+      await this.#record.replace(
+        [...scan.files.keys(), ...unreadableFiles, ...inUnreadableFolders],
+        this.#fromFolder(scan.files.keys(), notPushed),
+        this.#remote!,
+      )
       return this.#settle(outcome, notPushed)
     })
   }
@@ -344,15 +323,37 @@ export class SyncEngine {
       else after.delete(path)
     }
     if (after.size > 0 || remote.files.size === 0) return
-    throw new CliError(`This push would delete every file of folio ${this.#id} (${listed([...remote.files.keys()].sort())}); refused. Pass --allow-empty to allow it.`)
+    throw new CliError(
+      `This push would delete every file of folio ${this.#id} (${listed([...remote.files.keys()].sort())}); refused. Pass --allow-empty to allow it.`,
+    )
   }
 
   async #push(changes: Changes, notPushed: Map<string, NotPushed>, call: CallOptions): Promise<SyncOutcome> {
     const remote = this.#remote!
-    const outcome: SyncOutcome = { versionId: remote.versionId, changed: false, added: 0, updated: 0, deleted: 0, paths: [], deletedPaths: [], kept: [], notPushed: [], filesSent: 0, bytesSent: 0 }
+    const outcome: SyncOutcome = {
+      versionId: remote.versionId,
+      changed: false,
+      added: 0,
+      updated: 0,
+      deleted: 0,
+      paths: [],
+      deletedPaths: [],
+      kept: [],
+      notPushed: [],
+      filesSent: 0,
+      bytesSent: 0,
+    }
     if (changes.size === 0) return outcome
     const where = { id: this.#id, root: this.#root }
-    const fitting = { changes, notPushed, where, partial: this.#partial, message: this.#message, baseVersionId: remote.versionId, inFolio: (path: string) => remote.files.has(path) }
+    const fitting = {
+      changes,
+      notPushed,
+      where,
+      partial: this.#partial,
+      message: this.#message,
+      baseVersionId: remote.versionId,
+      inFolio: (path: string) => remote.files.has(path),
+    }
     const { body, read, deletions } = await fitOnePush(fitting)
     if (read.size === 0 && deletions.length === 0) return outcome
     const result = await this.#client.call(syncFiles, { params: { id: this.#id }, body }, call.timeoutMs ?? PUSH_TIMEOUT_MS)

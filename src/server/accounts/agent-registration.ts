@@ -66,7 +66,11 @@ export class AgentRegistration {
     const identity = await readAssertion(assertion, this.#deps.issuers)
     if (identity.verified && identity.email) {
       const joined = await this.#joinAccount(identity.email)
-      if (joined) return { status: 'completed' as const, credential: { access_token: joined.token, token_type: 'Bearer' as const, organization: organizationOf(joined.workspace) } }
+      if (joined)
+        return {
+          status: 'completed' as const,
+          credential: { access_token: joined.token, token_type: 'Bearer' as const, organization: organizationOf(joined.workspace) },
+        }
     }
     const who = identity.email ?? identity.sub!
     // Unproven: the address is not recorded as a member (it would show up in that person's
@@ -84,7 +88,11 @@ export class AgentRegistration {
     const id = randomUUID()
     const now = Date.now()
     const expiresAt = now + SESSION_MS
-    await this.#deps.shared.set<RegistrationSession>(sessionKey(id), { status: 'pending_claim', workspaceId: workspace.id, sends: 0, createdAt: now }, expiresAt)
+    await this.#deps.shared.set<RegistrationSession>(
+      sessionKey(id),
+      { status: 'pending_claim', workspaceId: workspace.id, sends: 0, createdAt: now },
+      expiresAt,
+    )
     const token = newToken(PRE_CLAIM_PREFIX)
     await this.#deps.credentials.preClaims.put(tokenHash(token), { workspaceId: workspace.id, sessionId: id }, expiresAt)
     return {
@@ -104,13 +112,22 @@ export class AgentRegistration {
     claimable(await this.#deps.shared.get<RegistrationSession>(sessionKey(id)))
     const perAddress = await this.#deps.shared.hit(`agent:codes-to:${tokenHash(address)}`, 3_600_000)
     if (perAddress.count > CODES_PER_ADDRESS_HOUR) {
-      throw fail(ERRORS.tooManyRequests, 'Too many codes were sent to this address this hour: try again later.', { 'retry-after': String(Math.ceil((perAddress.resetAt - Date.now()) / 1000)) })
+      throw fail(ERRORS.tooManyRequests, 'Too many codes were sent to this address this hour: try again later.', {
+        'retry-after': String(Math.ceil((perAddress.resetAt - Date.now()) / 1000)),
+      })
     }
     // Counting the send with compare-and-set: parallel claims cannot send more than their share.
     let session: Versioned<RegistrationSession>
     do {
       session = claimable(await this.#deps.shared.get<RegistrationSession>(sessionKey(id)))
-    } while ((await this.#deps.shared.set(sessionKey(id), { ...session.value, email: address, sends: session.value.sends + 1 }, session.expiresAt, session.version)) === false)
+    } while (
+      (await this.#deps.shared.set(
+        sessionKey(id),
+        { ...session.value, email: address, sends: session.value.sends + 1 },
+        session.expiresAt,
+        session.version,
+      )) === false
+    )
     const code = await this.#codes.issue(`agent:${id}`, address, session.expiresAt)
     const minutes = Math.max(1, Math.round((session.expiresAt - Date.now()) / 60_000))
     try {
@@ -134,13 +151,19 @@ export class AgentRegistration {
     if (session.value.status === 'completed') throw completed()
     const check = await this.#codes.check(`agent:${id}`, address, code)
     if (!check.ok) {
-      if (check.reason === 'exhausted') throw fail(ERRORS.tooManyAttempts, 'Five wrong codes: this one no longer works. Ask for a new one with POST /api/agent/auth/claim.')
+      if (check.reason === 'exhausted')
+        throw fail(ERRORS.tooManyAttempts, 'Five wrong codes: this one no longer works. Ask for a new one with POST /api/agent/auth/claim.')
       if (check.reason === 'none') throw fail(ERRORS.invalidCode, 'No code was sent to this address for this session: POST /api/agent/auth/claim first.')
       throw fail(ERRORS.invalidCode, `Wrong code: ${check.attemptsLeft} attempt(s) left.`)
     }
     // The code was single-use, so only one caller gets here per code; the CAS settles a race
     // with a second code of the same session.
-    const done = await this.#deps.shared.set<RegistrationSession>(sessionKey(id), { ...session.value, status: 'completed', email: address }, session.expiresAt, session.version)
+    const done = await this.#deps.shared.set<RegistrationSession>(
+      sessionKey(id),
+      { ...session.value, status: 'completed', email: address },
+      session.expiresAt,
+      session.version,
+    )
     if (done === false) throw completed()
     const { workspaces } = this.#deps
     const joined = await this.#joinAccount(address)

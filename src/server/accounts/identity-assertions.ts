@@ -58,7 +58,11 @@ export function loadTrustedIssuers(value: string | undefined): TrustedIssuers {
  */
 export async function readAssertion(assertion: string | undefined, issuers: TrustedIssuers): Promise<AssertedIdentity> {
   const parts = assertion?.split('.')
-  if (!assertion || parts?.length !== 3) throw fail(ERRORS.invalidAssertionFormat, 'Send base64url(header).base64url(payload). — three dot-separated parts, the last empty for an unsigned assertion.')
+  if (!assertion || parts?.length !== 3)
+    throw fail(
+      ERRORS.invalidAssertionFormat,
+      'Send base64url(header).base64url(payload). — three dot-separated parts, the last empty for an unsigned assertion.',
+    )
   const header = decodePart(parts[0]!)
   const payload = decodePart(parts[1]!)
   if (!header || !payload) throw fail(ERRORS.invalidAssertionFormat, 'The header and payload must be base64url-encoded JSON objects.')

@@ -26,7 +26,11 @@ const ELSEWHERE =
 export function localAgentRegistration(ctx: ServerContext, issuers: TrustedIssuers) {
   const organization = async () => {
     // The spec's organization id is a UUID: made once per data dir, so an agent sees the same one each time.
-    const { id } = await ctx.store.settings.ensure<{ id: string }>('organization', () => ({ id: randomUUID() }), (stored) => typeof stored.id === 'string')
+    const { id } = await ctx.store.settings.ensure<{ id: string }>(
+      'organization',
+      () => ({ id: randomUUID() }),
+      (stored) => typeof stored.id === 'string',
+    )
     return { id, name: 'Local workspace', plan: 'oss' }
   }
 

@@ -8,7 +8,12 @@ import { mountRoute } from '../route.js'
 import { sessionCookie } from './sign-in.js'
 
 const secure = (event: H3Event) => event.url.protocol === 'https:'
-const headersOf = (event: H3Event) => ({ cookie: event.req.headers.get('cookie'), origin: event.req.headers.get('origin'), host: event.req.headers.get('host'), method: event.req.method })
+const headersOf = (event: H3Event) => ({
+  cookie: event.req.headers.get('cookie'),
+  origin: event.req.headers.get('origin'),
+  host: event.req.headers.get('host'),
+  method: event.req.method,
+})
 
 /** People signing in to the dashboard (Cloud): codes, sessions, sign-out, the Owner's list. */
 export function registerSignInRoutes(app: H3, ctx: ServerContext): void {

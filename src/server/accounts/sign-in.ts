@@ -62,13 +62,19 @@ export class SignIn {
     const check = await this.#codes.check(purposeOf(address), address, input.code)
     if (!check.ok) {
       if (check.reason === 'exhausted') throw fail(ERRORS.tooManyAttempts, 'Five wrong codes: ask for a new one (POST /api/auth/code).')
-      throw fail(ERRORS.invalidCode, check.reason === 'none' ? 'No live code was sent to this address: ask for one with POST /api/auth/code.' : `Wrong code: ${check.attemptsLeft} attempt(s) left.`)
+      throw fail(
+        ERRORS.invalidCode,
+        check.reason === 'none'
+          ? 'No live code was sent to this address: ask for one with POST /api/auth/code.'
+          : `Wrong code: ${check.attemptsLeft} attempt(s) left.`,
+      )
     }
     const { workspaces } = this.#deps
     let workspaceId = input.workspaceId
     if (input.invitation) {
       const invitation = await takeInvitation(this.#deps.shared, input.invitation, address)
-      if (!invitation || !workspaces.get(invitation.workspaceId)) throw fail(ERRORS.invitationInvalid, 'This invitation is unknown, used, expired, or for another address.')
+      if (!invitation || !workspaces.get(invitation.workspaceId))
+        throw fail(ERRORS.invitationInvalid, 'This invitation is unknown, used, expired, or for another address.')
       await workspaces.addMember(invitation.workspaceId, { email: address, role: invitation.role })
       workspaceId = invitation.workspaceId
     }

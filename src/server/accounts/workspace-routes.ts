@@ -54,7 +54,12 @@ export function registerWorkspaceRoutes(app: H3, ctx: ServerContext): void {
     mayManage(principal, body.role)
     const code = randomBytes(18).toString('base64url')
     const expiresAt = Date.now() + INVITATION_MS
-    const invitation: Invitation = { workspaceId: principal.workspaceId, email: body.email.trim().toLowerCase(), role: body.role, invitedBy: principal.email ?? principal.name }
+    const invitation: Invitation = {
+      workspaceId: principal.workspaceId,
+      email: body.email.trim().toLowerCase(),
+      role: body.role,
+      invitedBy: principal.email ?? principal.name,
+    }
     await ctx.shared.set(invitationKey(code), invitation, expiresAt, null)
     return { invitation: { code, email: invitation.email, role: invitation.role, expiresAt: new Date(expiresAt).toISOString() } }
   })

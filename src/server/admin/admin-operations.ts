@@ -46,7 +46,9 @@ export async function createWorkspace(deps: AdminDeps, input: { name: string; pl
 }
 
 export function listWorkspaces(deps: AdminDeps) {
-  return deps.store.workspaces.list().map((ws) => ({ ...ws, members: deps.store.workspaces.members(ws.id).length, hasKey: deps.store.workspaces.hasKey(ws.id) }))
+  return deps.store.workspaces
+    .list()
+    .map((ws) => ({ ...ws, members: deps.store.workspaces.members(ws.id).length, hasKey: deps.store.workspaces.hasKey(ws.id) }))
 }
 
 export async function setPlan(deps: AdminDeps, id: string, plan: string) {
@@ -71,7 +73,8 @@ export async function replacePlans(deps: AdminDeps, table: unknown): Promise<Pla
   try {
     return await deps.store.plans.replace(table)
   } catch (error) {
-    if (error instanceof PlansInvalidError) throw new AdminError(`Those plans cannot be used: ${error.message}. Each plan needs requestsPerMinute, aiMessagesPerMonth and storageBytes.`, 'invalid')
+    if (error instanceof PlansInvalidError)
+      throw new AdminError(`Those plans cannot be used: ${error.message}. Each plan needs requestsPerMinute, aiMessagesPerMonth and storageBytes.`, 'invalid')
     throw error
   }
 }
@@ -113,7 +116,10 @@ export async function openForAdmin(dataDir: string): Promise<{ deps: AdminDeps; 
       throw error
     }
     await unlock()
-    throw new AdminError(`${dataDir} is the folder of an instance serving ${instance.trim()}: start it (folio serve --database …, --data ${dataDir}), and folio admin asks it.`, 'invalid')
+    throw new AdminError(
+      `${dataDir} is the folder of an instance serving ${instance.trim()}: start it (folio serve --database …, --data ${dataDir}), and folio admin asks it.`,
+      'invalid',
+    )
   }
   let store: FolioStore
   try {

@@ -35,7 +35,11 @@ export function registerAdminRoutes(app: H3, ctx: ServerContext, token: string):
   }
   const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
 
-  app.on('GET', '/_admin/workspaces', run(() => listWorkspaces(deps)))
+  app.on(
+    'GET',
+    '/_admin/workspaces',
+    run(() => listWorkspaces(deps)),
+  )
   app.on(
     'POST',
     '/_admin/workspaces',
@@ -49,9 +53,29 @@ export function registerAdminRoutes(app: H3, ctx: ServerContext, token: string):
     '/_admin/workspaces/:id/plan',
     run(async (event) => setPlan(deps, event.context.params!.id!, text((await body(event)).plan) ?? '')),
   )
-  app.on('GET', '/_admin/workspaces/:id/members', run((event) => members(deps, event.context.params!.id!)))
-  app.on('GET', '/_admin/plans', run(() => plans(deps)))
-  app.on('PUT', '/_admin/plans', run(async (event) => replacePlans(deps, await body(event))))
-  app.on('GET', '/_admin/usage', run(() => usage(deps)))
-  app.on('GET', '/_admin/usage/:id', run((event) => usage(deps, event.context.params!.id!)))
+  app.on(
+    'GET',
+    '/_admin/workspaces/:id/members',
+    run((event) => members(deps, event.context.params!.id!)),
+  )
+  app.on(
+    'GET',
+    '/_admin/plans',
+    run(() => plans(deps)),
+  )
+  app.on(
+    'PUT',
+    '/_admin/plans',
+    run(async (event) => replacePlans(deps, await body(event))),
+  )
+  app.on(
+    'GET',
+    '/_admin/usage',
+    run(() => usage(deps)),
+  )
+  app.on(
+    'GET',
+    '/_admin/usage/:id',
+    run((event) => usage(deps, event.context.params!.id!)),
+  )
 }

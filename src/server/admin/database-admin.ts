@@ -66,42 +66,58 @@ export interface CopyReport extends CopyResult {
  * older format upgraded; a crash's journal replayed), then copied key by key (storage-copy.ts).
  */
 export function importDataDir(url: string, dataDir: string, onProgress?: (p: CopyProgress) => void): Promise<CopyReport> {
-  return withPool(url, async (pool) => {
-    // openStore makes a new store where there is none: a mistyped folder would import an empty one.
-    const isDataDir = await Promise.all([
-      ...[keys.format, keys.legacyDatabase].map((file) => stat(join(dataDir, file)).then(() => true, () => false)),
-      journalHoldsWrites(dataDir),
-    ])
-    if (!isDataDir.includes(true)) throw new CopyRefusedError(`${resolve(dataDir)} is not a folio data dir (it has no ${keys.format}): name the folder folio serve --data uses (default ./.folio).`)
-    await migrate(pool)
-    const source = await openStore({ dataDir, log: () => {} })
-    const target = createStorage({ driver: pgKvDriver({ pool }) })
-    try {
-      const result = await copyStorage(source.storage, target, { source: `data dir ${resolve(dataDir)}`, onProgress })
-      return { ...result, from: resolve(dataDir), to: describeDatabase(url) }
-    } finally {
-      await target.dispose()
-      await source.close()
-    }
-  }, COPY_CONNECTIONS)
+  return withPool(
+    url,
+    async (pool) => {
+      // openStore makes a new store where there is none: a mistyped folder would import an empty one.
+      const isDataDir = await Promise.all([
+        ...[keys.format, keys.legacyDatabase].map((file) =>
+          stat(join(dataDir, file)).then(
+            () => true,
+            () => false,
+          ),
+        ),
+        journalHoldsWrites(dataDir),
+      ])
+      if (!isDataDir.includes(true))
+        throw new CopyRefusedError(
+          `${resolve(dataDir)} is not a folio data dir (it has no ${keys.format}): name the folder folio serve --data uses (default ./.folio).`,
+        )
+      await migrate(pool)
+      const source = await openStore({ dataDir, log: () => {} })
+      const target = createStorage({ driver: pgKvDriver({ pool }) })
+      try {
+        const result = await copyStorage(source.storage, target, { source: `data dir ${resolve(dataDir)}`, onProgress })
+        return { ...result, from: resolve(dataDir), to: describeDatabase(url) }
+      } finally {
+        await target.dispose()
+        await source.close()
+      }
+    },
+    COPY_CONNECTIONS,
+  )
 }
 
 /** folio db export <dir>: the database's store written out as a data dir a flat-file server opens. */
 export function exportToDataDir(url: string, dataDir: string, onProgress?: (p: CopyProgress) => void): Promise<CopyReport> {
-  return withPool(url, async (pool) => {
-    await migrate(pool)
-    const target = resolve(dataDir)
-    await mkdir(target, { recursive: true, mode: 0o700 })
-    const unlock = await lockDataDir(target)
-    const storage = createStorage({ driver: durableFsDriver({ base: target }) })
-    const source = createStorage({ driver: pgKvDriver({ pool }) })
-    try {
-      const result = await copyStorage(source, storage, { source: `database ${describeDatabase(url)}`, onProgress })
-      return { ...result, from: describeDatabase(url), to: target }
-    } finally {
-      await source.dispose()
-      await storage.dispose()
-      await unlock()
-    }
-  }, COPY_CONNECTIONS)
+  return withPool(
+    url,
+    async (pool) => {
+      await migrate(pool)
+      const target = resolve(dataDir)
+      await mkdir(target, { recursive: true, mode: 0o700 })
+      const unlock = await lockDataDir(target)
+      const storage = createStorage({ driver: durableFsDriver({ base: target }) })
+      const source = createStorage({ driver: pgKvDriver({ pool }) })
+      try {
+        const result = await copyStorage(source, storage, { source: `database ${describeDatabase(url)}`, onProgress })
+        return { ...result, from: describeDatabase(url), to: target }
+      } finally {
+        await source.dispose()
+        await storage.dispose()
+        await unlock()
+      }
+    },
+    COPY_CONNECTIONS,
+  )
 }

@@ -59,27 +59,29 @@ export async function createFromPrompt(ctx: ServerContext, ai: AiService, princi
   // What the model left out of its <folio-meta> is read from the page it wrote (issue 26).
   const page = pageDefaults(files['index.html'])
   const title = body.title ?? output.meta?.title ?? page.title ?? titleFrom(prompt)
-  const { meta } = await withinStorage(ctx, principal, Object.values(files), () => ctx.store.folios.create({
-    meta: {
-      workspaceId: principal?.workspaceId ?? LOCAL_WORKSPACE,
-      title,
-      description: output.meta?.description ?? page.description ?? output.explanation.split('\n')[0]?.slice(0, 500) ?? '',
-      isPrivate: body.isPrivate ?? false,
-      accessKey: body.accessKey ?? '',
-      allowComments: body.allowComments ?? true,
-      presentationModeOnly: body.presentationModeOnly ?? false,
-      commentModeration: 'anyone',
-      status: body.status ?? 'draft',
-      projectMode: output.meta?.projectMode ?? page.projectMode ?? 'deck',
-      collaborators: [],
-      designPreferences: body.designPreferences ?? {},
-      referenceFiles: body.referenceFiles ?? [],
-      publicTunnelEnabled: false,
-    },
-    files,
-    commitMessage: 'Created with AI',
-    author: authorOf(ctx, principal),
-  }))
+  const { meta } = await withinStorage(ctx, principal, Object.values(files), () =>
+    ctx.store.folios.create({
+      meta: {
+        workspaceId: principal?.workspaceId ?? LOCAL_WORKSPACE,
+        title,
+        description: output.meta?.description ?? page.description ?? output.explanation.split('\n')[0]?.slice(0, 500) ?? '',
+        isPrivate: body.isPrivate ?? false,
+        accessKey: body.accessKey ?? '',
+        allowComments: body.allowComments ?? true,
+        presentationModeOnly: body.presentationModeOnly ?? false,
+        commentModeration: 'anyone',
+        status: body.status ?? 'draft',
+        projectMode: output.meta?.projectMode ?? page.projectMode ?? 'deck',
+        collaborators: [],
+        designPreferences: body.designPreferences ?? {},
+        referenceFiles: body.referenceFiles ?? [],
+        publicTunnelEnabled: false,
+      },
+      files,
+      commitMessage: 'Created with AI',
+      author: authorOf(ctx, principal),
+    }),
+  )
   const now = new Date().toISOString()
   await ai.records.updateChat(meta.id, () => ({
     turns: [

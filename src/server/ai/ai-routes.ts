@@ -38,7 +38,10 @@ export function registerAiRoutes(app: H3, ctx: ServerContext): void {
       case 'commit-proposal': {
         const meta = await requireFolio(ctx, params.id, principal)
         const author = body.simulatedAuthor?.trim() || authorOf(ctx, principal)
-        return { success: true, ...(await commitFiles(ctx, principal, meta.id, body.proposedFiles!, body.proposedExplanation?.trim() || 'AI proposal', author)) }
+        return {
+          success: true,
+          ...(await commitFiles(ctx, principal, meta.id, body.proposedFiles!, body.proposedExplanation?.trim() || 'AI proposal', author)),
+        }
       }
       case 'clear-chat': {
         const meta = await requireFolio(ctx, params.id, principal)
@@ -66,10 +69,20 @@ export function registerAiRoutes(app: H3, ctx: ServerContext): void {
   /** What the workspace's AI requests use, without the key. */
   const view = async (principal: Principal | undefined) => {
     const own = principal ? await ai.workspaceSettings(principal.workspaceId) : undefined
-    if (own) return { configured: Boolean(own.apiKey), source: 'workspace' as const, provider: own.provider, model: own.model, baseURL: own.baseURL, hasKey: Boolean(own.apiKey) }
+    if (own)
+      return {
+        configured: Boolean(own.apiKey),
+        source: 'workspace' as const,
+        provider: own.provider,
+        model: own.model,
+        baseURL: own.baseURL,
+        hasKey: Boolean(own.apiKey),
+      }
     const server = resolveCloudProvider(ctx.config.ai, undefined)
     // The operator's base URL and key stay the operator's: only the provider and model are shown.
-    return server ? { configured: true, source: 'server' as const, provider: server.provider, model: server.model, hasKey: false } : { configured: false, source: 'none' as const, hasKey: false }
+    return server
+      ? { configured: true, source: 'server' as const, provider: server.provider, model: server.model, hasKey: false }
+      : { configured: false, source: 'none' as const, hasKey: false }
   }
   const mayManage = (principal: Principal | undefined) => {
     if (!managesWorkspace(principal)) throw fail(ERRORS.forbidden, 'Only the Owner or an Admin sets the workspace’s AI provider.')

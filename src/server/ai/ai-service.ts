@@ -89,7 +89,9 @@ export class AiService {
    * providers (a page the model reads comes back to the user), at most 3 redirects.
    */
   webFetch(): GuardedFetch {
-    return guardedFetch(outboundPolicy(this.#ctx.config.outbound, { allowPrivate: false, privateHosts: NO_PRIVATE_HOSTS, maxRedirects: WEB_FETCH_LIMITS.maxRedirects }))
+    return guardedFetch(
+      outboundPolicy(this.#ctx.config.outbound, { allowPrivate: false, privateHosts: NO_PRIVATE_HOSTS, maxRedirects: WEB_FETCH_LIMITS.maxRedirects }),
+    )
   }
 
   async #resolve(principal: Principal | undefined, request: RequestAiOptions): Promise<AiProviderConfig> {
@@ -106,10 +108,17 @@ export class AiService {
     }
     const settings = principal ? await this.workspaceSettings(principal.workspaceId) : undefined
     if (settings && !settings.apiKey) {
-      throw fail(ERRORS.aiNotConfigured, 'The workspace’s AI key can no longer be read (the server’s FOLIO_AI_SECRET changed): an Owner or Admin sets it again with PUT /api/workspace/ai.')
+      throw fail(
+        ERRORS.aiNotConfigured,
+        'The workspace’s AI key can no longer be read (the server’s FOLIO_AI_SECRET changed): an Owner or Admin sets it again with PUT /api/workspace/ai.',
+      )
     }
-    const config = resolveCloudProvider(env, settings && { provider: settings.provider, model: settings.model, baseURL: settings.baseURL, apiKey: settings.apiKey })
-    if (!config) throw fail(ERRORS.aiNotConfigured, 'An Owner or Admin sets a provider with PUT /api/workspace/ai, or the operator configures one for the server.')
+    const config = resolveCloudProvider(
+      env,
+      settings && { provider: settings.provider, model: settings.model, baseURL: settings.baseURL, apiKey: settings.apiKey },
+    )
+    if (!config)
+      throw fail(ERRORS.aiNotConfigured, 'An Owner or Admin sets a provider with PUT /api/workspace/ai, or the operator configures one for the server.')
     return config
   }
 }

@@ -35,10 +35,22 @@ export function streamTurn(ctx: ServerContext, ai: AiService, event: H3Event, pr
     const m = await ai.module()
     try {
       send({ type: 'status', stage: 'planning', message: 'Planning the change' })
-      const plan = await m.generate({ config: turn.config, system: turn.system, messages: m.planningMessages(turn.messages), abortSignal: abort.signal, maxOutputTokens: PLAN_TOKENS })
+      const plan = await m.generate({
+        config: turn.config,
+        system: turn.system,
+        messages: m.planningMessages(turn.messages),
+        abortSignal: abort.signal,
+        maxOutputTokens: PLAN_TOKENS,
+      })
       send({ type: 'status', stage: 'generating', message: 'Writing the files', plan: plan.text.trim() })
       const result = await m.generateStreaming(
-        { config: turn.config, system: turn.system, messages: m.afterPlanMessages(turn.messages, plan.text.trim()), tools: turn.tools, abortSignal: abort.signal },
+        {
+          config: turn.config,
+          system: turn.system,
+          messages: m.afterPlanMessages(turn.messages, plan.text.trim()),
+          tools: turn.tools,
+          abortSignal: abort.signal,
+        },
         {
           onText: (text) => send({ type: 'chunk', text }),
           onToolCall: (call) => send({ type: 'status', stage: 'generating', message: `Calling ${call.name}`, toolCall: call }),

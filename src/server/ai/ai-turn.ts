@@ -64,7 +64,11 @@ interface PendingTurn {
   simulatedAuthor?: string
 }
 
-async function versionFiles(ctx: ServerContext, meta: FolioMeta, requested: string | undefined): Promise<{ baseVersionId: string; files: Record<string, string> }> {
+async function versionFiles(
+  ctx: ServerContext,
+  meta: FolioMeta,
+  requested: string | undefined,
+): Promise<{ baseVersionId: string; files: Record<string, string> }> {
   const n = requested === undefined ? meta.head : versionNumber(requested)
   const manifest = n !== undefined && n >= 1 && n <= meta.head ? await ctx.store.folios.manifest(meta.id, n) : undefined
   if (!manifest) throw fail(ERRORS.versionNotFound, `${requested} is not a version of this folio (it has v1 to v${meta.head}).`)
@@ -85,7 +89,8 @@ export async function prepareTurn(ctx: ServerContext, ai: AiService, id: string,
   const history = body.chatHistory ? m.chatTurns(body.chatHistory) : stored.turns.map(({ role, content }) => ({ role, content }))
   const currentScreen = body.pageContext === 'Current Screen'
   const activeFilename = body.activeFilename && files[body.activeFilename] !== undefined ? body.activeFilename : undefined
-  if (currentScreen && body.activeFilename && !activeFilename) throw fail(ERRORS.invalidBody, `activeFilename ${JSON.stringify(body.activeFilename)} is not a file of ${baseVersionId}.`)
+  if (currentScreen && body.activeFilename && !activeFilename)
+    throw fail(ERRORS.invalidBody, `activeFilename ${JSON.stringify(body.activeFilename)} is not a file of ${baseVersionId}.`)
   const focusFile = currentScreen ? (activeFilename ?? (files['index.html'] !== undefined ? 'index.html' : Object.keys(files)[0])) : undefined
   const userPrompt = body.userPrompt!.trim()
   const userText = [userPrompt, ...history.filter((t) => t.role === 'user').map((t) => t.content)].join('\n')
@@ -122,17 +127,31 @@ export async function prepareTurn(ctx: ServerContext, ai: AiService, id: string,
 }
 
 /** The tool-response action: the client's answer to the pending call, and the turn continued. */
-export async function prepareToolResponse(ctx: ServerContext, ai: AiService, id: string, principal: Principal | undefined, body: AiBody): Promise<PreparedTurn> {
+export async function prepareToolResponse(
+  ctx: ServerContext,
+  ai: AiService,
+  id: string,
+  principal: Principal | undefined,
+  body: AiBody,
+): Promise<PreparedTurn> {
   const meta = await requireFolio(ctx, id, principal)
   const chat = await ai.records.chat(meta.id)
   const pending = chat.pending as (PendingTurn & StoredChat['pending']) | undefined
-  if (!pending || pending.toolCallId !== body.toolCallId) throw fail(ERRORS.invalidBody, `No tool call ${body.toolCallId} is waiting for an answer in this folio’s conversation.`)
+  if (!pending || pending.toolCallId !== body.toolCallId)
+    throw fail(ERRORS.invalidBody, `No tool call ${body.toolCallId} is waiting for an answer in this folio’s conversation.`)
   const config = await ai.providerFor(principal, body)
   const { baseVersionId, files } = await versionFiles(ctx, meta, pending.baseVersionId)
   const m = await ai.module()
   const answer: ModelMessage = {
     role: 'tool',
-    content: [{ type: 'tool-result', toolCallId: pending.toolCallId, toolName: pending.toolName, output: typeof body.result === 'string' ? { type: 'text', value: body.result } : { type: 'json', value: (body.result ?? null) as never } }],
+    content: [
+      {
+        type: 'tool-result',
+        toolCallId: pending.toolCallId,
+        toolName: pending.toolName,
+        output: typeof body.result === 'string' ? { type: 'text', value: body.result } : { type: 'json', value: (body.result ?? null) as never },
+      },
+    ],
   }
   const prepared: PreparedTurn = {
     meta,
@@ -158,7 +177,13 @@ export async function prepareToolResponse(ctx: ServerContext, ai: AiService, id:
  * The conversation gains the user's request and the explanation (never the files: they are
  * the folio's, and would cost tokens on every turn).
  */
-export async function finishTurn(ctx: ServerContext, ai: AiService, principal: Principal | undefined, turn: PreparedTurn, result: GenerationResult): Promise<TurnResponse> {
+export async function finishTurn(
+  ctx: ServerContext,
+  ai: AiService,
+  principal: Principal | undefined,
+  turn: PreparedTurn,
+  result: GenerationResult,
+): Promise<TurnResponse> {
   const m = await ai.module()
   const toolCalls = result.toolCalls.length ? { toolCalls: result.toolCalls } : {}
   const now = new Date().toISOString()
@@ -186,7 +211,8 @@ export async function finishTurn(ctx: ServerContext, ai: AiService, principal: P
     merged = m.mergeProposal(turn.baseFiles, output)
     explanation = output.explanation || `Changed ${merged.changed.join(', ') || 'nothing'}.`
   } catch (error) {
-    if (error instanceof m.UnusableOutputError) throw fail(ERRORS.aiFailed, `${error.message}${result.finishReason === 'length' ? ' The answer reached the output limit.' : ''}`)
+    if (error instanceof m.UnusableOutputError)
+      throw fail(ERRORS.aiFailed, `${error.message}${result.finishReason === 'length' ? ' The answer reached the output limit.' : ''}`)
     throw error
   }
   await ai.records.updateChat(turn.meta.id, (chat) => ({
@@ -198,10 +224,26 @@ export async function finishTurn(ctx: ServerContext, ai: AiService, principal: P
 }
 
 /** A new version of exactly these files (commit-proposal, executeImmediately), under the storage quota. */
-export async function commitFiles(ctx: ServerContext, principal: Principal | undefined, id: string, files: Record<string, string>, explanation: string, author: string) {
-  const firstLine = explanation.split('\n').find((l) => l.trim())?.trim() ?? 'AI edit'
+export async function commitFiles(
+  ctx: ServerContext,
+  principal: Principal | undefined,
+  id: string,
+  files: Record<string, string>,
+  explanation: string,
+  author: string,
+) {
+  const firstLine =
+    explanation
+      .split('\n')
+      .find((l) => l.trim())
+      ?.trim() ?? 'AI edit'
   const result = await withinStorage(ctx, principal, Object.values(files), async () => {
-    const updated = await ctx.store.folios.update(id, { patch: {}, files, commitMessage: firstLine.length > 200 ? `${firstLine.slice(0, 199)}…` : firstLine, author })
+    const updated = await ctx.store.folios.update(id, {
+      patch: {},
+      files,
+      commitMessage: firstLine.length > 200 ? `${firstLine.slice(0, 199)}…` : firstLine,
+      author,
+    })
     if (!updated) throw fail(ERRORS.projectNotFound)
     return updated
   })

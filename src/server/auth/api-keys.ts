@@ -48,8 +48,7 @@ export class ApiKeys {
     if (stored) {
       this.#stored = stored.key
       this.#generation = stored.generation ?? 0
-    }
-    else if (this.#settings && !this.#environmentKey) await this.#save(newApiKey())
+    } else if (this.#settings && !this.#environmentKey) await this.#save(newApiKey())
     return this
   }
 

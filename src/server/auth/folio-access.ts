@@ -13,7 +13,12 @@ import { grantOf, type Grant } from './viewer-access.js'
  * The folio a request names, if the caller may see it. An id that cannot be a folio id, an
  * unknown folio and another workspace's folio all get the same 404, so ids cannot be probed.
  */
-export async function requireFolio(ctx: ServerContext, id: string, principal: Principal | undefined, error: ErrorCase = ERRORS.projectNotFound): Promise<FolioMeta> {
+export async function requireFolio(
+  ctx: ServerContext,
+  id: string,
+  principal: Principal | undefined,
+  error: ErrorCase = ERRORS.projectNotFound,
+): Promise<FolioMeta> {
   if (!isFolioId(id)) throw fail(error)
   const meta = await ctx.store.folios.get(id)
   if (!meta || !visibleTo(meta, principal)) throw fail(error)
@@ -42,7 +47,13 @@ export function authorOf(ctx: ServerContext, principal: Principal | undefined): 
  * all, the endpoint's not-found error as for an unknown id (hiddenDraft); its owner without a
  * grant (OSS's open local API) is told it is not published yet.
  */
-export async function requireViewable(ctx: ServerContext, event: H3Event, id: string, error: ErrorCase = ERRORS.projectNotFound, options: { owner?: boolean } = {}): Promise<{ meta: FolioMeta; grant: Grant | undefined }> {
+export async function requireViewable(
+  ctx: ServerContext,
+  event: H3Event,
+  id: string,
+  error: ErrorCase = ERRORS.projectNotFound,
+  options: { owner?: boolean } = {},
+): Promise<{ meta: FolioMeta; grant: Grant | undefined }> {
   if (!isFolioId(id)) throw fail(error)
   const meta = await ctx.store.folios.get(id)
   if (!meta) throw fail(error)
@@ -54,7 +65,10 @@ export async function requireViewable(ctx: ServerContext, event: H3Event, id: st
   // writes comments on a draft or private folio too. Not any local request: in OSS every page on
   // this machine is "the owner", and the share page in a normal tab is a viewer like any other.
   if (options.owner && owner && isAgentSubRequest(nodeRequest(event))) return { meta, grant }
-  throw fail(ERRORS.accessKeyRequired, meta.status === 'draft' ? 'This folio is not published yet.' : 'This folio is private: prove its access key with POST /api/files/{id}/public first.')
+  throw fail(
+    ERRORS.accessKeyRequired,
+    meta.status === 'draft' ? 'This folio is not published yet.' : 'This folio is private: prove its access key with POST /api/files/{id}/public first.',
+  )
 }
 
 /**

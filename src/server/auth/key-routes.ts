@@ -11,8 +11,7 @@ const ownerOrAdmin = (principal: Principal | undefined) => {
   if (!managesWorkspace(principal)) throw fail(ERRORS.forbidden, 'Only the Owner or an Admin may change the key.')
 }
 
-const fromEnvironment = () =>
-  fail(ERRORS.keyFromEnvironment, 'This server takes its key from FOLIO_API_KEY: change the environment and restart to rotate it.')
+const fromEnvironment = () => fail(ERRORS.keyFromEnvironment, 'This server takes its key from FOLIO_API_KEY: change the environment and restart to rotate it.')
 
 /** GET/POST/DELETE /api/keys: show, rotate, revoke the workspace's one key. */
 export function registerKeyRoutes(app: H3, ctx: ServerContext): void {

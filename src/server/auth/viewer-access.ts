@@ -31,9 +31,16 @@ export const EXPIRED = Symbol('expired')
 
 export function createViewerAccess(secret: () => Promise<Buffer>, options: { frameTokenSeconds: number }) {
   const frameSeconds = options.frameTokenSeconds
-  const sign = async (payload: string) => createHmac('sha256', await secret()).update(payload).digest()
+  const sign = async (payload: string) =>
+    createHmac('sha256', await secret())
+      .update(payload)
+      .digest()
 
-  const fingerprint = async (accessKey: string) => createHmac('sha256', await secret()).update(`key:${accessKey.trim()}`).digest('base64url').slice(0, 22)
+  const fingerprint = async (accessKey: string) =>
+    createHmac('sha256', await secret())
+      .update(`key:${accessKey.trim()}`)
+      .digest('base64url')
+      .slice(0, 22)
 
   /** The grant a token carries, EXPIRED, or undefined (not ours, another folio, another scope). */
   async function check(token: string | undefined, folioId: string, scope: TokenScope): Promise<Grant | typeof EXPIRED | undefined> {
@@ -63,7 +70,9 @@ export function createViewerAccess(secret: () => Promise<Buffer>, options: { fra
     /** A signed token for this grant and scope; expiresAt in ms. */
     async mint(folioId: string, grant: Grant, scope: TokenScope): Promise<{ token: string; expiresAt: number }> {
       const expiresAt = Date.now() + (scope === 'frame' ? frameSeconds : COOKIE_TOKEN_SECONDS) * 1000
-      const payload = b64url(JSON.stringify({ f: folioId, s: SCOPE_MARK[scope], k: grant.kind, h: grant.kind === 'key' ? grant.keyHash : undefined, x: expiresAt }))
+      const payload = b64url(
+        JSON.stringify({ f: folioId, s: SCOPE_MARK[scope], k: grant.kind, h: grant.kind === 'key' ? grant.keyHash : undefined, x: expiresAt }),
+      )
       return { token: `${payload}.${(await sign(payload)).toString('base64url')}`, expiresAt }
     },
 
@@ -90,15 +99,28 @@ export type ViewerAccess = ReturnType<typeof createViewerAccess>
 export interface GrantContext {
   auth: Auth
   viewerAccess: ViewerAccess
-  cloud?: { credentials: { sessionOf(headers: { cookie?: string | null; origin?: string | null; host?: string | null; method?: string }): { email?: string } | undefined } }
+  cloud?: {
+    credentials: {
+      sessionOf(headers: { cookie?: string | null; origin?: string | null; host?: string | null; method?: string }): { email?: string } | undefined
+    }
+  }
 }
 
-const cookieHeaders = (event: H3Event) => ({ cookie: event.req.headers.get('cookie'), origin: event.req.headers.get('origin'), host: event.req.headers.get('host'), method: event.req.method })
+const cookieHeaders = (event: H3Event) => ({
+  cookie: event.req.headers.get('cookie'),
+  origin: event.req.headers.get('origin'),
+  host: event.req.headers.get('host'),
+  method: event.req.method,
+})
 
 export const accessCookieName = (folioId: string) => `folio_access_${folioId}`
 
 /** The viewer's grant for this folio: its workspace's credential counts as the owner, else the access cookie (cookie scope only). */
-export async function grantOf(ctx: GrantContext, event: H3Event, folio: { id: string; workspaceId: string; collaborators?: unknown[] }): Promise<Grant | undefined> {
+export async function grantOf(
+  ctx: GrantContext,
+  event: H3Event,
+  folio: { id: string; workspaceId: string; collaborators?: unknown[] },
+): Promise<Grant | undefined> {
   const principal = ctx.auth.resolveEvent(event, 'public')
   // Only a credential of the folio's own workspace: another workspace's key is a stranger here.
   if (principal && principal !== DENIED && principal.workspaceId === folio.workspaceId) return { kind: 'owner' }
@@ -136,7 +158,11 @@ export async function accessCookie(viewerAccess: ViewerAccess, folioId: string, 
  * frame token; then the version (/v/{id}/-@v3/), so that what the browser keeps of one version
  * is never mistaken for another's.
  */
-export async function frameAccess(viewerAccess: ViewerAccess, meta: FolioMeta, grant: Grant | undefined): Promise<{ frameBase: string; expiresAt: number | null }> {
+export async function frameAccess(
+  viewerAccess: ViewerAccess,
+  meta: FolioMeta,
+  grant: Grant | undefined,
+): Promise<{ frameBase: string; expiresAt: number | null }> {
   const version = `@v${meta.head}`
   const needsToken = meta.isPrivate || meta.status === 'draft'
   if (!needsToken || !grant) return { frameBase: `/v/${meta.id}/-${version}/`, expiresAt: null }

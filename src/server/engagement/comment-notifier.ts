@@ -123,14 +123,18 @@ export class CommentNotifier {
       outcome = error instanceof Error ? error.message : String(error)
     }
     if (attempt >= settings.attempts || this.#stop.signal.aborted) {
-      if (!this.#stop.signal.aborted) this.#deps.log(`A chat notification to ${hostOf(integration.url)} failed ${attempt} times (last: ${outcome}); it is dropped, the comment is kept.`)
+      if (!this.#stop.signal.aborted)
+        this.#deps.log(`A chat notification to ${hostOf(integration.url)} failed ${attempt} times (last: ${outcome}); it is dropped, the comment is kept.`)
       return this.#done()
     }
     const backoff = Math.min(settings.maxRetryMs, settings.firstRetryMs * 4 ** (attempt - 1))
-    const timer = setTimeout(() => {
-      this.#timers.delete(timer)
-      void this.#attempt(integration, payload, attempt + 1)
-    }, Math.min(settings.maxRetryMs, Math.max(backoff, waitAtLeast)))
+    const timer = setTimeout(
+      () => {
+        this.#timers.delete(timer)
+        void this.#attempt(integration, payload, attempt + 1)
+      },
+      Math.min(settings.maxRetryMs, Math.max(backoff, waitAtLeast)),
+    )
     timer.unref()
     this.#timers.add(timer)
   }

@@ -50,10 +50,16 @@ function actorOf(ctx: ServerContext, event: H3Event, meta: FolioMeta): CommentAc
  * a click in the share page would have made (domain/anchor-from-selector.ts), read from the
  * version's page: pinned on its element at every width and followed across versions.
  */
-async function anchorOfSelector(ctx: ServerContext, id: string, ref: BlobRef, body: { filename: string; selector?: string; elementHtml?: string; parentId?: string }): Promise<CommentAnchor | undefined> {
+async function anchorOfSelector(
+  ctx: ServerContext,
+  id: string,
+  ref: BlobRef,
+  body: { filename: string; selector?: string; elementHtml?: string; parentId?: string },
+): Promise<CommentAnchor | undefined> {
   // Only pages have elements; a reply shows under its parent; a page past this size is not parsed
   // on a request (re-anchoring skips such pages too).
-  if (!body.selector || body.parentId !== undefined || !mimeForPath(body.filename, ref.m).startsWith('text/html') || ref.s > REANCHOR_MAX_FILE_BYTES) return undefined
+  if (!body.selector || body.parentId !== undefined || !mimeForPath(body.filename, ref.m).startsWith('text/html') || ref.s > REANCHOR_MAX_FILE_BYTES)
+    return undefined
   const html = (await ctx.store.folios.content(id, ref.h)).toString('utf8')
   const { anchorFromSelector } = await import('../../domain/anchor-from-selector.js')
   return anchorFromSelector(html, body.selector, body.elementHtml)
@@ -73,7 +79,8 @@ export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
   mountRoute(app, ctx, createComment, async ({ event, params, body, principal }) => {
     const { meta } = await requireViewable(ctx, event, params.id, ERRORS.projectNotFound, ownerToo)
     if (!meta.allowComments) throw fail(ERRORS.commentsDisabled)
-    if (body.parentId !== undefined && body.anchor) throw fail(ERRORS.invalidBody, 'anchor: a reply has no anchor of its own, it shows under its parent. Send parentId or anchor, not both.')
+    if (body.parentId !== undefined && body.anchor)
+      throw fail(ERRORS.invalidBody, 'anchor: a reply has no anchor of its own, it shows under its parent. Send parentId or anchor, not both.')
     const n = versionNumber(body.versionId)
     const version = n !== undefined && n <= meta.head ? await folios.manifest(meta.id, n) : undefined
     if (!version) throw fail(ERRORS.invalidBody, `versionId: ${body.versionId} is not a version of this folio (latest is v${meta.head}).`)
@@ -82,7 +89,11 @@ export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
     const { token, hash } = newAuthorToken()
     const { commentsPerFolio, commentBytesPerFolio } = ctx.config.limits
     const comment = await engagement
-      .addComment(meta.id, { ...body, ...(anchor ? { anchor } : {}), author: commentAuthor(ctx, principal, body.author), authorTokenHash: hash }, { maxComments: commentsPerFolio, maxBytes: commentBytesPerFolio })
+      .addComment(
+        meta.id,
+        { ...body, ...(anchor ? { anchor } : {}), author: commentAuthor(ctx, principal, body.author), authorTokenHash: hash },
+        { maxComments: commentsPerFolio, maxBytes: commentBytesPerFolio },
+      )
       .catch(commentErrors)
     if (!comment) throw fail(ERRORS.projectNotFound)
     // A pin made on a page open since before the latest version: bring it to that version.
@@ -96,7 +107,9 @@ export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
 
   const moderate = async (event: H3Event, id: string, commentId: string, request: CommentRequest) => {
     const { meta } = await requireViewable(ctx, event, id, ERRORS.projectNotFound, ownerToo)
-    const outcome = await engagement.moderateComment(meta.id, commentId, request, actorOf(ctx, event, meta), meta.commentModeration ?? 'anyone').catch(commentErrors)
+    const outcome = await engagement
+      .moderateComment(meta.id, commentId, request, actorOf(ctx, event, meta), meta.commentModeration ?? 'anyone')
+      .catch(commentErrors)
     if (!outcome) throw fail(ERRORS.projectNotFound)
     return outcome
   }
@@ -120,12 +133,16 @@ export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
 
   for (const contract of [react, setReactions]) {
     mountRoute(app, ctx, contract, async ({ event, params, body }) => {
-      if (!body.reactions && !body.increments) throw fail(ERRORS.invalidReactions, 'Send {"reactions": {"👍": 3}} to set counts or {"increments": {"👍": 1}} to add.')
+      if (!body.reactions && !body.increments)
+        throw fail(ERRORS.invalidReactions, 'Send {"reactions": {"👍": 3}} to set counts or {"increments": {"👍": 1}} to add.')
       const { meta, grant } = await requireViewable(ctx, event, params.id)
       // The owner's own clicks (their preview, a request with the key) do not count; setting
       // counts is the owner's to do, so that still applies.
       const add = isOwnersOwnView(grant) ? undefined : body.increments
-      const reactions = add || body.reactions ? await engagement.react(meta.id, { set: body.reactions, add, owner: isOwner(ctx, event, meta) }) : await engagement.reactions(meta.id)
+      const reactions =
+        add || body.reactions
+          ? await engagement.react(meta.id, { set: body.reactions, add, owner: isOwner(ctx, event, meta) })
+          : await engagement.reactions(meta.id)
       if (!reactions) throw fail(ERRORS.projectNotFound)
       return { success: true, reactions }
     })

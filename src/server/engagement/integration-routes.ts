@@ -21,7 +21,8 @@ export function registerIntegrationRoutes(app: H3, ctx: ServerContext): void {
   const { integrations } = ctx.store
 
   mountRoute(app, ctx, getIntegrations, async ({ event, principal }) => {
-    if (principal?.via === 'oauth') throw fail(ERRORS.forbidden, 'An OAuth token cannot read the workspace’s integrations: their URLs are the chat tools’ secrets.')
+    if (principal?.via === 'oauth')
+      throw fail(ERRORS.forbidden, 'An OAuth token cannot read the workspace’s integrations: their URLs are the chat tools’ secrets.')
     // The URLs hold the chat tool's secret: no cache keeps them.
     event.res.headers.set('cache-control', 'no-store')
     return { integrations: await integrations.get(principal?.workspaceId ?? LOCAL_WORKSPACE) }

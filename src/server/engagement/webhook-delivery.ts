@@ -12,7 +12,9 @@ import { destinationProblem, guardedFetch, type OutboundPolicy, OutboundUnreacha
 /** Why a webhook URL cannot be used (undefined: it can), judged without a network call. */
 export function webhookUrlProblem(raw: string, policy: OutboundPolicy): string | undefined {
   const problem = destinationProblem(raw, policy)
-  return problem === 'points into a private network' ? `${problem}; the operator may allow that with FOLIO_WEBHOOKS_ALLOW_PRIVATE=1 or FOLIO_ALLOW_PRIVATE_HOSTS` : problem
+  return problem === 'points into a private network'
+    ? `${problem}; the operator may allow that with FOLIO_WEBHOOKS_ALLOW_PRIVATE=1 or FOLIO_ALLOW_PRIVATE_HOSTS`
+    : problem
 }
 
 export interface DeliveryOptions {

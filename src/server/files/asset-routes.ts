@@ -15,7 +15,12 @@ export function registerAssetRoutes(app: H3, ctx: ServerContext): void {
     const asset = /^[0-9a-f]{64}$/.test(hash) ? await ctx.store.folios.files.asset(principal?.workspaceId ?? LOCAL_WORKSPACE, hash) : undefined
     if (!asset) throw fail(ERRORS.notFound, `No folio of this workspace holds asset://${params.hash.slice(0, 64)}.`)
     // The hash is the content: it never changes, but it is the workspace's, so no shared cache keeps it.
-    const headers = { 'content-type': asset.mime, etag: `"${hash}"`, 'cache-control': 'private, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' }
+    const headers = {
+      'content-type': asset.mime,
+      etag: `"${hash}"`,
+      'cache-control': 'private, max-age=31536000, immutable',
+      'x-content-type-options': 'nosniff',
+    }
     if (noneMatchHits(event.req.headers.get('if-none-match'), headers.etag)) return new FastResponse(null, { status: 304, headers })
     return new FastResponse(new Uint8Array(asset.bytes), { headers })
   })

@@ -26,7 +26,15 @@ export function registerFileRoutes(app: H3, ctx: ServerContext): void {
     // holding these bytes gets a 304.
     const headers = { etag: list.etag, ...cacheControl }
     if (views.lists.peek(workspaceId) === list) {
-      ctx.hot.putList(requestTarget(event), { body: list.body, etag: list.etag, headers: cacheControl, contentType: JSON_CONTENT_TYPE, access: listFolios.access, workspaceId, generation })
+      ctx.hot.putList(requestTarget(event), {
+        body: list.body,
+        etag: list.etag,
+        headers: cacheControl,
+        contentType: JSON_CONTENT_TYPE,
+        access: listFolios.access,
+        workspaceId,
+        generation,
+      })
     }
     if (noneMatchHits(event.req.headers.get('if-none-match'), list.etag)) return new FastResponse(null, { status: 304, headers })
     return jsonBytes(event, list.body, headers)
@@ -37,29 +45,31 @@ export function registerFileRoutes(app: H3, ctx: ServerContext): void {
     let files = { ...body.defaultFiles }
     if (body.initialHtml !== undefined) files['index.html'] = body.initialHtml
     if (Object.keys(files).length === 0) files = { 'index.html': await ctx.templates.starter(projectMode, body.title) }
-    const { meta, head } = await withinStorage(ctx, principal, Object.values(files), () => folios.create({
-      meta: {
-        workspaceId: principal?.workspaceId ?? LOCAL_WORKSPACE,
-        title: body.title,
-        description: body.description ?? defaultDescription(Object.keys(files)),
-        // Spec: in OSS a folio is never private on create (PUT may make it private later).
-        isPrivate: ctx.config.mode === 'oss' ? false : (body.isPrivate ?? false),
-        accessKey: body.accessKey ?? '',
-        allowComments: body.allowComments ?? true,
-        presentationModeOnly: body.presentationModeOnly ?? false,
-        commentModeration: body.commentModeration ?? 'anyone',
-        status: body.status ?? 'draft',
-        projectMode,
-        // Spec: a new folio has no collaborators; they are added with PUT (Cloud).
-        collaborators: [],
-        designPreferences: body.designPreferences ?? {},
-        referenceFiles: body.referenceFiles ?? [],
-        publicTunnelEnabled: false,
-      },
-      files,
-      commitMessage: body.commitMessage ?? 'Initial version',
-      author: authorOf(ctx, principal),
-    }))
+    const { meta, head } = await withinStorage(ctx, principal, Object.values(files), () =>
+      folios.create({
+        meta: {
+          workspaceId: principal?.workspaceId ?? LOCAL_WORKSPACE,
+          title: body.title,
+          description: body.description ?? defaultDescription(Object.keys(files)),
+          // Spec: in OSS a folio is never private on create (PUT may make it private later).
+          isPrivate: ctx.config.mode === 'oss' ? false : (body.isPrivate ?? false),
+          accessKey: body.accessKey ?? '',
+          allowComments: body.allowComments ?? true,
+          presentationModeOnly: body.presentationModeOnly ?? false,
+          commentModeration: body.commentModeration ?? 'anyone',
+          status: body.status ?? 'draft',
+          projectMode,
+          // Spec: a new folio has no collaborators; they are added with PUT (Cloud).
+          collaborators: [],
+          designPreferences: body.designPreferences ?? {},
+          referenceFiles: body.referenceFiles ?? [],
+          publicTunnelEnabled: false,
+        },
+        files,
+        commitMessage: body.commitMessage ?? 'Initial version',
+        author: authorOf(ctx, principal),
+      }),
+    )
     return { success: true, project: await views.withHead(meta, head) }
   })
 
@@ -94,10 +104,38 @@ export function registerFileRoutes(app: H3, ctx: ServerContext): void {
     if (files && body.restoreVersionId !== undefined) {
       throw fail(ERRORS.invalidBody, 'Send either files (a new version) or restoreVersionId (a restore), not both.')
     }
-    const { title, description, isPrivate, accessKey, allowComments, presentationModeOnly, commentModeration, projectMode, designPreferences, status, collaborators, publicTunnelEnabled, referenceFiles } = body
+    const {
+      title,
+      description,
+      isPrivate,
+      accessKey,
+      allowComments,
+      presentationModeOnly,
+      commentModeration,
+      projectMode,
+      designPreferences,
+      status,
+      collaborators,
+      publicTunnelEnabled,
+      referenceFiles,
+    } = body
     const result = await withinStorage(ctx, principal, Object.values(files ?? {}), async () => {
       const updated = await folios.update(params.id, {
-        patch: { title, description, isPrivate, accessKey, allowComments, presentationModeOnly, commentModeration, projectMode, designPreferences, status, collaborators, publicTunnelEnabled, referenceFiles },
+        patch: {
+          title,
+          description,
+          isPrivate,
+          accessKey,
+          allowComments,
+          presentationModeOnly,
+          commentModeration,
+          projectMode,
+          designPreferences,
+          status,
+          collaborators,
+          publicTunnelEnabled,
+          referenceFiles,
+        },
         files,
         restoreVersionId: body.restoreVersionId,
         commitMessage: body.commitMessage ?? body.change_message,

@@ -41,21 +41,27 @@ export function registerSyncRoutes(app: H3, ctx: ServerContext): void {
     else if (body.filename !== undefined && body.content !== undefined) entries = [[body.filename, body.content]]
     else throw fail(ERRORS.invalidBody, 'Send {files: {path: content | null}} or {filename, content}.')
     const changes = entries.map(([path, content]) => decode(path, content))
-    const result = await withinStorage(ctx, principal, changes.map((c) => c.bytes), async () => {
-      try {
-        const patched = await ctx.store.folios.applyPatch(params.id, {
-          changes,
-          message: body.message ?? body.change_message,
-          author: authorOf(ctx, principal),
-          baseVersionId: body.baseVersionId,
-        })
-        if (!patched) throw fail(ERRORS.projectNotFound)
-        return patched
-      } catch (error) {
-        if (error instanceof VersionConflictError) throw fail(ERRORS.versionConflict, `${error.message}: fetch GET /api/files/${params.id}/sync and diff again.`)
-        throw error
-      }
-    })
+    const result = await withinStorage(
+      ctx,
+      principal,
+      changes.map((c) => c.bytes),
+      async () => {
+        try {
+          const patched = await ctx.store.folios.applyPatch(params.id, {
+            changes,
+            message: body.message ?? body.change_message,
+            author: authorOf(ctx, principal),
+            baseVersionId: body.baseVersionId,
+          })
+          if (!patched) throw fail(ERRORS.projectNotFound)
+          return patched
+        } catch (error) {
+          if (error instanceof VersionConflictError)
+            throw fail(ERRORS.versionConflict, `${error.message}: fetch GET /api/files/${params.id}/sync and diff again.`)
+          throw error
+        }
+      },
+    )
     return { success: true, versionId: versionId(result.meta.head), changed: result.changed, files: result.counts }
   })
 }

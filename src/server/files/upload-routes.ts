@@ -58,7 +58,11 @@ export function registerUploadRoutes(app: H3, ctx: ServerContext): void {
     }
     const path = folioPath(raw, { percentEncoded: true })
     const otherType = namesNonImage(path)
-    if (otherType) throw fail(ERRORS.unsupportedFileType, `${path} names a ${otherType} file; uploads carry ${FORMATS} images. Change pages with PUT /api/files/{id} or folio sync.`)
+    if (otherType)
+      throw fail(
+        ERRORS.unsupportedFileType,
+        `${path} names a ${otherType} file; uploads carry ${FORMATS} images. Change pages with PUT /api/files/{id} or folio sync.`,
+      )
     await requireFolio(ctx, params.id, principal, ERRORS.notFound)
     const bytes = await readBodyBytes(event, limit, () => fileTooLarge(limit))
     const mime = sniffImage(bytes)
@@ -83,11 +87,17 @@ export function registerUploadRoutes(app: H3, ctx: ServerContext): void {
       if (mime) images.push({ ...part, mime })
       else skipped.push(part.path)
     }
-    if (images.length === 0) throw fail(ERRORS.noImageFiles, `No part is a ${FORMATS} image${skipped.length ? ` (skipped: ${skipped.slice(0, 5).join(', ')})` : ''}.`)
+    if (images.length === 0)
+      throw fail(ERRORS.noImageFiles, `No part is a ${FORMATS} image${skipped.length ? ` (skipped: ${skipped.slice(0, 5).join(', ')})` : ''}.`)
     // One write for the whole batch: every image lands, or none does.
-    await withinStorage(ctx, principal, images.map((image) => image.bytes), async () => {
-      if (!(await ctx.store.folios.mergeIntoHead(params.id, images))) throw fail(ERRORS.notFound)
-    })
+    await withinStorage(
+      ctx,
+      principal,
+      images.map((image) => image.bytes),
+      async () => {
+        if (!(await ctx.store.folios.mergeIntoHead(params.id, images))) throw fail(ERRORS.notFound)
+      },
+    )
     return { success: true, count: images.length, paths: images.map((i) => i.path), skipped }
   })
 }
@@ -102,7 +112,12 @@ async function readParts(event: H3Event, contentType: string, fileLimit: number,
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy
     try {
-      parser = busboy({ headers: { 'content-type': contentType }, preservePath: true, defParamCharset: 'utf8', limits: { fileSize: fileLimit, files: 10_000, fields: 1000, parts: 11_000 } })
+      parser = busboy({
+        headers: { 'content-type': contentType },
+        preservePath: true,
+        defParamCharset: 'utf8',
+        limits: { fileSize: fileLimit, files: 10_000, fields: 1000, parts: 11_000 },
+      })
     } catch {
       reject(fail(ERRORS.invalidBody, 'The multipart body has no boundary.'))
       return

@@ -205,7 +205,9 @@ class JsonTooDeepError extends Error {
 }
 
 const notJson = (what: string, error: unknown) =>
-  error instanceof JsonTooDeepError ? fail(ERRORS.invalidBody, error.message) : fail(ERRORS.invalidJson, `${what} is not valid JSON (${(error as Error).message}).`)
+  error instanceof JsonTooDeepError
+    ? fail(ERRORS.invalidBody, error.message)
+    : fail(ERRORS.invalidJson, `${what} is not valid JSON (${(error as Error).message}).`)
 
 /**
  * Gzip envelopes expand up to 32× their size on the wire: only this many are inflated and
@@ -245,8 +247,7 @@ export interface JsonBodyOptions {
  * stands for the object that `_d` compresses.
  */
 export async function readJsonObject(event: H3Event, options: JsonBodyOptions): Promise<Record<string, unknown>> {
-  const tooLarge = () =>
-    fail(options.tooLarge, `The body is over ${mb(options.limit)}; send large folios gzip-compressed as {"_gz": true, "_d": "<base64>"}.`)
+  const tooLarge = () => fail(options.tooLarge, `The body is over ${mb(options.limit)}; send large folios gzip-compressed as {"_gz": true, "_d": "<base64>"}.`)
   const text = (await readBodyBytes(event, options.limit, tooLarge)).toString('utf8')
   if (!text.trim()) throw fail(options.shapeError ?? ERRORS.invalidJson, 'The body is empty; send a JSON object.')
   let value: unknown

@@ -13,7 +13,8 @@ export type ContentEncoding = 'br' | 'gzip'
 export const MIN_COMPRESSED_BYTES = 1024
 
 /** Text, and the binary formats that compress (fonts not already compressed, wasm, PDF…). */
-const COMPRESSIBLE = /^(text\/|application\/(json|javascript|xml|xhtml\+xml|rss\+xml|atom\+xml|ld\+json|manifest\+json|wasm|pdf)|image\/(svg\+xml|bmp|x-icon|vnd\.microsoft\.icon)|font\/(ttf|otf)|application\/(x-font-ttf|font-sfnt|vnd\.ms-fontobject))/
+const COMPRESSIBLE =
+  /^(text\/|application\/(json|javascript|xml|xhtml\+xml|rss\+xml|atom\+xml|ld\+json|manifest\+json|wasm|pdf)|image\/(svg\+xml|bmp|x-icon|vnd\.microsoft\.icon)|font\/(ttf|otf)|application\/(x-font-ttf|font-sfnt|vnd\.ms-fontobject))/
 
 export const isCompressible = (contentType: string, bytes: number) => bytes >= MIN_COMPRESSED_BYTES && COMPRESSIBLE.test(contentType)
 

@@ -1,7 +1,14 @@
 import { join } from 'node:path'
 import { type H3Event, HTTPError, HTTPResponse } from 'h3'
 import { ERRORS, type ErrorCase } from '../../api/errors.js'
-import { CorruptDocumentError, DatabaseUnavailableError, InsufficientStorageError, InvalidFilePathError, UnknownAssetError, VersionNotFoundError } from '../../store/index.js'
+import {
+  CorruptDocumentError,
+  DatabaseUnavailableError,
+  InsufficientStorageError,
+  InvalidFilePathError,
+  UnknownAssetError,
+  VersionNotFoundError,
+} from '../../store/index.js'
 import { redactPath } from './request-log.js'
 
 /** An error the client caused or may act on: answered as {error, message?} with its status. */
@@ -54,10 +61,18 @@ function translate(error: Error): Error {
   if (error instanceof InvalidFilePathError || error instanceof UnknownAssetError) return fail(ERRORS.invalidBody, error.message)
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
     if (e instanceof InsufficientStorageError) {
-      return fail(ERRORS.insufficientStorage, 'The server’s disk is full, so this write was not made (nothing acknowledged before was lost). Writes resume by themselves once space is freed on the server: retry later.', { 'retry-after': RETRY_AFTER_FULL_DISK })
+      return fail(
+        ERRORS.insufficientStorage,
+        'The server’s disk is full, so this write was not made (nothing acknowledged before was lost). Writes resume by themselves once space is freed on the server: retry later.',
+        { 'retry-after': RETRY_AFTER_FULL_DISK },
+      )
     }
     if (e instanceof DatabaseUnavailableError) {
-      return fail(ERRORS.databaseUnavailable, `The server cannot reach its database now${e.detail ? ` (${e.detail})` : ''}: the request may not have been carried out; retry it later.`, { 'retry-after': RETRY_AFTER_DATABASE })
+      return fail(
+        ERRORS.databaseUnavailable,
+        `The server cannot reach its database now${e.detail ? ` (${e.detail})` : ''}: the request may not have been carried out; retry it later.`,
+        { 'retry-after': RETRY_AFTER_DATABASE },
+      )
     }
   }
   return error
@@ -85,7 +100,10 @@ export function createErrorHandler(log: (message: string, error?: unknown) => vo
       // A known condition, not a bug: one line that names the file on disk and what to do.
       const file = dataDir ? join(dataDir, ...original.key.split(':')) : original.key
       log(`${request}: ${file} is damaged (not valid JSON). Restore it from a backup, or delete the folio.`)
-      return jsonError(500, { error: ERRORS.internalError.error, message: 'This folio’s stored data is damaged (the server log names the file). Restore it from a backup, or DELETE the folio.' })
+      return jsonError(500, {
+        error: ERRORS.internalError.error,
+        message: 'This folio’s stored data is damaged (the server log names the file). Restore it from a backup, or DELETE the folio.',
+      })
     }
     log(`Unhandled error on ${request}`, error.cause ?? error)
     return jsonError(500, { error: ERRORS.internalError.error, message: 'The server failed to handle this request; it has been logged.' })

@@ -91,9 +91,11 @@ async function checkHost(host: string): Promise<void> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     const why =
-      code === 'EADDRNOTAVAIL' ? 'no network interface of this machine has that address'
-      : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'the name does not resolve'
-      : (error as Error).message
+      code === 'EADDRNOTAVAIL'
+        ? 'no network interface of this machine has that address'
+        : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+          ? 'the name does not resolve'
+          : (error as Error).message
     throw new Error(`Cannot listen on ${host}: ${why}.`)
   }
 }
@@ -101,7 +103,5 @@ async function checkHost(host: string): Promise<void> {
 /** http://<address>:<port> of each network interface the listener is reachable on (none on loopback). */
 export async function networkUrls(listener: Listener): Promise<string[]> {
   const urls = await listener.getURLs()
-  return urls
-    .filter((u) => u.type === 'network' && !isLoopbackHost(new URL(u.url).hostname))
-    .map((u) => u.url.replace(/\/+$/, ''))
+  return urls.filter((u) => u.type === 'network' && !isLoopbackHost(new URL(u.url).hostname)).map((u) => u.url.replace(/\/+$/, ''))
 }

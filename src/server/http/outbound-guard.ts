@@ -84,7 +84,8 @@ export class OutboundUnreachable extends Error {
   }
 }
 
-const refusal = (host: string) => new OutboundRefused(`${host} is not a public address: the server does not connect to private, loopback or reserved networks on a user's behalf.`)
+const refusal = (host: string) =>
+  new OutboundRefused(`${host} is not a public address: the server does not connect to private, loopback or reserved networks on a user's behalf.`)
 
 const allows = (policy: OutboundPolicy, host: string, address: string): boolean =>
   Boolean(policy.allowPrivate) || (policy.isPublic ?? isPublicAddress)(address) || privateHostAllowed(policy.privateHosts ?? NO_PRIVATE_HOSTS, host, address)
@@ -162,9 +163,17 @@ export function guardedFetch(policy: OutboundPolicy): GuardedFetch {
   }
 }
 
-function once(policy: OutboundPolicy, url: URL, method: string, headers: Headers, body: Buffer | undefined, signal: AbortSignal | undefined): Promise<Response> {
+function once(
+  policy: OutboundPolicy,
+  url: URL,
+  method: string,
+  headers: Headers,
+  body: Buffer | undefined,
+  signal: AbortSignal | undefined,
+): Promise<Response> {
   const host = hostOf(url)
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return Promise.reject(new OutboundRefused(`Only http(s) addresses are reached, not ${url.protocol}`))
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return Promise.reject(new OutboundRefused(`Only http(s) addresses are reached, not ${url.protocol}`))
   // An address literal skips the lookup hook: judged here.
   if (isIP(host) !== 0 && !allows(policy, host, host)) return Promise.reject(refusal(host))
   return new Promise<Response>((resolve, reject) => {
@@ -206,7 +215,14 @@ function responseOf(res: IncomingMessage, url: URL, method: string, signal: Abor
   }
   let source: Readable = res
   const encoding = headers.get('content-encoding')?.trim().toLowerCase()
-  const decoder = encoding === 'gzip' || encoding === 'x-gzip' ? zlib.createGunzip() : encoding === 'deflate' ? zlib.createInflate() : encoding === 'br' ? zlib.createBrotliDecompress() : undefined
+  const decoder =
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? zlib.createGunzip()
+      : encoding === 'deflate'
+        ? zlib.createInflate()
+        : encoding === 'br'
+          ? zlib.createBrotliDecompress()
+          : undefined
   if (decoder) {
     source = decoder
     pipeline(res, decoder, () => undefined)

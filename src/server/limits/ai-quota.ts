@@ -20,7 +20,11 @@ export async function aiMessagesThisMonth(ctx: Pick<ServerContext, 'shared'>, wo
  * first and taken back when over, so two instances never both let the last message through.
  * OSS has no quota.
  */
-export async function chargeAiMessage(ctx: Pick<ServerContext, 'shared' | 'planLimits'>, principal: Principal | undefined, now = new Date()): Promise<{ used: number; limit: number } | undefined> {
+export async function chargeAiMessage(
+  ctx: Pick<ServerContext, 'shared' | 'planLimits'>,
+  principal: Principal | undefined,
+  now = new Date(),
+): Promise<{ used: number; limit: number } | undefined> {
   if (!ctx.planLimits || !principal) return undefined
   const { name, limits } = ctx.planLimits.planOf(principal.workspaceId)
   const { key, expiresAt } = monthKey(principal.workspaceId, now)

@@ -150,5 +150,7 @@ export function tooManyRequests(state: RateLimitState, now = Date.now()): ApiErr
 
 /** Too many wrong access keys for one folio (key-guesses.ts): the same 429, without a window to count down. */
 export function tooManyGuesses(retryAfterSeconds: number): ApiError {
-  return fail(ERRORS.tooManyRequests, `Too many wrong access keys for this folio: try again in ${retryAfterSeconds} s.`, { 'retry-after': String(retryAfterSeconds) })
+  return fail(ERRORS.tooManyRequests, `Too many wrong access keys for this folio: try again in ${retryAfterSeconds} s.`, {
+    'retry-after': String(retryAfterSeconds),
+  })
 }

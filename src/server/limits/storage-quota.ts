@@ -8,7 +8,8 @@ import { fail } from '../http/errors.js'
 /** What a write will store: text and data URLs as the API carries them, or bytes. */
 export type IncomingContent = string | Buffer
 
-const formatBytes = (n: number) => (n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(1)} GB` : n >= 1024 ** 2 ? `${(n / 1024 ** 2).toFixed(1)} MB` : `${Math.ceil(n / 1024)} KB`)
+const formatBytes = (n: number) =>
+  n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(1)} GB` : n >= 1024 ** 2 ? `${(n / 1024 ** 2).toFixed(1)} MB` : `${Math.ceil(n / 1024)} KB`
 
 /**
  * Runs a write that stores these contents, within the workspace's storage quota (Cloud): a write
@@ -28,7 +29,8 @@ export async function withinStorage<T>(
   for (const content of contents) {
     if (content === null || content === undefined) continue
     // A file value of the files API: what the Cloud store keeps of it (images as assets).
-    for (const bytes of typeof content === 'string' ? storedContents(content, hashBytes) : [content]) items.push({ hash: hashBytes(bytes), bytes: bytes.length })
+    for (const bytes of typeof content === 'string' ? storedContents(content, hashBytes) : [content])
+      items.push({ hash: hashBytes(bytes), bytes: bytes.length })
   }
   if (!items.length) return write()
   const usage = ctx.store.usage

@@ -25,7 +25,8 @@ export class StreamSlots {
     if (mine >= limit) {
       return { refused: refusal(`This client has ${limit} live-update streams open already (share pages in other tabs?): close some, then reload.`) }
     }
-    if (this.#open >= this.#total) return { refused: refusal(`This server keeps ${this.#total} live-update streams in all open, and has that many: try again shortly.`) }
+    if (this.#open >= this.#total)
+      return { refused: refusal(`This server keeps ${this.#total} live-update streams in all open, and has that many: try again shortly.`) }
     this.#open++
     this.#byClient.set(client, mine + 1)
     let released = false

@@ -56,7 +56,11 @@ export function registerFolioResources(server: Server, send: (request: ToolReque
   const get = async <T>(path: string): Promise<T> => {
     const response = await send({ method: 'GET', path })
     const body = (await response.json().catch(() => undefined)) as (T & { error?: string; message?: string }) | undefined
-    if (!response.ok) throw new McpError(response.status === 404 ? RESOURCE_NOT_FOUND : ErrorCode.InternalError, [body?.error, body?.message].filter(Boolean).join(': ') || `HTTP ${response.status}`)
+    if (!response.ok)
+      throw new McpError(
+        response.status === 404 ? RESOURCE_NOT_FOUND : ErrorCode.InternalError,
+        [body?.error, body?.message].filter(Boolean).join(': ') || `HTTP ${response.status}`,
+      )
     return body as T
   }
   const folioPath = (id: string, files: 'latest' | 'none') => `${getFolio.path.replace('{id}', encodeURIComponent(id))}?files=${files}`

@@ -17,10 +17,14 @@ import { subRequest } from '../http/sub-request.js'
  * which is where a stock MCP client starts OAuth.
  */
 export function mcpUnauthorized(ctx: ServerContext, event: H3Event) {
-  return fail(ERRORS.unauthorized, 'Send Authorization: Bearer <credential>: the workspace’s API key (folio keys show prints it) or an OAuth access token. In OSS, programs on this machine need none.', {
-    // The origin the client used (the tunnel's https URL through the tunnel): clients compare it.
-    'www-authenticate': `Bearer resource_metadata="${publicOrigin(ctx, event)}${PROTECTED_RESOURCE_METADATA_PATH}", scope="${OAUTH_SCOPE}"`,
-  })
+  return fail(
+    ERRORS.unauthorized,
+    'Send Authorization: Bearer <credential>: the workspace’s API key (folio keys show prints it) or an OAuth access token. In OSS, programs on this machine need none.',
+    {
+      // The origin the client used (the tunnel's https URL through the tunnel): clients compare it.
+      'www-authenticate': `Bearer resource_metadata="${publicOrigin(ctx, event)}${PROTECTED_RESOURCE_METADATA_PATH}", scope="${OAUTH_SCOPE}"`,
+    },
+  )
 }
 
 /**

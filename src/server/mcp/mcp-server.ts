@@ -27,7 +27,10 @@ const INSTRUCTIONS =
  * the OpenAPI document does), and errors keep the spec's strings without the SDK's prefixes.
  */
 export function createMcpServer(options: McpServerOptions): Server {
-  const server = new Server({ name: 'folio', title: 'folio', version: options.version }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS })
+  const server = new Server(
+    { name: 'folio', title: 'folio', version: options.version },
+    { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
+  )
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]))
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: options.tools.map(listing) }))
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
@@ -89,7 +92,12 @@ function withinBudget(text: string): string {
   const note = `\n\n[Cut: this answer is ${bytes.toLocaleString('en-US')} bytes, over the ${MAX_TOOL_ANSWER_BYTES / 1024} KB a tool answer holds. Ask for less (get_folio without files, list_versions), or read files one at a time with read_file or the folio://{id}/{path} resources.]`
   const room = MAX_TOOL_ANSWER_BYTES - Buffer.byteLength(note)
   // Cut on a character boundary: decoding the cut bytes drops a split last character.
-  return Buffer.from(text).subarray(0, room).toString('utf8').replace(/\uFFFD$/, '') + note
+  return (
+    Buffer.from(text)
+      .subarray(0, room)
+      .toString('utf8')
+      .replace(/\uFFFD$/, '') + note
+  )
 }
 
 const withoutSchemaKey = (schema: Record<string, unknown>) => {

@@ -48,4 +48,3 @@ async function downloadCloudflared(ctx: ServerContext): Promise<void> {
   })
   ctx.log(`cloudflared installed at ${path}`)
 }
-

@@ -30,7 +30,8 @@ export function registerTunnelRoutes(app: H3, ctx: ServerContext): void {
   mountRoute(app, ctx, controlTunnel, async ({ body }) => {
     switch (body.action) {
       case 'start': {
-        if (body.provider && body.provider !== 'localtunnel' && (body.host || body.subdomain)) throw fail(ERRORS.invalidBody, 'host and subdomain go with the localtunnel provider.')
+        if (body.provider && body.provider !== 'localtunnel' && (body.host || body.subdomain))
+          throw fail(ERRORS.invalidBody, 'host and subdomain go with the localtunnel provider.')
         let started: TunnelStarted
         try {
           started = await startTunnel(ctx, { provider: body.provider, host: body.host, subdomain: body.subdomain, install: body.install })
@@ -39,7 +40,9 @@ export function registerTunnelRoutes(app: H3, ctx: ServerContext): void {
         }
         const changing = body.host || body.subdomain || (body.provider && body.provider !== started.provider)
         const notes = [
-          started.alreadyRunning ? `A tunnel is already running through ${started.provider}${changing ? ' (folio tunnel stop, then start, to change its provider, server or subdomain)' : ''}.` : '',
+          started.alreadyRunning
+            ? `A tunnel is already running through ${started.provider}${changing ? ' (folio tunnel stop, then start, to change its provider, server or subdomain)' : ''}.`
+            : '',
           started.subdomainGranted === false ? `The tunnel server gave another address than the subdomain ${body.subdomain} (taken?).` : '',
         ].filter(Boolean)
         return {
@@ -61,7 +64,8 @@ export function registerTunnelRoutes(app: H3, ctx: ServerContext): void {
         return { success: true }
       case 'save_custom': {
         const customTunnelUrl = typeof body.customTunnelUrl === 'string' ? body.customTunnelUrl.trim() : ''
-        if (customTunnelUrl && !/^https?:\/\/\S+$/.test(customTunnelUrl)) throw fail(ERRORS.invalidBody, 'customTunnelUrl must be an http(s) URL, or empty to clear it.')
+        if (customTunnelUrl && !/^https?:\/\/\S+$/.test(customTunnelUrl))
+          throw fail(ERRORS.invalidBody, 'customTunnelUrl must be an http(s) URL, or empty to clear it.')
         await ctx.store.settings.set('tunnel', { ...(await tunnelSettings(ctx)), customTunnelUrl } satisfies TunnelSettings)
         return { success: true, customTunnelUrl }
       }

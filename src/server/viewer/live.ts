@@ -93,7 +93,10 @@ export class LiveUpdates {
   async #version(id: string): Promise<LiveEvent> {
     const meta = await this.#store.folios.get(id)
     const head = meta ? await this.#store.folios.manifest(id, meta.head) : undefined
-    return { event: 'version', data: { latestVersionId: meta ? versionId(meta.head) : undefined, activeFileList: Object.keys(head?.files ?? {}).sort(compareFilePaths) } }
+    return {
+      event: 'version',
+      data: { latestVersionId: meta ? versionId(meta.head) : undefined, activeFileList: Object.keys(head?.files ?? {}).sort(compareFilePaths) },
+    }
   }
 
   async #comments(id: string): Promise<LiveEvent> {

@@ -57,8 +57,7 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
 
   // One shell for both: the page reads the folio id from its address and asks the API.
   const dashboardBody = Buffer.from(ctx.web.dashboardPage)
-  const dashboard = ({ event }: { event: H3Event }) =>
-    encoded(event, dashboardBody, { ...PAGE_HEADERS, 'cache-control': 'no-cache' }, 'dashboard.html')
+  const dashboard = ({ event }: { event: H3Event }) => encoded(event, dashboardBody, { ...PAGE_HEADERS, 'cache-control': 'no-cache' }, 'dashboard.html')
   mountRoute(app, ctx, dashboardPage, dashboard)
   mountRoute(app, ctx, folioPage, dashboard)
 
@@ -95,7 +94,11 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
       // (nothing of the draft: no title, no description, no link-preview tags of its own). Its
       // owner without a grant (OSS's open local API) sees the draft notice.
       if (meta.status === 'draft' && !owner) return missing()
-      return shareAnswer(event, { id: meta.id, title: meta.title, description: meta.description, view: meta.status === 'draft' ? 'draft' : 'gate', api: `/api/files/${meta.id}` }, { noindex })
+      return shareAnswer(
+        event,
+        { id: meta.id, title: meta.title, description: meta.description, view: meta.status === 'draft' ? 'draft' : 'gate', api: `/api/files/${meta.id}` },
+        { noindex },
+      )
     }
     return shareAnswer(event, await contentBoot(ctx, meta, grant, preview), { noindex })
   })
@@ -137,7 +140,13 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
     const isHtml = type.startsWith('text/html')
     // Strong validator: the content hash (and, for pages, what is added to them).
     const etag = `"${ref.h}${isHtml ? `.${pageAdditions}` : ''}"`
-    const headers = { 'content-type': type, etag, ...FOLIO_FILE_HEADERS, 'cache-control': version === undefined ? LATEST_CACHE : VERSIONED_CACHE, vary: 'accept-encoding' }
+    const headers = {
+      'content-type': type,
+      etag,
+      ...FOLIO_FILE_HEADERS,
+      'cache-control': version === undefined ? LATEST_CACHE : VERSIONED_CACHE,
+      vary: 'accept-encoding',
+    }
     if (noneMatchHits(event.req.headers.get('if-none-match'), etag)) return new FastResponse(null, { status: 304, headers })
     // Through the folio: a content replaced a moment ago may already sit in its packed history.
     let body = await folios.served(meta.id, ref)
@@ -163,7 +172,11 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
 
   async function contentBoot(ctx: ServerContext, meta: FolioMeta, grant: Grant | undefined, preview: boolean) {
     const latest = versionId(meta.head)
-    const [head, comments, reactions] = await Promise.all([folios.manifest(meta.id, meta.head), engagement.openComments(meta.id, latest, PAGE_COMMENTS), engagement.reactions(meta.id)])
+    const [head, comments, reactions] = await Promise.all([
+      folios.manifest(meta.id, meta.head),
+      engagement.openComments(meta.id, latest, PAGE_COMMENTS),
+      engagement.reactions(meta.id),
+    ])
     const files = Object.keys(head?.files ?? {}).sort(compareFilePaths)
     const frame = await frameAccess(ctx.viewerAccess, meta, grant)
     return {
@@ -245,4 +258,3 @@ function filePath(raw: string | undefined): string | undefined {
     return undefined
   }
 }
-

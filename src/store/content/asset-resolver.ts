@@ -29,7 +29,10 @@ export interface FileEncoding {
   asset(workspaceId: string, hash: string): Promise<{ bytes: Buffer; mime: string } | undefined>
 }
 
-const plain = (files: FileMap): EncodedVersion => ({ files: Object.entries(files).map(([path, content]) => ({ path, ...encodeFileContent(content) })), assets: [] })
+const plain = (files: FileMap): EncodedVersion => ({
+  files: Object.entries(files).map(([path, content]) => ({ path, ...encodeFileContent(content) })),
+  assets: [],
+})
 
 /** OSS: file values are stored as they are sent (text, or base64 data URLs kept as bytes). */
 export const PLAIN_FILES: FileEncoding = {

@@ -181,7 +181,12 @@ export class VersionCommits {
     }
     if (request.kind === 'restore') {
       const n = versionNumber(request.versionId)
-      const source = n === undefined || n > batch.meta.head ? undefined : n > batch.before.head ? batch.versions[n - batch.before.head - 1] : await this.#o.history.manifest(id, n)
+      const source =
+        n === undefined || n > batch.meta.head
+          ? undefined
+          : n > batch.before.head
+            ? batch.versions[n - batch.before.head - 1]
+            : await this.#o.history.manifest(id, n)
       if (!source) throw new VersionNotFoundError(request.versionId, batch.meta.head)
       // Old contents the history packed become blobs of the folio again.
       await this.#o.contents.ensureBlobs(id, source.files)
@@ -209,9 +214,19 @@ export class VersionCommits {
       }
     }
     if (written.length === 0 && counts.deleted === 0) return { meta: batch.meta, head: batch.head, changed: false, counts }
-    const summary = [counts.added && `${counts.added} added`, counts.updated && `${counts.updated} changed`, counts.deleted && `${counts.deleted} deleted`].filter(Boolean).join(', ')
+    const summary = [counts.added && `${counts.added} added`, counts.updated && `${counts.updated} changed`, counts.deleted && `${counts.deleted} deleted`]
+      .filter(Boolean)
+      .join(', ')
     this.#bringIn(batch, written)
-    const result = this.#addVersion(batch, {}, files, request.message ?? `Sync: ${summary}`, request.author, compactions(batch.head.files, written, created), false)
+    const result = this.#addVersion(
+      batch,
+      {},
+      files,
+      request.message ?? `Sync: ${summary}`,
+      request.author,
+      compactions(batch.head.files, written, created),
+      false,
+    )
     return { ...result, counts }
   }
 
@@ -221,7 +236,15 @@ export class VersionCommits {
     for (const file of files) if (!held.has(file.ref.h)) batch.incoming.set(file.ref.h, file)
   }
 
-  #addVersion(batch: Batch, patch: Partial<FolioMeta>, files: Record<string, BlobRef>, message: string, author: string, replaced: Array<[string, string]>, restored: boolean): CommitResult {
+  #addVersion(
+    batch: Batch,
+    patch: Partial<FolioMeta>,
+    files: Record<string, BlobRef>,
+    message: string,
+    author: string,
+    replaced: Array<[string, string]>,
+    restored: boolean,
+  ): CommitResult {
     const n = batch.meta.head + 1
     const createdAt = now(batch)
     const head: VersionManifest = { versionId: versionId(n), commitMessage: message, createdAt, author, files }

@@ -10,7 +10,10 @@ import { join } from 'node:path'
 export const LOCK_FILE = 'folio.lock'
 
 export class DataDirBusyError extends Error {
-  constructor(readonly dataDir: string, readonly pid: number) {
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
     super(`Another folio server (pid ${pid}) is using ${dataDir}. Stop it, or start this one with --data pointing elsewhere.`)
   }
 }

@@ -19,7 +19,8 @@ export interface DiskIo {
 }
 
 export const realDisk: DiskIo = {
-  writev: (fd, buffers, position) => new Promise((resolve, reject) => fsWritev(fd, buffers, position, (error, written) => (error ? reject(error) : resolve(written)))),
+  writev: (fd, buffers, position) =>
+    new Promise((resolve, reject) => fsWritev(fd, buffers, position, (error, written) => (error ? reject(error) : resolve(written)))),
   writeSync: (fd, data, offset, length) => fsWriteSync(fd, data, offset, length),
   async freeBytes(path) {
     const info = await statfs(path)

@@ -7,7 +7,10 @@ import { type DiskIo, diskFor } from './disk-io.js'
 import { isCode, openFile } from './fd-io.js'
 import { mapLimit } from './map-limit.js'
 import { WriteBackCache } from './write-back-cache.js'
-import { type Recover, type Touched, type WriteBack, WriteJournal } from './write-journal.js'
+import type { Recover, Touched, WriteBack } from './journal-records.js'
+import { WriteJournal } from './write-journal.js'
+
+export { journalHoldsWrites } from './journal-dir.js'
 
 /**
  * An unstorage driver on plain files whose writes are atomic and durable.
@@ -43,17 +46,7 @@ export interface DurableFsOptions {
 const TMP_DIR = '.tmp'
 /** Files written at once by a checkpoint (each a temp file, a write and a rename on libuv's pool). */
 const WRITE_BACK_CONCURRENCY = 4
-const JOURNAL_DIR = '.journal'
-
-/**
- * Whether a folder holds a data dir's writes that only its journal has (a server killed before
- * its first checkpoint): a data dir, though its files may not show it yet.
- */
-export async function journalHoldsWrites(dir: string): Promise<boolean> {
-  const names = await readdir(join(dir, JOURNAL_DIR)).catch(() => [] as string[])
-  for (const name of names) if (name.endsWith('.log') && (await stat(join(dir, JOURNAL_DIR, name))).size > 0) return true
-  return false
-}
+import { JOURNAL_DIR } from './journal-dir.js'
 
 /**
  * setItem's options. `durableWithNext`: the caller follows this write with one it waits for (a
@@ -241,13 +234,15 @@ export const durableFsDriver = defineDriver((options: DurableFsOptions): Durable
       held = state.held
       const mine = state
       mine.journal ??= openJournal()
-      return mine.journal.then((journal) => (opened = journal)).catch((error: unknown) => {
-        // Not opened (a folder it cannot write): the next call, or driver, tries again.
-        if (dataDirs.get(root) === mine) dataDirs.delete(root)
-        mine.users--
-        ready = undefined
-        throw error
-      })
+      return mine.journal
+        .then((journal) => (opened = journal))
+        .catch((error: unknown) => {
+          // Not opened (a folder it cannot write): the next call, or driver, tries again.
+          if (dataDirs.get(root) === mine) dataDirs.delete(root)
+          mine.users--
+          ready = undefined
+          throw error
+        })
     })())
 
   /**

@@ -1,4 +1,4 @@
-import type { Held, JournalMark } from './write-journal.js'
+import type { Held, JournalMark } from './journal-records.js'
 
 /** One state of a key held in memory: its bytes, or null when removed. Newest first, through `older`. */
 export interface HeldEntry extends JournalMark {

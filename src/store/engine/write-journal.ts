@@ -6,32 +6,12 @@ import { BackgroundFsync } from './background-fsync.js'
 import { type DiskIo, isNoSpace, realDisk, writeAllAt } from './disk-io.js'
 import { closeFile, syncData, syncPath } from './fd-io.js'
 import { mapLimit } from './map-limit.js'
-import { createFile, encode, type Held, type JournalFile, type JournalRecord, type Recover, readRecords, type Touched, type WriteBack } from './journal-records.js'
+import { createFile, encode, readRecords } from './journal-records.js'
+import type { Held, JournalFile, JournalRecord, Recover, Touched, WriteBack } from './journal-records.js'
 import { InsufficientStorageError } from '../store-errors.js'
-
-export { type Held, type JournalMark, type JournalRecord, type Recover, readRecords, type Touched, type WriteBack } from './journal-records.js'
+import { FREE_TO_RESUME, FULL_AT_LEAST_MS, MAX_RECHECK_MS, MAX_RETIRED, RECHECK_MS, REPLAY_FSYNCS, ROTATE_BYTES, ROTATE_MS } from './journal-limits.js'
 
 const ftruncate = promisify(ftruncateCb)
-
-/** A journal file is retired past this size, or this long after its first record. */
-const ROTATE_BYTES = 32 * 1024 * 1024
-const ROTATE_MS = 2000
-/** Retired journal files waiting for their checkpoint, at most: then writers wait for the disk. */
-const MAX_RETIRED = 3
-/** fsyncs in flight while replaying on start (nothing else runs then). */
-const REPLAY_FSYNCS = 8
-/** While the disk is full (or a checkpoint failed), how often checkpoints are tried again and the free space looked at. */
-const RECHECK_MS = 1000
-/**
- * Writes are refused this long at least once the disk is full: an operation that read (or queued
- * without waiting) what a failed append lost would rest on it only if it made no write (all fail
- * meanwhile) for this long, then one after writes are taken again.
- */
-const FULL_AT_LEAST_MS = 3000
-/** At most this long between two tries of a checkpoint that fails for another reason than space. */
-const MAX_RECHECK_MS = 60_000
-/** Writes are taken again once the disk has this much room (and every checkpoint due has been written). */
-const FREE_TO_RESUME = 1024 * 1024
 
 interface Waiting {
   bytes: Buffer[]
@@ -134,7 +114,13 @@ export class WriteJournal {
     }
     // Removals made again: their folders fsync'd now, as before (a crash may have lost them).
     await mapLimit([...new Set(replayed.flatMap((f) => [...f.touched]))], REPLAY_FSYNCS, syncPath)
-    const journal = new WriteJournal(dir, await createFile(dir, (found.at(-1) ?? 0) + 1), options.rotateMs ?? ROTATE_MS, options.writeBack, options.disk ?? realDisk)
+    const journal = new WriteJournal(
+      dir,
+      await createFile(dir, (found.at(-1) ?? 0) + 1),
+      options.rotateMs ?? ROTATE_MS,
+      options.writeBack,
+      options.disk ?? realDisk,
+    )
     journal.#pending.push(...replayed)
     if (replayed.length) await (journal.#checkpoints = journal.#drain())
     return journal
@@ -156,7 +142,13 @@ export class WriteJournal {
    * memory and the journal have one order; the checkpoint of the journal file holding the
    * record writes it out (WriteBack).
    */
-  async write(op: JournalRecord['op'], key: string, data: Uint8Array, apply: () => Promise<Touched>, options: { wait?: boolean; sync?: boolean; hold?: () => Held | undefined } = {}): Promise<void> {
+  async write(
+    op: JournalRecord['op'],
+    key: string,
+    data: Uint8Array,
+    apply: () => Promise<Touched>,
+    options: { wait?: boolean; sync?: boolean; hold?: () => Held | undefined } = {},
+  ): Promise<void> {
     if (this.#failed) throw this.#failed
     if (this.#closed) throw closedError()
     if (this.#full) throw this.#fullError()
@@ -197,7 +189,12 @@ export class WriteJournal {
         try {
           // At the file's end as the journal counts it: after an append cut short, the next one
           // starts where the last whole record ends, over what the failed one left.
-          await writeAllAt(this.#disk, current.fd, batch.flatMap((w) => w.bytes), current.size)
+          await writeAllAt(
+            this.#disk,
+            current.fd,
+            batch.flatMap((w) => w.bytes),
+            current.size,
+          )
           await syncData(current.fd)
         } catch (error) {
           if (isNoSpace(error)) {
@@ -230,7 +227,10 @@ export class WriteJournal {
   /** An append failed: these writes, every one waiting behind them, and every later one fail (see #failed). */
   #fail(batch: Waiting[], cause: unknown): void {
     const reason = cause instanceof Error ? cause.message : String(cause)
-    this.#failed ??= new Error(`The data dir's write journal could not be written (${reason}): folio takes no more writes, so that none rests on one that was lost. Everything acknowledged before is safe. Check the disk (space, permissions), then restart folio.`, { cause })
+    this.#failed ??= new Error(
+      `The data dir's write journal could not be written (${reason}): folio takes no more writes, so that none rests on one that was lost. Everything acknowledged before is safe. Check the disk (space, permissions), then restart folio.`,
+      { cause },
+    )
     for (const w of [...batch, ...this.#waiting.splice(0)]) {
       w.held?.failed?.()
       w.reject(this.#failed)
@@ -267,10 +267,13 @@ export class WriteJournal {
 
   #scheduleRecheck(): void {
     if (this.#recheckTimer || this.#closed) return
-    this.#recheckTimer = setTimeout(() => {
-      this.#recheckTimer = undefined
-      void this.#recheck()
-    }, this.#full ? RECHECK_MS : this.#recheckMs).unref()
+    this.#recheckTimer = setTimeout(
+      () => {
+        this.#recheckTimer = undefined
+        void this.#recheck()
+      },
+      this.#full ? RECHECK_MS : this.#recheckMs,
+    ).unref()
   }
 
   /** While the disk is full or a checkpoint failed: the checkpoints due tried again, and whether writes may come back. */
@@ -386,4 +389,3 @@ export class WriteJournal {
 }
 
 const closedError = () => new Error('The write journal is closed: the store was closed while this write came.')
-

@@ -98,7 +98,12 @@ export async function migrate(pool: pg.Pool, migrations: readonly Migration[] = 
         await client.query('BEGIN')
         try {
           await client.query(migration.sql)
-          await client.query(`INSERT INTO ${TABLE} (id, name, checksum, applied_at) VALUES ($1, $2, $3, $4)`, [id, migration.name, checksumOf(migration), Date.now()])
+          await client.query(`INSERT INTO ${TABLE} (id, name, checksum, applied_at) VALUES ($1, $2, $3, $4)`, [
+            id,
+            migration.name,
+            checksumOf(migration),
+            Date.now(),
+          ])
           await client.query('COMMIT')
         } catch (error) {
           await client.query('ROLLBACK')

@@ -37,7 +37,9 @@ export class DatabaseUnreachableError extends Error {
 /** A database holding data in a format from before this folio: folio db import upgrades data dirs as it reads them. */
 export class FormatTooOldError extends Error {
   constructor(readonly found: number) {
-    super(`This database holds data in format ${found}, older than this folio's ${CURRENT_FORMAT}: export it with the folio that wrote it (folio db export), then import that data dir with this one.`)
+    super(
+      `This database holds data in format ${found}, older than this folio's ${CURRENT_FORMAT}: export it with the folio that wrote it (folio db export), then import that data dir with this one.`,
+    )
   }
 }
 

@@ -55,7 +55,22 @@ export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClie
 }
 
 /** SQLSTATEs and socket codes after which the same statement may work (a restart, a failover, a deadlock). */
-const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '40001', '40P01'])
+const TRANSIENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '40001',
+  '40P01',
+])
 /** pg raises some connection losses with no code at all. */
 const TRANSIENT_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|not queryable/
 

@@ -43,7 +43,10 @@ export class PgSharedState implements SharedState {
     this.#pool = pool
     this.#now = options.now ?? (() => Date.now())
     const sweepMs = options.sweepMs ?? 60_000
-    this.#sweeper = setInterval(() => void this.sweep().catch((error: Error) => options.warn?.(`shared state: sweeping expired entries failed (${error.message})`)), sweepMs)
+    this.#sweeper = setInterval(
+      () => void this.sweep().catch((error: Error) => options.warn?.(`shared state: sweeping expired entries failed (${error.message})`)),
+      sweepMs,
+    )
     this.#sweeper.unref()
   }
 
@@ -111,7 +114,10 @@ export class PgSharedState implements SharedState {
   }
 
   async get<T>(key: string): Promise<Versioned<T> | undefined> {
-    const { rows } = await this.#pool.query<RecordRow>('SELECT key, value, version, expires_at FROM shared_records WHERE key = $1 AND expires_at > $2', [key, this.#now()])
+    const { rows } = await this.#pool.query<RecordRow>('SELECT key, value, version, expires_at FROM shared_records WHERE key = $1 AND expires_at > $2', [
+      key,
+      this.#now(),
+    ])
     return rows[0] && toVersioned<T>(rows[0])
   }
 
@@ -138,10 +144,11 @@ export class PgSharedState implements SharedState {
   }
 
   async delete(key: string, ifVersion?: number): Promise<boolean> {
-    const { rowCount } = await this.#pool.query(
-      `DELETE FROM shared_records WHERE key = $1 AND expires_at > $2 AND ($3::bigint IS NULL OR version = $3)`,
-      [key, this.#now(), ifVersion ?? null],
-    )
+    const { rowCount } = await this.#pool.query(`DELETE FROM shared_records WHERE key = $1 AND expires_at > $2 AND ($3::bigint IS NULL OR version = $3)`, [
+      key,
+      this.#now(),
+      ifVersion ?? null,
+    ])
     return (rowCount ?? 0) > 0
   }
 

@@ -88,7 +88,8 @@ export class CommentAnchors {
       }
       await this.#options.apply(id, moves)
     } catch (error) {
-      if (await folios.get(id).catch(() => undefined)) this.#options.warn(`Re-anchoring the comments of ${id} failed (they stay where they were): ${(error as Error).message}`)
+      if (await folios.get(id).catch(() => undefined))
+        this.#options.warn(`Re-anchoring the comments of ${id} failed (they stay where they were): ${(error as Error).message}`)
     }
   }
 

@@ -2,7 +2,16 @@ import { LRUCache } from 'lru-cache'
 import type { Storage } from 'unstorage'
 import { applyBeacon, type Beacon } from '../../domain/analytics.js'
 import { isOnPage, isOpen, isReply, newestThreads, pinnedVersion } from '../../domain/comment-threads.js'
-import { type CommentActor, type CommentRequest, isDeleted, moderate, ownerComment, pageComment, publicComment, type StoredComment } from '../../domain/comments.js'
+import {
+  type CommentActor,
+  type CommentRequest,
+  isDeleted,
+  moderate,
+  ownerComment,
+  pageComment,
+  publicComment,
+  type StoredComment,
+} from '../../domain/comments.js'
 import { applyReactionRequest, type ReactionRequest, type Reactions } from '../../domain/reactions.js'
 import { type AnchorMove, CommentAnchors } from './comment-anchors.js'
 import { type CommentBatch, type CommentLimits, CommentSegments } from '../content/comment-segments.js'
@@ -124,7 +133,8 @@ export class EngagementRepository {
     await this.#changeComments(id, async (batch) => {
       for (const move of moves) {
         const current = await batch.get(move.commentId)
-        const still = current && isOpen(current) && current.outdated !== true && pinnedVersion(current) === move.from && current.anchor?.selector === move.selector
+        const still =
+          current && isOpen(current) && current.outdated !== true && pinnedVersion(current) === move.from && current.anchor?.selector === move.selector
         if (still) await batch.update(move.commentId, (c) => ({ ...c, ...move.next }))
       }
     })

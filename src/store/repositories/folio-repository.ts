@@ -85,7 +85,12 @@ export class FolioRepository {
   /** Cloud: images are shown as, accepted as and served by asset:// pointers (asset-resolver.ts). */
   readonly files: FileEncoding
 
-  constructor(storage: Storage, blobs: BlobStore, locks: Locks, options: { warn?: (message: string) => void; assetPointers?: boolean; purged?: PurgedListener } = {}) {
+  constructor(
+    storage: Storage,
+    blobs: BlobStore,
+    locks: Locks,
+    options: { warn?: (message: string) => void; assetPointers?: boolean; purged?: PurgedListener } = {},
+  ) {
     this.#storage = storage
     this.#locks = locks
     this.#warn = options.warn ?? ((m) => console.warn(m))
@@ -95,7 +100,16 @@ export class FolioRepository {
     this.#packer = new HistoryPacker({ storage, blobs, history: this.#history, locks, meta: (id) => this.get(id), warn: this.#warn })
     this.#trash = new Trash(storage, blobs, options.purged)
     this.files = options.assetPointers ? new AssetResolver(this.#contents, this) : PLAIN_FILES
-    this.#imports = { storage, locks, history: this.#history, log: this.#log, contents: this.#contents, packer: this.#packer, versions: (meta) => this.history(meta), forget: (id) => this.#keep(id, undefined) }
+    this.#imports = {
+      storage,
+      locks,
+      history: this.#history,
+      log: this.#log,
+      contents: this.#contents,
+      packer: this.#packer,
+      versions: (meta) => this.history(meta),
+      forget: (id) => this.#keep(id, undefined),
+    }
     this.#commits = new VersionCommits({
       storage,
       locks,

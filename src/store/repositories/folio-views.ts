@@ -109,11 +109,7 @@ export class FolioViews {
   }
 
   async #engagementOf(id: string) {
-    const [comments, reactions, analytics] = await Promise.all([
-      this.#engagement.comments(id),
-      this.#engagement.reactions(id),
-      this.#engagement.analytics(id),
-    ])
+    const [comments, reactions, analytics] = await Promise.all([this.#engagement.comments(id), this.#engagement.reactions(id), this.#engagement.analytics(id)])
     return { comments, reactions, analytics }
   }
 

@@ -78,7 +78,11 @@ export class WorkspaceUsage {
    * Lets a write in if the contents new to the workspace fit under `limit` with everything
    * counted and every write let in before it; release() what it returns once the write is done.
    */
-  async reserve(workspaceId: string, contents: Array<{ hash: string; bytes: number }>, limit: number): Promise<({ admitted: true } & Reservation) | { admitted: false; used: number; added: number }> {
+  async reserve(
+    workspaceId: string,
+    contents: Array<{ hash: string; bytes: number }>,
+    limit: number,
+  ): Promise<({ admitted: true } & Reservation) | { admitted: false; used: number; added: number }> {
     return this.#locks.run(usageLock(workspaceId), async () => {
       const added = await this.wouldAdd(workspaceId, contents)
       const used = (await this.#usage(workspaceId)).bytes + (this.#pending.get(workspaceId) ?? 0)
@@ -126,7 +130,9 @@ export class WorkspaceUsage {
   forgetFolio(workspaceId: string, folioId: string, hashes: Iterable<string>): void {
     const task = this.#forget(workspaceId, folioId, [...new Set(hashes)]).catch((error: unknown) => {
       // Left counted: over, never under. The markers are summed again on the next start.
-      this.#warn(`Could not give back the storage of deleted folio ${folioId} (workspace ${workspaceId}): ${error instanceof Error ? error.message : String(error)}`)
+      this.#warn(
+        `Could not give back the storage of deleted folio ${folioId} (workspace ${workspaceId}): ${error instanceof Error ? error.message : String(error)}`,
+      )
     })
     this.#background.add(task)
     void task.finally(() => this.#background.delete(task))

@@ -18,8 +18,8 @@ export function CommentsPanel({ folio, comments, focused, selected }: CommentsPa
   const current = comments && comments.folioId === folio.id ? comments : null
   const lines: { key: string; node: ReactNode }[] = []
   const start = current ? windowStart(selected, COMMENT_ROWS, current.latest.length) : 0
-  if (!current) lines.push({ key: 'loading', node: <Text dimColor>  loading comments…</Text> })
-  else if (current.latest.length === 0) lines.push({ key: 'none', node: <Text dimColor>  no comments yet</Text> })
+  if (!current) lines.push({ key: 'loading', node: <Text dimColor> loading comments…</Text> })
+  else if (current.latest.length === 0) lines.push({ key: 'none', node: <Text dimColor> no comments yet</Text> })
   else
     current.latest.slice(start, start + COMMENT_ROWS).forEach((c, i) => {
       const isSelected = focused && start + i === selected
@@ -41,14 +41,24 @@ export function CommentsPanel({ folio, comments, focused, selected }: CommentsPa
     })
   while (lines.length < COMMENT_ROWS) lines.push({ key: `pad${lines.length}`, node: <Text> </Text> })
   const counts = current && current.total > 0 ? `${current.open} open of ${current.total}` : ''
-  const more = current && current.latest.length > COMMENT_ROWS ? ` · ${start + 1}–${Math.min(start + COMMENT_ROWS, current.latest.length)} of the latest ${current.latest.length}` : ''
+  const more =
+    current && current.latest.length > COMMENT_ROWS
+      ? ` · ${start + 1}–${Math.min(start + COMMENT_ROWS, current.latest.length)} of the latest ${current.latest.length}`
+      : ''
   return (
     <Box flexDirection="column">
       <Text wrap="truncate-end">
         <Text bold color={focused ? 'cyan' : undefined}>
           Comments
         </Text>{' '}
-        on “{oneLine(folio.title, 60)}”{counts ? <Text dimColor> ({counts}{more})</Text> : null}
+        on “{oneLine(folio.title, 60)}”
+        {counts ? (
+          <Text dimColor>
+            {' '}
+            ({counts}
+            {more})
+          </Text>
+        ) : null}
       </Text>
       {lines.map((l) => (
         <Box key={l.key}>{l.node}</Box>

@@ -46,15 +46,22 @@ export function tunnelHeadLines({ tunnel, busy, folio, links, width }: Omit<Tunn
         ) : (
           <>
             <Text color={stateColor[tunnel.state]}>{tunnel.state === 'starting' || tunnel.state === 'reconnecting' ? `${tunnel.state}…` : tunnel.state}</Text>
-            {tunnel.state === 'connected' && tunnel.url ? <Text>  {tunnel.url}</Text> : null}
-            <Text dimColor>  ({tunnel.provider})</Text>
+            {tunnel.state === 'connected' && tunnel.url ? <Text> {tunnel.url}</Text> : null}
+            <Text dimColor> ({tunnel.provider})</Text>
           </>
         )}
       </Text>
     ),
   })
   if (tunnel.available && tunnel.state === 'connected' && tunnel.previousUrl) {
-    lines.push({ key: 'changed', node: <Text color="yellow" wrap="truncate-end">new URL: links shared with {tunnel.previousUrl} no longer work</Text> })
+    lines.push({
+      key: 'changed',
+      node: (
+        <Text color="yellow" wrap="truncate-end">
+          new URL: links shared with {tunnel.previousUrl} no longer work
+        </Text>
+      ),
+    })
   }
   if (tunnel.available && tunnel.state === 'connected' && tunnel.viewerPassword) {
     lines.push({ key: 'password', node: <Text wrap="truncate-end">{tunnelPasswordLine(tunnel.viewerPassword)}</Text> })
@@ -62,7 +69,14 @@ export function tunnelHeadLines({ tunnel, busy, folio, links, width }: Omit<Tunn
   if (tunnel.available && tunnel.lastError) {
     // Wrapped, not cut: the cause (getaddrinfo ENOTFOUND …) comes last in the message.
     wrapText(`last error: ${tunnel.lastError}`, width, { indent: '  ' }).forEach((text, i) => {
-      lines.push({ key: `error-${i}`, node: <Text color="red" wrap="truncate-end">{text}</Text> })
+      lines.push({
+        key: `error-${i}`,
+        node: (
+          <Text color="red" wrap="truncate-end">
+            {text}
+          </Text>
+        ),
+      })
     })
   }
   if (folio && links) {
@@ -81,7 +95,12 @@ export function tunnelHeadLines({ tunnel, busy, folio, links, width }: Omit<Tunn
 /** What to do with the link: beside the QR code when there is one (short lines), else below the link. */
 export function tunnelHintLines({ tunnel, busy, folio, links, qr, qrHidden }: TunnelPanelProps): string[] {
   if (!folio || !links) return []
-  if (qr) return [`scan it to open “${oneLine(folio.title, 24)}”`, `on a phone${links.via === 'network' ? ' on this network' : ''}`, ...(caveat(folio) ? [caveat(folio)!] : [])]
+  if (qr)
+    return [
+      `scan it to open “${oneLine(folio.title, 24)}”`,
+      `on a phone${links.via === 'network' ? ' on this network' : ''}`,
+      ...(caveat(folio) ? [caveat(folio)!] : []),
+    ]
   if (qrHidden) return ['(a taller or wider terminal shows its QR code)']
   if (!links.qr && tunnel.available && tunnel.state === 'stopped' && !busy) return ['press t to start a tunnel: its QR code opens this folio on a phone']
   if (!links.qr && !tunnel.available) return ['only this machine reaches this address']

@@ -139,7 +139,13 @@ function compressBeside(path: string): void {
   const body = readFileSync(path)
   writeFileSync(
     `${path}.br`,
-    brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } }),
+    brotliCompressSync(body, {
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: 11,
+        [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+      },
+    }),
   )
   writeFileSync(`${path}.gz`, gzipSync(body, { level: 9 }))
 }

@@ -1,6 +1,6 @@
 /* The share page's icons: constant SVG markup, never data. */
 
-import { h } from './ui.js';
+import { h } from './ui.js'
 
 const icon = {
   lock: '<svg viewBox="0 0 24 24" aria-hidden="true"><rect x="4" y="10" width="16" height="11" rx="2"/><path d="M8 10V7a4 4 0 0 1 8 0v3"/></svg>',
@@ -10,11 +10,11 @@ const icon = {
   chat: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 5h16v11H9l-5 4z"/></svg>',
   play: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M8 5l11 7-11 7z"/></svg>',
   close: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M6 6l12 12M18 6L6 18"/></svg>',
-};
+}
 
 /** svg('lock'): a span holding one of the icons above. */
 export const svg = (name) => {
-  const span = h('span', { class: 'icon' });
-  span.innerHTML = icon[name]; // constant markup above, never data
-  return span;
-};
+  const span = h('span', { class: 'icon' })
+  span.innerHTML = icon[name] // constant markup above, never data
+  return span
+}

@@ -8,15 +8,15 @@ export async function requestJson(url, { method = 'POST', body, headers = {}, si
     headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
     credentials: 'same-origin',
-  });
-  let data = null;
+  })
+  let data = null
   try {
-    data = await res.json();
+    data = await res.json()
   } catch {
     // A proxy's HTML error page: the status alone has to do.
   }
-  return { res, data };
+  return { res, data }
 }
 
 /** POSTs JSON with the page's cookies; resolves to the response and its JSON body (or null). */
-export const postJson = (url, body, options = {}) => requestJson(url, { body, ...options });
+export const postJson = (url, body, options = {}) => requestJson(url, { body, ...options })

@@ -5,59 +5,59 @@
  * (sessionStorage: it goes when the tab closes, and no other tab or site can read it).
  */
 
-const KEY_STORE = 'folio.apiKey';
+const KEY_STORE = 'folio.apiKey'
 
 /** An answer that was not 2xx: the server's {error, message} and the status. */
 export class ApiError extends Error {
   constructor(status, body) {
-    super(body?.message || body?.error || `HTTP ${status}`);
-    this.status = status;
-    this.error = body?.error || `HTTP ${status}`;
+    super(body?.message || body?.error || `HTTP ${status}`)
+    this.status = status
+    this.error = body?.error || `HTTP ${status}`
   }
 }
 
-export const storedKey = () => sessionStorage.getItem(KEY_STORE) || '';
-export const forgetKey = () => sessionStorage.removeItem(KEY_STORE);
+export const storedKey = () => sessionStorage.getItem(KEY_STORE) || ''
+export const forgetKey = () => sessionStorage.removeItem(KEY_STORE)
 export function rememberKey(key) {
-  sessionStorage.setItem(KEY_STORE, key.trim());
+  sessionStorage.setItem(KEY_STORE, key.trim())
 }
 
-let onUnauthorized = () => {};
+let onUnauthorized = () => {}
 /** Called with {refused: boolean} when the API answers 401 (refused: a key was sent and is wrong). */
 export function whenUnauthorized(handler) {
-  onUnauthorized = handler;
+  onUnauthorized = handler
 }
 
 async function call(method, path, body) {
-  const key = storedKey();
-  const headers = { accept: 'application/json' };
-  if (key) headers.authorization = `Bearer ${key}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  const key = storedKey()
+  const headers = { accept: 'application/json' }
+  if (key) headers.authorization = `Bearer ${key}`
+  if (body !== undefined) headers['content-type'] = 'application/json'
   // no-store: the list is sent with max-age=5 (spec), and the owner must see what they just did.
-  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin', cache: 'no-store' });
-  let data = null;
+  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin', cache: 'no-store' })
+  let data = null
   try {
-    data = await res.json();
+    data = await res.json()
   } catch {
     // A proxy's HTML error page: the status has to do.
   }
-  if (res.status === 401) onUnauthorized({ refused: Boolean(key) });
-  if (!res.ok) throw new ApiError(res.status, data);
-  return data;
+  if (res.status === 401) onUnauthorized({ refused: Boolean(key) })
+  if (!res.ok) throw new ApiError(res.status, data)
+  return data
 }
 
-const folio = (id) => `/api/files/${encodeURIComponent(id)}`;
+const folio = (id) => `/api/files/${encodeURIComponent(id)}`
 
-export const listFolios = () => call('GET', '/api/files');
+export const listFolios = () => call('GET', '/api/files')
 // The answer's files are not needed (the list is fetched again): ?files=none keeps them out.
-export const updateFolio = (id, patch) => call('PUT', `${folio(id)}?files=none`, patch).then((r) => r.project);
-export const deleteFolio = (id) => call('DELETE', folio(id));
-export const getBrief = (id) => call('GET', `${folio(id)}/brief`);
+export const updateFolio = (id, patch) => call('PUT', `${folio(id)}?files=none`, patch).then((r) => r.project)
+export const deleteFolio = (id) => call('DELETE', folio(id))
+export const getBrief = (id) => call('GET', `${folio(id)}/brief`)
 /** {resolved} or {deleted} (owner: true hides from viewers, false restores). */
-export const changeComment = (id, commentId, change) => call('PUT', `${folio(id)}/comments`, { commentId, ...change }).then((r) => r.comment);
+export const changeComment = (id, commentId, change) => call('PUT', `${folio(id)}/comments`, { commentId, ...change }).then((r) => r.comment)
 /** The owner's DELETE: the comment is gone for good. */
-export const removeComment = (id, commentId) => call('DELETE', `${folio(id)}/comments?commentId=${encodeURIComponent(commentId)}`);
+export const removeComment = (id, commentId) => call('DELETE', `${folio(id)}/comments?commentId=${encodeURIComponent(commentId)}`)
 /** The serve process's public tunnel (OSS only: Cloud answers 403). */
-export const getTunnel = () => call('GET', '/api/tunnel');
+export const getTunnel = () => call('GET', '/api/tunnel')
 /** {action: 'start', provider?, install?}, {action: 'stop'} or {action: 'save_custom', customTunnelUrl}. */
-export const controlTunnel = (body) => call('POST', '/api/tunnel', body);
+export const controlTunnel = (body) => call('POST', '/api/tunnel', body)

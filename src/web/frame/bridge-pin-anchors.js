@@ -13,21 +13,20 @@
  */
 /** Adds `ns.pinAnchors` to the bridge's namespace (after installAnchors). */
 export function installPinAnchors(ns) {
-
   /** The element an API comment's selector names, or null: none, the whole page, or ours. */
   function named(selector) {
-    if (typeof selector !== 'string' || !selector.trim()) return null;
-    let el;
+    if (typeof selector !== 'string' || !selector.trim()) return null
+    let el
     try {
-      el = document.querySelector(selector);
+      el = document.querySelector(selector)
     } catch {
-      return null; // an agent's selector the browser cannot parse names nothing
+      return null // an agent's selector the browser cannot parse names nothing
     }
     // <body> or <html> is the whole page (the share page sends 'body' for a click it could not
     // anchor): the x/y say more than its centre would.
-    if (!el || el === document.body || el === document.documentElement) return null;
-    if (ns.isOwn(el)) return null;
-    return el;
+    if (!el || el === document.body || el === document.documentElement) return null
+    if (ns.isOwn(el)) return null
+    return el
   }
 
   /**
@@ -36,17 +35,20 @@ export function installPinAnchors(ns) {
    * element's own cannot be told (the element need not be on screen at all).
    */
   function anchorOn(el, fallbackSelector) {
-    const r = el.getBoundingClientRect();
-    const made = ns.anchors.make(el, r.left + r.width / 2, r.top + r.height / 2)
-      // No selector of ours names it alone (a structural path that is not unique): the comment's does.
-      ?? { selector: fallbackSelector, offsetX: 50, offsetY: 50 };
-    const { hash: _hash, viewport: _viewport, slide: _slide, ...anchor } = made;
+    const r = el.getBoundingClientRect()
+    // No selector of ours names it alone (a structural path that is not unique): the comment's does.
+    const made = ns.anchors.make(el, r.left + r.width / 2, r.top + r.height / 2) ?? {
+      selector: fallbackSelector,
+      offsetX: 50,
+      offsetY: 50,
+    }
+    const { hash: _hash, viewport: _viewport, slide: _slide, ...anchor } = made
     // The centre, whatever make() measured (an element on a hidden slide has no box to measure).
-    anchor.offsetX = 50;
-    anchor.offsetY = 50;
-    const slide = ns.anchors.slideIndexOf(el, ns.anchors.slideState().slides);
-    if (slide !== undefined) anchor.slide = slide;
-    return anchor;
+    anchor.offsetX = 50
+    anchor.offsetY = 50
+    const slide = ns.anchors.slideIndexOf(el, ns.anchors.slideState().slides)
+    if (slide !== undefined) anchor.slide = slide
+    return anchor
   }
 
   /**
@@ -56,23 +58,23 @@ export function installPinAnchors(ns) {
    * it), and made again from the selector only when it finds nothing.
    */
   function find(entry) {
-    const { pin } = entry;
+    const { pin } = entry
     if (pin.anchor && typeof pin.anchor === 'object') {
-      entry.made = undefined;
-      return ns.anchors.resolve(pin.anchor);
+      entry.made = undefined
+      return ns.anchors.resolve(pin.anchor)
     }
     if (entry.made) {
-      const el = ns.anchors.resolve(entry.made);
-      if (el) return el;
+      const el = ns.anchors.resolve(entry.made)
+      if (el) return el
     }
-    const el = named(pin.selector);
+    const el = named(pin.selector)
     // Not there (yet: a script may build it): keep the anchor made before, if any, for its slide.
-    if (el) entry.made = anchorOn(el, pin.selector);
-    return el;
+    if (el) entry.made = anchorOn(el, pin.selector)
+    return el
   }
 
   /** What places and focuses the pin: the share page's anchor, else the one made here. */
-  const anchorOf = (entry) => (entry.pin.anchor && typeof entry.pin.anchor === 'object' ? entry.pin.anchor : entry.made);
+  const anchorOf = (entry) => (entry.pin.anchor && typeof entry.pin.anchor === 'object' ? entry.pin.anchor : entry.made)
 
-  ns.pinAnchors = { find, anchorOf };
+  ns.pinAnchors = { find, anchorOf }
 }

@@ -12,40 +12,40 @@
 
 /** Adds `ns.deck`: known() → { active(), slideOf(el), goTo(index) } for a framework in charge, else undefined. */
 export function installDeck(ns, onChange) {
-  let listening = null;
+  let listening = null
 
   /** reveal.js 4–6: slides are its horizontal indices (a vertical stack is one slide). */
   function reveal() {
-    const R = window.Reveal;
-    if (!R || typeof R.getIndices !== 'function' || typeof R.slide !== 'function') return undefined;
+    const R = window.Reveal
+    if (!R || typeof R.getIndices !== 'function' || typeof R.slide !== 'function') return undefined
     if (listening !== R && typeof R.on === 'function') {
-      listening = R;
+      listening = R
       for (const type of ['ready', 'slidechanged', 'scrollviewactivate', 'scrollviewdeactivate', 'resize', 'overviewhidden']) {
         try {
-          R.on(type, onChange);
+          R.on(type, onChange)
         } catch {
           // an older reveal without that event
         }
       }
     }
-    if (typeof R.isReady === 'function' && !R.isReady()) return undefined;
+    if (typeof R.isReady === 'function' && !R.isReady()) return undefined
     return {
       active: () => R.getIndices().h,
       slideOf(el) {
-        const section = el instanceof Element ? el.closest('.reveal .slides section') : null;
-        if (!section) return undefined;
-        const h = R.getIndices(section).h;
-        return Number.isInteger(h) && h >= 0 ? h : undefined;
+        const section = el instanceof Element ? el.closest('.reveal .slides section') : null
+        if (!section) return undefined
+        const h = R.getIndices(section).h
+        return Number.isInteger(h) && h >= 0 ? h : undefined
       },
       goTo(index) {
         // The vertical index too: in its scroll view reveal moves only when given both.
-        R.slide(index, 0);
-        return true;
+        R.slide(index, 0)
+        return true
       },
-    };
+    }
   }
 
   ns.deck = {
     known: () => reveal(),
-  };
+  }
 }

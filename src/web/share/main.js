@@ -27,50 +27,50 @@
  *   ../common/             small helpers shared with the dashboard (ui.js, icons.js, post-json.js)
  */
 
-import '../common/tokens.css';
-import './share.css';
-import { pollUntilViewable } from './share-access.js';
-import { renderContent } from './share-content.js';
-import { renderDraft, renderGate, renderMissing } from './share-notices.js';
+import '../common/tokens.css'
+import './share.css'
+import { pollUntilViewable } from './share-access.js'
+import { renderContent } from './share-content.js'
+import { renderDraft, renderGate, renderMissing } from './share-notices.js'
 
-const app = document.getElementById('app');
-const boot = readBoot();
+const app = document.getElementById('app')
+const boot = readBoot()
 
 function readBoot() {
   try {
-    return JSON.parse(document.getElementById('folio-boot')?.textContent || '{}');
+    return JSON.parse(document.getElementById('folio-boot')?.textContent || '{}')
   } catch {
-    return { view: 'missing' };
+    return { view: 'missing' }
   }
 }
 
 /** A draft or gated folio: the notice follows what GET /public says, until the folio can be seen. */
 function waitFor(shown) {
   pollUntilViewable(boot, (reason) => {
-    if (reason === shown) return;
-    shown = reason;
-    if (reason === 'deleted') renderMissing(app);
-    else if (reason === 'draft') renderDraft(app);
-    else renderGate(app, boot);
-  });
+    if (reason === shown) return
+    shown = reason
+    if (reason === 'deleted') renderMissing(app)
+    else if (reason === 'draft') renderDraft(app)
+    else renderGate(app, boot)
+  })
 }
 
 switch (boot.view) {
   case 'content':
-    if (boot.frameBase) renderContent(app, boot);
-    else renderMissing(app);
-    break;
+    if (boot.frameBase) renderContent(app, boot)
+    else renderMissing(app)
+    break
   case 'gate':
-    renderGate(app, boot);
-    waitFor('private'); // made public meanwhile: the folio appears without a key
-    break;
+    renderGate(app, boot)
+    waitFor('private') // made public meanwhile: the folio appears without a key
+    break
   case 'draft':
-    renderDraft(app);
-    waitFor('draft');
-    break;
+    renderDraft(app)
+    waitFor('draft')
+    break
   default:
-    renderMissing(app);
+    renderMissing(app)
     // A draft is missing to anyone but its owner: once it is published (or there is anything to
     // say about it) the page the server renders now says so.
-    if (boot.api) pollUntilViewable(boot, (reason) => reason !== 'deleted' && location.reload());
+    if (boot.api) pollUntilViewable(boot, (reason) => reason !== 'deleted' && location.reload())
 }

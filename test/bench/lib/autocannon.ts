@@ -127,9 +127,12 @@ export async function compareAlternating(
       const result = await load(target, options)
       rounds[target.name]!.push(result)
       await settle()
-      const problems = result.non2xx || result.errors || result.timeouts ? `  (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})` : ''
+      const problems =
+        result.non2xx || result.errors || result.timeouts ? `  (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})` : ''
       const cpu = `CPU server ${pct(result.serverCpu)}, autocannon ${pct(result.clientCpu)}`
-      options.log(`  round ${round + 1} ${target.name}: ${fmt(result.reqPerSec)} req/s, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms, ${cpu}${problems}`)
+      options.log(
+        `  round ${round + 1} ${target.name}: ${fmt(result.reqPerSec)} req/s, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms, ${cpu}${problems}`,
+      )
     }
   }
   const median = Object.fromEntries(Object.entries(rounds).map(([name, results]) => [name, medianOf(results.map((r) => r.reqPerSec))]))

@@ -10,7 +10,8 @@ export async function launchChromium(extraArgs: string[] = []): Promise<{ browse
   let found: ChromiumLaunch | undefined
   // chromium-setup.ts is vitest's globalSetup: it hands its choice to project.provide, which this stands in for.
   await chooseChromium({ provide: (_key: string, value: ChromiumLaunch) => (found = value) } as unknown as Parameters<typeof chooseChromium>[0])
-  if (!found?.executablePath) throw new Error(`No Chromium for the bench (${found?.source}): ${found?.error}. Set CHROMIUM_PATH, install chromium, or npm install (@sparticuz/chromium).`)
+  if (!found?.executablePath)
+    throw new Error(`No Chromium for the bench (${found?.source}): ${found?.error}. Set CHROMIUM_PATH, install chromium, or npm install (@sparticuz/chromium).`)
   const browser = await chromium.launch({ executablePath: found.executablePath, args: [...found.args, ...extraArgs] })
   return { browser, source: `${found.source}, ${browser.version()}` }
 }
@@ -135,9 +136,24 @@ export class NetworkLog {
         // A redirect ends one request and starts the next under the same id.
         if (known && p.redirectResponse) {
           this.byId.delete(id)
-          this.byId.set(`${id}#redirect${++this.redirects}`, { ...known, status: p.redirectResponse.status, encodedBytes: p.redirectResponse.encodedDataLength ?? 0, finished: true, endedAt: p.timestamp })
+          this.byId.set(`${id}#redirect${++this.redirects}`, {
+            ...known,
+            status: p.redirectResponse.status,
+            encodedBytes: p.redirectResponse.encodedDataLength ?? 0,
+            finished: true,
+            endedAt: p.timestamp,
+          })
         } else if (known) return // the same request seen from a second session (a child frame's document)
-        this.byId.set(id, { id, url: p.request!.url, method: p.request!.method, type: p.type ?? 'Other', startedAt: p.timestamp!, encodedBytes: 0, decodedBytes: 0, finished: false })
+        this.byId.set(id, {
+          id,
+          url: p.request!.url,
+          method: p.request!.method,
+          type: p.type ?? 'Other',
+          startedAt: p.timestamp!,
+          encodedBytes: 0,
+          decodedBytes: 0,
+          finished: false,
+        })
         this.lastActivity = performance.now()
         return
       }

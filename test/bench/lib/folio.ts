@@ -33,7 +33,12 @@ export async function fillStore(dataDir: string, count: number, targetHtml: stri
   const started = performance.now()
   const store = await openStore({ dataDir, log: () => {} })
   try {
-    const target = await store.folios.create({ meta: apiDefaults('Bench target'), files: { 'index.html': targetHtml }, commitMessage: 'Initial version', author: 'bench' })
+    const target = await store.folios.create({
+      meta: apiDefaults('Bench target'),
+      files: { 'index.html': targetHtml },
+      commitMessage: 'Initial version',
+      author: 'bench',
+    })
     let next = 1
     const worker = async () => {
       while (next < count) {

@@ -36,7 +36,8 @@ export async function ratioSection(
   report.log(`  median CPU, one core = 100%: ${cpuNote(comparison)}`)
   for (const [name, results] of Object.entries(comparison.rounds)) {
     const p = problemsOf(results)
-    if (p.non2xx || p.errors || p.timeouts) report.problem(`${options.section}, ${name}: non-2xx ${p.non2xx}, errors ${p.errors}, timeouts ${p.timeouts} (${JSON.stringify(p.statusCodes)})`)
+    if (p.non2xx || p.errors || p.timeouts)
+      report.problem(`${options.section}, ${name}: non-2xx ${p.non2xx}, errors ${p.errors}, timeouts ${p.timeouts} (${JSON.stringify(p.statusCodes)})`)
   }
   return { ratio: check.value, medians: comparison.median }
 }

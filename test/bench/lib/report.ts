@@ -76,7 +76,10 @@ export class Report {
 
   async writeJson(path: string, extra: Record<string, unknown>): Promise<void> {
     const checks = this.checks.map((c) => ({ ...c, result: verdict(c) }))
-    await writeFile(path, `${JSON.stringify({ ...extra, checks, sections: this.sections, serverProblems: this.serverProblems, errors: this.errors }, null, 2)}\n`)
+    await writeFile(
+      path,
+      `${JSON.stringify({ ...extra, checks, sections: this.sections, serverProblems: this.serverProblems, errors: this.errors }, null, 2)}\n`,
+    )
   }
 }
 

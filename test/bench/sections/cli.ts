@@ -31,12 +31,23 @@ export async function benchCli(ctx: BenchContext): Promise<void> {
   await time([BIN, '--help'], 3)
   const nodeMs = await time(['-e', '0'], 20)
   const helpMs = await time([BIN, '--help'], 20)
-  report.check({ section: '8 cli', name: 'folio --help vs node -e 0', value: helpMs / nodeMs, unit: '×', goal: { op: '<', value: 2, unit: '×' }, detail: `${helpMs.toFixed(0)} ms / ${nodeMs.toFixed(0)} ms (medians of 20)` })
+  report.check({
+    section: '8 cli',
+    name: 'folio --help vs node -e 0',
+    value: helpMs / nodeMs,
+    unit: '×',
+    goal: { op: '<', value: 2, unit: '×' },
+    detail: `${helpMs.toFixed(0)} ms / ${nodeMs.toFixed(0)} ms (medians of 20)`,
+  })
   report.log(`  start-up: folio --help ${helpMs.toFixed(0)} ms, node -e 0 ${nodeMs.toFixed(0)} ms → ${(helpMs / nodeMs).toFixed(2)}×`)
 
   const dir = await ctx.tmpDir('cli')
   const folio = await startFolio('folio', join(dir, 'data'))
-  const created = await fetch(`${folio.url}/api/files`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Bench sync', initialHtml: '<h1>start</h1>' }) })
+  const created = await fetch(`${folio.url}/api/files`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ title: 'Bench sync', initialHtml: '<h1>start</h1>' }),
+  })
   const id = ((await created.json()) as { project: { id: string } }).project.id
   const site = join(dir, 'site')
   for (let i = 0; i < 1000; i++) {
@@ -51,13 +62,27 @@ export async function benchCli(ctx: BenchContext): Promise<void> {
   }
   const first = await sync()
   const second = await sync()
-  report.log(`  first sync: ${first.result.filesSent} files (${(first.result.bytesSent / 1024).toFixed(0)} KB) in ${first.ms.toFixed(0)} ms → ${first.result.versionId}`)
-  report.log(`  second sync, nothing changed: ${second.result.filesSent} file bodies sent, ${second.ms.toFixed(0)} ms, version ${second.result.versionId} (changed: ${second.result.changed})`)
-  report.check({ section: '8 cli', name: 'file bodies sent by a second sync', value: second.result.filesSent, unit: 'files', goal: { op: '<', value: 1, unit: 'files' }, detail: `first sync sent ${first.result.filesSent}` })
+  report.log(
+    `  first sync: ${first.result.filesSent} files (${(first.result.bytesSent / 1024).toFixed(0)} KB) in ${first.ms.toFixed(0)} ms → ${first.result.versionId}`,
+  )
+  report.log(
+    `  second sync, nothing changed: ${second.result.filesSent} file bodies sent, ${second.ms.toFixed(0)} ms, version ${second.result.versionId} (changed: ${second.result.changed})`,
+  )
+  report.check({
+    section: '8 cli',
+    name: 'file bodies sent by a second sync',
+    value: second.result.filesSent,
+    unit: 'files',
+    goal: { op: '<', value: 1, unit: 'files' },
+    detail: `first sync sent ${first.result.filesSent}`,
+  })
 
   // Save-to-version latency: from a save to the watcher reporting the new version.
   const debounceMs = 100
-  const watch = spawn(process.execPath, [BIN, 'sync', id, site, '--watch', '--json', '--debounce', String(debounceMs), '--server', folio.url], { stdio: ['ignore', 'pipe', 'pipe'], env })
+  const watch = spawn(process.execPath, [BIN, 'sync', id, site, '--watch', '--json', '--debounce', String(debounceMs), '--server', folio.url], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+  })
   // Lines that arrive before anyone waits for them are kept: two often come in one chunk.
   const waiters: Array<(line: string) => void> = []
   const unread: string[] = []
@@ -81,7 +106,15 @@ export async function benchCli(ctx: BenchContext): Promise<void> {
   const nextLine = () =>
     new Promise<string>((resolve, reject) => {
       if (unread.length) return resolve(unread.shift()!)
-      const timer = setTimeout(() => reject(new Error(`sync --watch said nothing for 15 s; its stdout: ${stdout.slice(-300) || '(empty)'}; its stderr: ${stderr.slice(-300) || '(empty)'}; exit code ${watch.exitCode}`)), 15_000)
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `sync --watch said nothing for 15 s; its stdout: ${stdout.slice(-300) || '(empty)'}; its stderr: ${stderr.slice(-300) || '(empty)'}; exit code ${watch.exitCode}`,
+            ),
+          ),
+        15_000,
+      )
       waiters.push((line) => {
         clearTimeout(timer)
         resolve(line)

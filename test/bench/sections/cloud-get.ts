@@ -76,18 +76,27 @@ export async function benchCloudGet(ctx: BenchContext): Promise<void> {
   report.log(`  server CPU per answer: oss ${(ossCost * 1e6).toFixed(1)} µs, cloud ${(cloudCost * 1e6).toFixed(1)} µs (${(ossCost / cloudCost).toFixed(2)}×)`)
   for (const [name, results] of Object.entries(comparison.rounds)) {
     const p = problemsOf(results)
-    if (p.non2xx || p.errors || p.timeouts) report.problem(`section 11, ${name}: non-2xx ${p.non2xx}, errors ${p.errors}, timeouts ${p.timeouts} (${JSON.stringify(p.statusCodes)})`)
+    if (p.non2xx || p.errors || p.timeouts)
+      report.problem(`section 11, ${name}: non-2xx ${p.non2xx}, errors ${p.errors}, timeouts ${p.timeouts} (${JSON.stringify(p.statusCodes)})`)
   }
   // A Cloud server without FOLIO_SMTP_URL says so at start: expected here, not a problem.
-  const unexpected = (text: string) => text.split('\n').filter((line) => line.trim() && !line.includes('E-mail is not configured')).join('\n')
-  for (const server of [oss, cloud]) if (unexpected(server.stderr()).trim()) report.problem(`section 11, ${server.name} stderr: ${unexpected(server.stderr()).trim().slice(-500)}`)
+  const unexpected = (text: string) =>
+    text
+      .split('\n')
+      .filter((line) => line.trim() && !line.includes('E-mail is not configured'))
+      .join('\n')
+  for (const server of [oss, cloud])
+    if (unexpected(server.stderr()).trim()) report.problem(`section 11, ${server.name} stderr: ${unexpected(server.stderr()).trim().slice(-500)}`)
   report.sections.cloudGet = { medians: comparison.median, rounds: comparison.rounds }
   await Promise.all([oss.stop(), cloud.stop()])
 }
 
 async function writeCloudDataDir(dataDir: string): Promise<void> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 })
-  await writeFile(join(dataDir, 'plans.json'), JSON.stringify({ ...DEFAULT_PLANS, bench: { requestsPerMinute: 1_000_000_000, aiMessagesPerMonth: 0, storageBytes: 1024 ** 3 } }))
+  await writeFile(
+    join(dataDir, 'plans.json'),
+    JSON.stringify({ ...DEFAULT_PLANS, bench: { requestsPerMinute: 1_000_000_000, aiMessagesPerMonth: 0, storageBytes: 1024 ** 3 } }),
+  )
 }
 
 /** What `folio admin workspace create` does, through the store of the stopped server's data dir. */

@@ -26,7 +26,9 @@ export async function benchGetVsRaw(ctx: BenchContext): Promise<void> {
   const first = Buffer.from(await firstResponse.arrayBuffer())
   // How the body is framed says which path the server took to send it: a Content-Length means
   // one write of a known string, chunked means the body went through a stream.
-  const framing = firstResponse.headers.get('content-length') ? 'content-length' : `chunked (transfer-encoding: ${firstResponse.headers.get('transfer-encoding') ?? '?'})`
+  const framing = firstResponse.headers.get('content-length')
+    ? 'content-length'
+    : `chunked (transfer-encoding: ${firstResponse.headers.get('transfer-encoding') ?? '?'})`
   const second = Buffer.from(await (await fetch(folioUrl)).arrayBuffer())
   if (!first.equals(second)) report.problem('Two GETs of an unchanged folio returned different bytes')
 
@@ -51,7 +53,9 @@ export async function benchGetVsRaw(ctx: BenchContext): Promise<void> {
     jsonServerUrl,
     { cwd: dir },
   )
-  report.log(`  folio body ${fmt(first.length)} bytes (index.html ${fmt(SMALL_HTML.length)} bytes), framed ${framing}; raw answers the same bytes with content-length`)
+  report.log(
+    `  folio body ${fmt(first.length)} bytes (index.html ${fmt(SMALL_HTML.length)} bytes), framed ${framing}; raw answers the same bytes with content-length`,
+  )
 
   const comparison = await compareAlternating(
     [
@@ -92,7 +96,8 @@ export async function benchGetVsRaw(ctx: BenchContext): Promise<void> {
 
   for (const [name, results] of Object.entries(comparison.rounds)) {
     const p = problemsOf(results)
-    if (p.non2xx || p.errors || p.timeouts) report.problem(`section 1, ${name}: non-2xx ${p.non2xx}, errors ${p.errors}, timeouts ${p.timeouts} (${JSON.stringify(p.statusCodes)})`)
+    if (p.non2xx || p.errors || p.timeouts)
+      report.problem(`section 1, ${name}: non-2xx ${p.non2xx}, errors ${p.errors}, timeouts ${p.timeouts} (${JSON.stringify(p.statusCodes)})`)
   }
   if (folio.stderr().trim()) report.problem(`section 1, folio stderr: ${folio.stderr().trim().slice(-500)}`)
 

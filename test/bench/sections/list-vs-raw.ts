@@ -26,7 +26,11 @@ export async function benchList(ctx: BenchContext): Promise<void> {
   const listUrl = `${folio.url}/api/files`
   // One published folio takes the beacons of the last measurement.
   const beaconTarget = ((await (await fetch(listUrl)).json()) as Array<{ id: string }>)[0]!.id
-  const published = await fetch(`${listUrl}/${beaconTarget}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: 'published' }) })
+  const published = await fetch(`${listUrl}/${beaconTarget}`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ status: 'published' }),
+  })
   if (!published.ok) throw new Error(`PUT /api/files/${beaconTarget}: ${published.status} ${await published.text()}`)
   const firstResponse = await fetch(listUrl)
   const first = Buffer.from(await firstResponse.arrayBuffer())
@@ -54,7 +58,9 @@ export async function benchList(ctx: BenchContext): Promise<void> {
     { cwd: dir },
   )
   const jsonServerBytes = (await (await fetch(jsonServerUrl)).arrayBuffer()).byteLength
-  report.log(`  list body ${fmt(first.length)} bytes for ${FOLIOS} folios, ETag ${etag ?? '(none)'}; json-server answers the same items in ${fmt(jsonServerBytes)} bytes`)
+  report.log(
+    `  list body ${fmt(first.length)} bytes for ${FOLIOS} folios, ETag ${etag ?? '(none)'}; json-server answers the same items in ${fmt(jsonServerBytes)} bytes`,
+  )
 
   const comparison = await compareAlternating(
     [
@@ -94,7 +100,8 @@ export async function benchList(ctx: BenchContext): Promise<void> {
 
   for (const [name, results] of Object.entries(comparison.rounds)) {
     const p = problemsOf(results)
-    if (p.non2xx || p.errors || p.timeouts) report.problem(`section 9, ${name}: non-2xx ${p.non2xx}, errors ${p.errors}, timeouts ${p.timeouts} (${JSON.stringify(p.statusCodes)})`)
+    if (p.non2xx || p.errors || p.timeouts)
+      report.problem(`section 9, ${name}: non-2xx ${p.non2xx}, errors ${p.errors}, timeouts ${p.timeouts} (${JSON.stringify(p.statusCodes)})`)
   }
   if (folio.stderr().trim()) report.problem(`section 9, folio stderr: ${folio.stderr().trim().slice(-500)}`)
 
@@ -128,7 +135,9 @@ async function listUnderBeacons(ctx: BenchContext, listUrl: string, beaconUrl: s
     const [result, beacons] = await Promise.all([load(list, options), steadyBeacons(beaconUrl, ctx.duration)])
     beaconsAnswered += beacons
     withBeacons.push(result.reqPerSec)
-    report.log(`  round ${round + 1}: list alone ${fmt(alone.at(-1)!)} req/s, with beacons ${fmt(result.reqPerSec)} req/s (CPU server ${Math.round((result.serverCpu ?? NaN) * 100)}%), ${fmt(beacons / ctx.duration)} beacons/s answered`)
+    report.log(
+      `  round ${round + 1}: list alone ${fmt(alone.at(-1)!)} req/s, with beacons ${fmt(result.reqPerSec)} req/s (CPU server ${Math.round((result.serverCpu ?? NaN) * 100)}%), ${fmt(beacons / ctx.duration)} beacons/s answered`,
+    )
     await sleep(250)
   }
   const ratio = medianOf(withBeacons) / medianOf(alone)

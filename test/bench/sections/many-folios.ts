@@ -122,7 +122,13 @@ export async function benchManyFolios(ctx: BenchContext): Promise<void> {
     [
       ['at start', mb(rssAtStart.rss), mb(rssAtStart.peak), '', ''],
       ['after the GET rounds', mb(rssAfterGets.rss), mb(rssAfterGets.peak), `< ${RSS_GOAL_MB} MB`, verdict(rssGets)],
-      [`after GET /api/files (${fmt(listMs)} ms, ${fmt(list.length)} items)`, mb(rssAfterList.rss), mb(rssAfterList.peak), `< ${RSS_GOAL_MB} MB`, verdict(rssList)],
+      [
+        `after GET /api/files (${fmt(listMs)} ms, ${fmt(list.length)} items)`,
+        mb(rssAfterList.rss),
+        mb(rssAfterList.peak),
+        `< ${RSS_GOAL_MB} MB`,
+        verdict(rssList),
+      ],
       [`after a second GET /api/files (${fmt(secondListMs)} ms)`, mb(rssAfterSecondList.rss), mb(rssAfterSecondList.peak), '', ''],
     ],
   )
@@ -131,7 +137,8 @@ export async function benchManyFolios(ctx: BenchContext): Promise<void> {
 
   for (const [name, results] of Object.entries(rounds)) {
     const p = problemsOf(results)
-    if (p.non2xx || p.errors || p.timeouts) report.problem(`section 3, ${name}: non-2xx ${p.non2xx}, errors ${p.errors}, timeouts ${p.timeouts} (${JSON.stringify(p.statusCodes)})`)
+    if (p.non2xx || p.errors || p.timeouts)
+      report.problem(`section 3, ${name}: non-2xx ${p.non2xx}, errors ${p.errors}, timeouts ${p.timeouts} (${JSON.stringify(p.statusCodes)})`)
   }
   if (manyServer.stderr().trim()) report.problem(`section 3, ${manyServer.name} stderr after the list: ${manyServer.stderr().trim().slice(-500)}`)
 

@@ -31,7 +31,10 @@ export async function benchPostgres(ctx: BenchContext): Promise<void> {
     const onFiles = await startFolio('folio on flat files', join(dir, 'data'), NO_RATE_LIMITS)
 
     // Published: viewers' beacons count on published folios only.
-    const [pgId, fileId] = await Promise.all([createFolio(onPg.url, 'Bench small folio', SMALL_HTML, { status: 'published' }), createFolio(onFiles.url, 'Bench small folio', SMALL_HTML, { status: 'published' })])
+    const [pgId, fileId] = await Promise.all([
+      createFolio(onPg.url, 'Bench small folio', SMALL_HTML, { status: 'published' }),
+      createFolio(onFiles.url, 'Bench small folio', SMALL_HTML, { status: 'published' }),
+    ])
     const get = await ratioSection(ctx, {
       section: '12 PostgreSQL GET',
       name: 'GET on PostgreSQL vs on flat files',
@@ -41,7 +44,10 @@ export async function benchPostgres(ctx: BenchContext): Promise<void> {
     })
     await onFiles.stop()
 
-    const durable = await startJsonLineServer('raw-durable', process.execPath, [join(ROOT, 'test/bench/raw-durable-server.mjs'), await ctx.tmpDir('raw-durable-pg')])
+    const durable = await startJsonLineServer('raw-durable', process.execPath, [
+      join(ROOT, 'test/bench/raw-durable-server.mjs'),
+      await ctx.tmpDir('raw-durable-pg'),
+    ])
     const beacon = () => JSON.stringify({ isInitial: true, device: 'desktop', sessionSeconds: 3 })
     const before = await views(onPg.url, pgId)
     const beacons = await ratioSection(ctx, {
@@ -51,7 +57,9 @@ export async function benchPostgres(ctx: BenchContext): Promise<void> {
       measured: { name: 'beacon on PostgreSQL', url: `${onPg.url}/api/files/${pgId}/analytics`, method: 'POST', body: beacon, pid: onPg.pid },
       goal: 1,
     })
-    report.log(`  folio counted ${((await views(onPg.url, pgId)) - before).toLocaleString('en-US')} views over the beacon rounds (every 2xx beacon is one view)`)
+    report.log(
+      `  folio counted ${((await views(onPg.url, pgId)) - before).toLocaleString('en-US')} views over the beacon rounds (every 2xx beacon is one view)`,
+    )
     await durable.stop()
 
     report.log()

@@ -111,7 +111,8 @@ export async function comparePutHistory(ctx: BenchContext, server: ServerChild, 
   report.log(`  median CPU, one core = 100%: ${cpuNote(comparison)}`)
   report.log(`  long-history folio: ${fmt(longOk)} PUTs answered 2xx, ${fmt(added)} versions added (${versionsMatch ? 'consistent' : 'MISMATCH'})`)
   for (const [name, p] of Object.entries(problems)) {
-    if (p.non2xx || p.errors || p.timeouts) report.problem(`section ${section}, ${name}: non-2xx ${p.non2xx}, errors ${p.errors}, timeouts ${p.timeouts} (${JSON.stringify(p.statusCodes)})`)
+    if (p.non2xx || p.errors || p.timeouts)
+      report.problem(`section ${section}, ${name}: non-2xx ${p.non2xx}, errors ${p.errors}, timeouts ${p.timeouts} (${JSON.stringify(p.statusCodes)})`)
   }
   if (server.stderr().trim()) report.problem(`section ${section}, folio stderr: ${server.stderr().trim().slice(-500)}`)
 

@@ -30,9 +30,21 @@ export async function benchPutWriters(ctx: BenchContext): Promise<void> {
   const lines = new EditableDoc(100 * 1024, 3).lines
   const page = lines.join('\n')
   const counterLine = Math.floor(lines.length / 2) + 1
-  const baseline: Target = { name: 'raw durable PUT', url: `${raw.url}/document`, method: 'PUT', pid: raw.pid, body: countingPutBody(lines, counterLine, 'raw') }
+  const baseline: Target = {
+    name: 'raw durable PUT',
+    url: `${raw.url}/document`,
+    method: 'PUT',
+    pid: raw.pid,
+    body: countingPutBody(lines, counterLine, 'raw'),
+  }
   // Not a goal: how far the request format alone (JSON parse, UTF-8, SHA-256) takes raw down.
-  const parsed: Target = { name: 'raw, parse + hash', url: `${raw.url}/parsed`, method: 'PUT', pid: raw.pid, body: countingPutBody(lines, counterLine, 'parsed') }
+  const parsed: Target = {
+    name: 'raw, parse + hash',
+    url: `${raw.url}/parsed`,
+    method: 'PUT',
+    pid: raw.pid,
+    body: countingPutBody(lines, counterLine, 'parsed'),
+  }
 
   // A fresh folio (or set of folios) every round: the comparison is of writers, not of history.
   const oneFolioRounds: string[] = []
@@ -124,15 +136,34 @@ export async function benchPutWriters(ctx: BenchContext): Promise<void> {
     ['comparison', 'baseline req/s', 'measured req/s', 'ratio', 'goal', 'result', 'non-2xx'],
     [
       [`1 folio vs raw`, fmt(rawRps), fmt(oneRps), `${checks[0]!.value.toFixed(2)}×`, '>= 0.8×', verdict(checks[0]!), String(problems[one.name]!.non2xx)],
-      [`${WRITERS} folios vs raw`, fmt(rawRps), fmt(manyRps), `${checks[1]!.value.toFixed(2)}×`, '>= 0.9×', verdict(checks[1]!), String(problems[many.name]!.non2xx)],
-      [`raw parse + hash vs raw`, fmt(rawRps), fmt(parsedRps), `${reference.value.toFixed(2)}×`, '(reference)', verdict(reference), String(problems[parsed.name]!.non2xx)],
+      [
+        `${WRITERS} folios vs raw`,
+        fmt(rawRps),
+        fmt(manyRps),
+        `${checks[1]!.value.toFixed(2)}×`,
+        '>= 0.9×',
+        verdict(checks[1]!),
+        String(problems[many.name]!.non2xx),
+      ],
+      [
+        `raw parse + hash vs raw`,
+        fmt(rawRps),
+        fmt(parsedRps),
+        `${reference.value.toFixed(2)}×`,
+        '(reference)',
+        verdict(reference),
+        String(problems[parsed.name]!.non2xx),
+      ],
     ],
   )
-  report.log(`  folio vs raw that parses and hashes each body: ${(oneRps / parsedRps).toFixed(2)}× on 1 folio, ${(manyRps / parsedRps).toFixed(2)}× on ${WRITERS} folios`)
+  report.log(
+    `  folio vs raw that parses and hashes each body: ${(oneRps / parsedRps).toFixed(2)}× on 1 folio, ${(manyRps / parsedRps).toFixed(2)}× on ${WRITERS} folios`,
+  )
   report.log(`  median CPU, one core = 100%: ${cpuNote(comparison)}`)
   report.log(`  one-folio rounds: every 2xx is one version (${consistent ? 'consistent' : 'MISMATCH'})`)
   for (const [name, p] of Object.entries(problems)) {
-    if (p.non2xx || p.errors || p.timeouts) report.problem(`section 10, ${name}: non-2xx ${p.non2xx}, errors ${p.errors}, timeouts ${p.timeouts} (${JSON.stringify(p.statusCodes)})`)
+    if (p.non2xx || p.errors || p.timeouts)
+      report.problem(`section 10, ${name}: non-2xx ${p.non2xx}, errors ${p.errors}, timeouts ${p.timeouts} (${JSON.stringify(p.statusCodes)})`)
   }
   if (server.stderr().trim()) report.problem(`section 10, folio stderr: ${server.stderr().trim().slice(-500)}`)
 

@@ -43,7 +43,7 @@ export async function benchVersionDisk(ctx: BenchContext): Promise<void> {
     // any real server. What the journal held at the last PUT is reported on its own.
     const lastPut = growthByArea(before, await diskUsage(dataDir)).find(([area]) => area === '.journal')?.[1].apparent ?? 0
     const after = await settledUsage(dataDir)
-    report.log(`  ${fmt(EDITS)} PUTs of ${mb(Buffer.byteLength(v1))} in ${putS.toFixed(1)} s (${(putS * 1000 / EDITS).toFixed(1)} ms each, sequential)`)
+    report.log(`  ${fmt(EDITS)} PUTs of ${mb(Buffer.byteLength(v1))} in ${putS.toFixed(1)} s (${((putS * 1000) / EDITS).toFixed(1)} ms each, sequential)`)
     report.log(`  the write journal held ${mb(lastPut)} at the last PUT (the last writes, until their checkpoint: at most 4 files of 32 MB)`)
 
     const apparent = report.check({
@@ -68,7 +68,13 @@ export async function benchVersionDisk(ctx: BenchContext): Promise<void> {
       [
         ['after the first version', mb(before.apparent), mb(before.allocated), fmt(before.files), fmt(before.dirs)],
         [`after ${fmt(EDITS)} more`, mb(after.apparent), mb(after.allocated), fmt(after.files), fmt(after.dirs)],
-        ['beyond the first copy', mb(after.apparent - before.apparent), mb(after.allocated - before.allocated), fmt(after.files - before.files), fmt(after.dirs - before.dirs)],
+        [
+          'beyond the first copy',
+          mb(after.apparent - before.apparent),
+          mb(after.allocated - before.allocated),
+          fmt(after.files - before.files),
+          fmt(after.dirs - before.dirs),
+        ],
         ['goal', `< ${GOAL_MB} MB ${verdict(apparent)}`, `< ${GOAL_MB} MB ${verdict(allocated)}`, '', ''],
       ],
     )
@@ -97,9 +103,30 @@ export async function benchVersionDisk(ctx: BenchContext): Promise<void> {
       v1Ok = files?.['index.html'] !== undefined && Buffer.from(files['index.html']).equals(Buffer.from(v1))
       v1Via = 'the store API (the GET did not reach v1 in time)'
     }
-    report.check({ section: SECTION, name: `GET lists ${fmt(EDITS + 1)} versions`, value: countOk ? 1 : 0, unit: 'ok', goal: { op: '>=', value: 1, unit: 'ok' }, detail: `versionCount ${listed.versionCount} (?files=none)` })
-    report.check({ section: SECTION, name: 'v1 byte-identical to the upload', value: v1Ok ? 1 : 0, unit: 'ok', goal: { op: '>=', value: 1, unit: 'ok' }, detail: `read via ${v1Via}` })
-    report.check({ section: SECTION, name: `v${EDITS + 1} (head) equals the last upload`, value: headOk ? 1 : 0, unit: 'ok', goal: { op: '>=', value: 1, unit: 'ok' }, detail: '?files=latest' })
+    report.check({
+      section: SECTION,
+      name: `GET lists ${fmt(EDITS + 1)} versions`,
+      value: countOk ? 1 : 0,
+      unit: 'ok',
+      goal: { op: '>=', value: 1, unit: 'ok' },
+      detail: `versionCount ${listed.versionCount} (?files=none)`,
+    })
+    report.check({
+      section: SECTION,
+      name: 'v1 byte-identical to the upload',
+      value: v1Ok ? 1 : 0,
+      unit: 'ok',
+      goal: { op: '>=', value: 1, unit: 'ok' },
+      detail: `read via ${v1Via}`,
+    })
+    report.check({
+      section: SECTION,
+      name: `v${EDITS + 1} (head) equals the last upload`,
+      value: headOk ? 1 : 0,
+      unit: 'ok',
+      goal: { op: '>=', value: 1, unit: 'ok' },
+      detail: '?files=latest',
+    })
     report.log()
     report.log(`  versions listed: ${listed.versions.length} (versionCount ${listed.versionCount}) ${countOk ? 'OK' : 'FAIL'}`)
     report.log(`  head equals the last upload: ${headOk ? 'OK' : 'FAIL'}`)
@@ -116,7 +143,17 @@ export async function benchVersionDisk(ctx: BenchContext): Promise<void> {
     }
     if (server.stderr().trim()) report.problem(`section 4, folio stderr: ${server.stderr().trim().slice(-500)}`)
 
-    report.sections.versionDisk = { putSeconds: putS, before, after, growthByArea: Object.fromEntries(growthByArea(before, after)), countOk, headOk, v1Ok, v1Via, fullGetProbe: probe }
+    report.sections.versionDisk = {
+      putSeconds: putS,
+      before,
+      after,
+      growthByArea: Object.fromEntries(growthByArea(before, after)),
+      countOk,
+      headOk,
+      v1Ok,
+      v1Via,
+      fullGetProbe: probe,
+    }
   } finally {
     if (!stopped) await server.stop()
   }

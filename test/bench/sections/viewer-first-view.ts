@@ -96,7 +96,7 @@ interface ViewFigures {
  */
 export async function benchViewerFirstView(ctx: BenchContext): Promise<void> {
   const { report } = ctx
-  report.heading('13. A viewer\'s first view through a slow link (Chromium, 150 ms RTT, 10/5 Mbit/s)')
+  report.heading("13. A viewer's first view through a slow link (Chromium, 150 ms RTT, 10/5 Mbit/s)")
   const dir = await ctx.tmpDir('first-view')
   const contents = await prepareContents(dir)
 
@@ -104,7 +104,8 @@ export async function benchViewerFirstView(ctx: BenchContext): Promise<void> {
   const ids = new Map<string, string>()
   for (const content of contents) ids.set(content.name, await publishWithCli(folio.url, content.folder, await ctx.tmpDir('first-view-cli')))
   const statics = new Map<string, ServerChild>()
-  for (const c of contents) statics.set(c.name, await startJsonLineServer(`static ${c.name}`, process.execPath, [join(ROOT, 'test/bench/static-server.mjs'), c.folder]))
+  for (const c of contents)
+    statics.set(c.name, await startJsonLineServer(`static ${c.name}`, process.execPath, [join(ROOT, 'test/bench/static-server.mjs'), c.folder]))
   // Chromium reaches each server through its own relay only (the CLI above published directly):
   // the share page and its frame are same-origin with the folio relay's 127.0.0.1:port, which is
   // all folio needs (its pages build their URLs from their location).
@@ -118,14 +119,18 @@ export async function benchViewerFirstView(ctx: BenchContext): Promise<void> {
     throw error
   }
   const targetFor = (name: TargetName, content: Content): Target =>
-    name === 'folio' ? { name, url: `${relays.get('folio')!.url}/share/${ids.get(content.name)}` } : { name, url: `${relays.get(`static ${content.name}`)!.url}/` }
+    name === 'folio'
+      ? { name, url: `${relays.get('folio')!.url}/share/${ids.get(content.name)}` }
+      : { name, url: `${relays.get(`static ${content.name}`)!.url}/` }
 
   const { browser, source } = await launchChromium([OFFLINE_WEB]).catch(async (error: Error) => {
     await closeRelays()
     throw error
   })
   report.log(`  ${source}; cold = a new browser context (empty cache), warm = the same page navigated again`)
-  report.log(`  link: a TCP relay in front of each server, ${RTT_MS} ms round trip (+1 for a new connection's handshake), ${LINK.downMbps}/${LINK.upMbps} Mbit/s per connection`)
+  report.log(
+    `  link: a TCP relay in front of each server, ${RTT_MS} ms round trip (+1 for a new connection's handshake), ${LINK.downMbps}/${LINK.upMbps} Mbit/s per connection`,
+  )
   report.log(`  contents: ${contents.map((c) => c.label).join('; ')}`)
   const samples: Record<string, ViewFigures[]> = {}
   const waterfalls: Record<string, string[]> = {}
@@ -143,7 +148,9 @@ export async function benchViewerFirstView(ctx: BenchContext): Promise<void> {
           ;(samples[key(name, content.name, 'warm')] ??= []).push(warm)
         }
       }
-      report.log(`  round ${round + 1}/${ctx.rounds}: ${contents.map((c) => `${c.name} cold folio ${ms(samples[key('folio', c.name, 'cold')]!.at(-1)!.contentMs)} / static ${ms(samples[key('static', c.name, 'cold')]!.at(-1)!.contentMs)}`).join(', ')}`)
+      report.log(
+        `  round ${round + 1}/${ctx.rounds}: ${contents.map((c) => `${c.name} cold folio ${ms(samples[key('folio', c.name, 'cold')]!.at(-1)!.contentMs)} / static ${ms(samples[key('static', c.name, 'cold')]!.at(-1)!.contentMs)}`).join(', ')}`,
+      )
     }
   } finally {
     await browser.close()
@@ -202,7 +209,8 @@ export async function benchViewerFirstView(ctx: BenchContext): Promise<void> {
       net.reset()
       await net.setCacheDisabled(false)
       const warm = await measureView(page, net, target, `${target.name} ${content.name} warm`)
-      if (net.childErrors.length) report.problem(`13 first view, ${target.name} ${content.name}: CDP in the folio's frame: ${net.childErrors.slice(0, 3).join('; ')}`)
+      if (net.childErrors.length)
+        report.problem(`13 first view, ${target.name} ${content.name}: CDP in the folio's frame: ${net.childErrors.slice(0, 3).join('; ')}`)
       await net.close()
       return { cold, warm }
     } finally {
@@ -232,9 +240,24 @@ export async function benchViewerFirstView(ctx: BenchContext): Promise<void> {
     }
   }
   report.log()
-  report.log(`  medians of ${ctx.rounds} round(s). "Before": requests to the server that started before the content was painted. KB as on the wire (compressed, headers`)
+  report.log(
+    `  medians of ${ctx.rounds} round(s). "Before": requests to the server that started before the content was painted. KB as on the wire (compressed, headers`,
+  )
   report.log('  included); "raw": the bodies decoded. Whole view: until the network was quiet for 1 s after the content (open event streams aside).')
-  report.table(['view', 'content at', 'FCP', 'req before', 'KB before', 'share UI before: req / KB', 'share UI whole view: req / KB / raw', "folio's files: 200 / 304 / cache", 'whole view: req / KB'], rows)
+  report.table(
+    [
+      'view',
+      'content at',
+      'FCP',
+      'req before',
+      'KB before',
+      'share UI before: req / KB',
+      'share UI whole view: req / KB / raw',
+      "folio's files: 200 / 304 / cache",
+      'whole view: req / KB',
+    ],
+    rows,
+  )
 
   const [onePage, reveal] = contents as [Content, Content]
   report.log()
@@ -303,10 +326,16 @@ export async function benchViewerFirstView(ctx: BenchContext): Promise<void> {
   )
   for (const name of ['folio one-page cold', 'folio one-page warm']) {
     report.log()
-    report.log(`  ${name} (last round, the counted view: its frame paused while followed), ms from navigation start: start → end, KB on the wire, status, request`)
+    report.log(
+      `  ${name} (last round, the counted view: its frame paused while followed), ms from navigation start: start → end, KB on the wire, status, request`,
+    )
     for (const line of waterfalls[name] ?? []) report.log(`    ${line}`)
   }
-  const skew = Math.max(...Object.values(samples).flat().map((f) => Math.abs(f.clockSkewMs)))
+  const skew = Math.max(
+    ...Object.values(samples)
+      .flat()
+      .map((f) => Math.abs(f.clockSkewMs)),
+  )
   if (skew > 20) report.problem(`13 first view: the folio frame's clock and the page's differ by up to ${ms(skew)} (times inside the frame are that uncertain)`)
   if (folio.stderr().trim()) report.problem(`13 first view, folio stderr: ${folio.stderr().trim().slice(-500)}`)
 
@@ -335,7 +364,12 @@ function medianFigures(list: ViewFigures[]): ViewFigures {
  * One view: navigate, wait until the content is painted, then until the network is quiet
  * (open streams aside), and reckon what went over the wire.
  */
-async function measureView(page: Page, net: NetworkLog, target: Target, view: string): Promise<{ figures: ViewFigures; waterfall: string[]; uiDownloaded: string[] }> {
+async function measureView(
+  page: Page,
+  net: NetworkLog,
+  target: Target,
+  view: string,
+): Promise<{ figures: ViewFigures; waterfall: string[]; uiDownloaded: string[] }> {
   const { url } = target
   await page.goto(url, { waitUntil: 'commit', timeout: CONTENT_TIMEOUT_MS })
   const { frame, paint } = await waitForContent(page, target, view).catch((error: Error) => {
@@ -348,7 +382,10 @@ async function measureView(page: Page, net: NetworkLog, target: Target, view: st
   const settleBy = performance.now() + SETTLE_MAX_MS
   while (!net.settled(SETTLE_QUIET_MS) && performance.now() < settleBy) await sleep(100)
 
-  const top = (await page.evaluate(`({ timeOrigin: performance.timeOrigin, fetchStart: performance.getEntriesByType('navigation')[0].fetchStart })`)) as { timeOrigin: number; fetchStart: number }
+  const top = (await page.evaluate(`({ timeOrigin: performance.timeOrigin, fetchStart: performance.getEntriesByType('navigation')[0].fetchStart })`)) as {
+    timeOrigin: number
+    fetchStart: number
+  }
   const origin = new URL(url).origin
   const all = net.requests()
   const mine = all.filter((r) => r.url.startsWith(`${origin}/`))
@@ -497,14 +534,22 @@ async function prepareContents(dir: string): Promise<Content[]> {
   await cp(join(pkg, 'dist'), join(reveal, 'dist'), { recursive: true })
   return [
     { name: 'one-page', label: 'one-page: index.html with an <h1> and a paragraph', folder: onePage, marker: 'h1' },
-    { name: 'reveal', label: "reveal: reveal.js's demo.html + dist/ (first slide's heading, once .reveal.ready)", folder: reveal, marker: '.reveal.ready .slides > section.present h3' },
+    {
+      name: 'reveal',
+      label: "reveal: reveal.js's demo.html + dist/ (first slide's heading, once .reveal.ready)",
+      folder: reveal,
+      marker: '.reveal.ready .slides > section.present h3',
+    },
   ]
 }
 
 /** As a user publishes a folder: `folio create --dir … --publish`, with the built CLI. */
 async function publishWithCli(serverUrl: string, folder: string, configDir: string): Promise<string> {
   const env = { ...process.env, FOLIO_URL: serverUrl, FOLIO_CONFIG_DIR: configDir, FOLIO_API_KEY: '' }
-  const { stdout } = await run(process.execPath, [join(ROOT, 'bin/folio.mjs'), 'create', '--dir', folder, '--publish', '--json'], { env, maxBuffer: 16 * 1024 * 1024 })
+  const { stdout } = await run(process.execPath, [join(ROOT, 'bin/folio.mjs'), 'create', '--dir', folder, '--publish', '--json'], {
+    env,
+    maxBuffer: 16 * 1024 * 1024,
+  })
   const created = JSON.parse(stdout) as { id: string; status: string; files: number }
   if (created.status !== 'published') throw new Error(`folio create --publish left ${created.id} as ${created.status}`)
   return created.id

@@ -123,11 +123,16 @@ export class OAuthClients {
     }
     const client = await this.get(id)
     if (!client) throw clientFailure(Boolean(basic))
-    if (client.authMethod !== 'none' && !(secret && client.secretHash && secretsEqual(tokenHash(secret), client.secretHash))) throw clientFailure(Boolean(basic))
+    if (client.authMethod !== 'none' && !(secret && client.secretHash && secretsEqual(tokenHash(secret), client.secretHash)))
+      throw clientFailure(Boolean(basic))
     return client
   }
 }
 
 /** RFC 6749 §5.2: 401, with a Basic challenge when the client tried Basic. */
 const clientFailure = (triedBasic: boolean) =>
-  fail(ERRORS.oauthInvalidClient, 'Unknown client_id or wrong client secret: register again (POST /api/oauth/register).', triedBasic ? { 'www-authenticate': 'Basic realm="folio"' } : undefined)
+  fail(
+    ERRORS.oauthInvalidClient,
+    'Unknown client_id or wrong client secret: register again (POST /api/oauth/register).',
+    triedBasic ? { 'www-authenticate': 'Basic realm="folio"' } : undefined,
+  )

@@ -60,7 +60,10 @@ ${who}
 
 /** A request that cannot go back to its client (unknown client, unregistered redirect URI, expired). */
 export function oauthErrorPage(title: string, message: string): string {
-  return page(title, `<h1>${escapeHtml(title)}</h1><div class="box problem"><p>${escapeHtml(message)}</p></div><p>Start again from the application that sent you here.</p>`)
+  return page(
+    title,
+    `<h1>${escapeHtml(title)}</h1><div class="box problem"><p>${escapeHtml(message)}</p></div><p>Start again from the application that sent you here.</p>`,
+  )
 }
 
 /** The same page again, navigated to from our own origin (so same-site cookies come along). */

@@ -104,7 +104,15 @@ export function registerOAuthConsentRoutes(app: H3, ctx: ServerContext): void {
     const known = readCookie(event.req.headers.get('cookie'), CSRF_COOKIE)
     const csrf = known && /^[0-9a-f]{48}$/.test(known) ? known : newToken('')
     const requestId = randomUUID()
-    const pending: PendingAuthorization = { clientId: client.id, clientName: client.name ?? '', redirectUri, state, codeChallenge: challenge, scope: OAUTH_SCOPE, csrfHash: tokenHash(csrf) }
+    const pending: PendingAuthorization = {
+      clientId: client.id,
+      clientName: client.name ?? '',
+      redirectUri,
+      state,
+      codeChallenge: challenge,
+      scope: OAUTH_SCOPE,
+      csrfHash: tokenHash(csrf),
+    }
     await ctx.shared.set(`oauth:request:${requestId}`, pending, Date.now() + PENDING_MS)
     const cookie = `${CSRF_COOKIE}=${csrf}; Path=/api/oauth; Max-Age=${PENDING_MS / 1000}; HttpOnly; SameSite=Strict${secure(event) ? '; Secure' : ''}`
     return html(render(event, client, redirectUri, requestId, csrf), 200, { 'set-cookie': cookie })
@@ -127,7 +135,10 @@ export function registerOAuthConsentRoutes(app: H3, ctx: ServerContext): void {
     const csrf = form.get('csrf') ?? ''
     const cookie = readCookie(event.req.headers.get('cookie'), CSRF_COOKIE)
     if (!csrf || cookie !== csrf || !secretsEqual(tokenHash(csrf), pending.csrfHash)) {
-      return html(oauthErrorPage('Not sent from the consent page', 'The form did not come with this browser’s consent page: open the link from the application again.'), 403)
+      return html(
+        oauthErrorPage('Not sent from the consent page', 'The form did not come with this browser’s consent page: open the link from the application again.'),
+        403,
+      )
     }
     const origin = publicOrigin(ctx, event)
     const decision = form.get('decision')
@@ -138,7 +149,8 @@ export function registerOAuthConsentRoutes(app: H3, ctx: ServerContext): void {
     }
     // Answered once: of two submissions, one takes the request.
     if (!(await ctx.shared.delete(key, found.version))) return html(oauthErrorPage('This request has expired', 'It was answered already.'), 400)
-    if (!approver) return redirectBack(pending.redirectUri, { error: 'access_denied', error_description: 'The request was denied.', state: pending.state, iss: origin })
+    if (!approver)
+      return redirectBack(pending.redirectUri, { error: 'access_denied', error_description: 'The request was denied.', state: pending.state, iss: origin })
     const code = await grants.issueCode({
       clientId: pending.clientId,
       clientName: pending.clientName || `Unnamed client ${pending.clientId.slice(0, 8)}`,

@@ -145,7 +145,8 @@ export class OAuthGrants {
       throw invalidGrant('The code was used already: the tokens it gave are revoked.')
     }
     if (redirectUri !== record.redirectUri) throw invalidGrant('redirect_uri is not the one of the authorization request.')
-    if (!codeVerifier || !/^[A-Za-z0-9\-._~]{43,128}$/.test(codeVerifier)) throw fail(ERRORS.oauthInvalidRequest, 'code_verifier (PKCE, 43 to 128 characters) is required.')
+    if (!codeVerifier || !/^[A-Za-z0-9\-._~]{43,128}$/.test(codeVerifier))
+      throw fail(ERRORS.oauthInvalidRequest, 'code_verifier (PKCE, 43 to 128 characters) is required.')
     const challenge = createHash('sha256').update(codeVerifier).digest('base64url')
     if (!secretsEqual(challenge, record.codeChallenge)) throw invalidGrant('code_verifier does not match the code_challenge (PKCE).')
     // Used before anything is issued, compared-and-set: of two exchanges at once, one wins.
@@ -154,7 +155,8 @@ export class OAuthGrants {
       await this.revoke(record.grantId)
       throw invalidGrant('The code was used already: the tokens it gave are revoked.')
     }
-    if (this.#deps.keyGeneration(record.approver.workspaceId) !== record.generation) throw invalidGrant('The workspace key changed since the approval: approve again.')
+    if (this.#deps.keyGeneration(record.approver.workspaceId) !== record.generation)
+      throw invalidGrant('The workspace key changed since the approval: approve again.')
     const grant: Grant = {
       ...record.approver,
       id: record.grantId,
@@ -187,9 +189,18 @@ export class OAuthGrants {
     const pair = this.#newPair(now)
     const successor = tokenHash(pair.refreshToken)
     await this.#store(grant, pair)
-    await this.#deps.shared.set(`oauth:refresh-grace:${successor}`, { sealed: sealPair(pair, refreshToken) } satisfies GraceRecord, now + this.#deps.refreshGraceSeconds * 1000)
+    await this.#deps.shared.set(
+      `oauth:refresh-grace:${successor}`,
+      { sealed: sealPair(pair, refreshToken) } satisfies GraceRecord,
+      now + this.#deps.refreshGraceSeconds * 1000,
+    )
     // Compared-and-set: of two refreshes at once, one rotates; the other drops its pair and answers the winner's.
-    const marked = await this.#deps.shared.set(key, { ...found.value, rotated: true, rotatedAt: now, successor } satisfies RefreshRecord, found.expiresAt, found.version)
+    const marked = await this.#deps.shared.set(
+      key,
+      { ...found.value, rotated: true, rotatedAt: now, successor } satisfies RefreshRecord,
+      found.expiresAt,
+      found.version,
+    )
     if (marked === false) {
       await this.#discard(pair)
       const winner = await this.#deps.shared.get<RefreshRecord>(key)
@@ -231,7 +242,11 @@ export class OAuthGrants {
   }
 
   #newPair(now: number): RefreshedPair {
-    return { accessToken: newToken(ACCESS_TOKEN_PREFIX), refreshToken: newToken(REFRESH_TOKEN_PREFIX), accessExpiresAt: now + this.#deps.accessTokenSeconds * 1000 }
+    return {
+      accessToken: newToken(ACCESS_TOKEN_PREFIX),
+      refreshToken: newToken(REFRESH_TOKEN_PREFIX),
+      accessExpiresAt: now + this.#deps.accessTokenSeconds * 1000,
+    }
   }
 
   /** The pair's records: each token under its hash, pointing at the grant. */

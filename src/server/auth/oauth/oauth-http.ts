@@ -39,7 +39,10 @@ export async function readJson(event: H3Event): Promise<Record<string, unknown>>
 
 /** An OAuth endpoint's JSON answer: never cached (RFC 6749 §5.1). */
 export function oauthJson(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'no-store', pragma: 'no-cache', ...headers } })
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'no-store', pragma: 'no-cache', ...headers },
+  })
 }
 
 /**

@@ -58,9 +58,11 @@ export function registerOAuthRoutes(app: H3, ctx: ServerContext): void {
     const form = await readForm(event)
     const client = await clients.authenticate(event.req.headers.get('authorization'), form)
     const resource = form.get('resource')
-    if (resource !== null && !metadata.isOwnResource(origin(event), resource)) throw fail(ERRORS.oauthInvalidTarget, `resource must be ${origin(event)} or ${origin(event)}${metadata.MCP_PATH}.`)
+    if (resource !== null && !metadata.isOwnResource(origin(event), resource))
+      throw fail(ERRORS.oauthInvalidTarget, `resource must be ${origin(event)} or ${origin(event)}${metadata.MCP_PATH}.`)
     const grantType = form.get('grant_type')
-    if (grantType !== 'authorization_code' && grantType !== 'refresh_token') throw fail(ERRORS.oauthUnsupportedGrantType, 'grant_type must be authorization_code or refresh_token.')
+    if (grantType !== 'authorization_code' && grantType !== 'refresh_token')
+      throw fail(ERRORS.oauthUnsupportedGrantType, 'grant_type must be authorization_code or refresh_token.')
     if (!client.grantTypes.includes(grantType)) throw fail(ERRORS.oauthUnauthorizedClient, `This client did not register the ${grantType} grant.`)
     if (grantType === 'authorization_code') {
       const code = form.get('code')
