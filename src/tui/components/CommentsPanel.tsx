@@ -18,8 +18,8 @@ export function CommentsPanel({ folio, comments, focused, selected }: CommentsPa
   const current = comments && comments.folioId === folio.id ? comments : null
   const lines: { key: string; node: ReactNode }[] = []
   const start = current ? windowStart(selected, COMMENT_ROWS, current.latest.length) : 0
-  if (!current) lines.push({ key: 'loading', node: <Text dimColor> loading comments…</Text> })
-  else if (current.latest.length === 0) lines.push({ key: 'none', node: <Text dimColor> no comments yet</Text> })
+  if (!current) lines.push({ key: 'loading', node: <Text dimColor>{'  loading comments…'}</Text> })
+  else if (current.latest.length === 0) lines.push({ key: 'none', node: <Text dimColor>{'  no comments yet'}</Text> })
   else
     current.latest.slice(start, start + COMMENT_ROWS).forEach((c, i) => {
       const isSelected = focused && start + i === selected

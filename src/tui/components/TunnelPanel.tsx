@@ -46,8 +46,8 @@ export function tunnelHeadLines({ tunnel, busy, folio, links, width }: Omit<Tunn
         ) : (
           <>
             <Text color={stateColor[tunnel.state]}>{tunnel.state === 'starting' || tunnel.state === 'reconnecting' ? `${tunnel.state}…` : tunnel.state}</Text>
-            {tunnel.state === 'connected' && tunnel.url ? <Text> {tunnel.url}</Text> : null}
-            <Text dimColor> ({tunnel.provider})</Text>
+            {tunnel.state === 'connected' && tunnel.url ? <Text>{`  ${tunnel.url}`}</Text> : null}
+            <Text dimColor>{`  (${tunnel.provider})`}</Text>
           </>
         )}
       </Text>
