@@ -1,11 +1,11 @@
 import { execFile, spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { existsSync, readFileSync } from 'node:fs'
 import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { basename, delimiter, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { untilBanner } from './helpers/cli-process.js'
 
 /**
  * The README's first steps, as a newcomer with only Node follows them: its install section run
@@ -100,23 +100,12 @@ async function runAll(
 /** A `folio serve …` line of the README, started in `cwd` (exec: Ctrl+C reaches folio itself), once its banner is out. */
 async function serve(line: string, cwd: string) {
   expect(line).toMatch(/^folio serve\b/)
-  const child = spawn('sh', ['-c', `exec ${line}`], { cwd, env: env({ PORT: '0' }), stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (d) => (stdout += d))
-  child.stderr.on('data', (d) => (stderr += d))
-  const exited = once(child, 'exit')
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', () => /^Press Ctrl\+C to stop\.$/m.test(stdout) && resolve())
-    void exited.then(([code]) => reject(new Error(`${line} exited with ${code}:\n${stdout}\n${stderr}`)))
-  })
+  const run = await untilBanner(spawn('sh', ['-c', `exec ${line}`], { cwd, env: env({ PORT: '0' }), stdio: ['ignore', 'pipe', 'pipe'] }), line)
   return {
-    url: /^folio is serving (\S+)$/m.exec(stdout)![1]!,
-    banner: stdout,
+    ...run,
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT')
-      const [code] = await exited
-      expect(stderr).toContain('Stopped.')
+      const code = await run.stop()
+      expect(run.stderr()).toContain('Stopped.')
       return code
     },
   }

@@ -1,11 +1,10 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { once } from 'node:events'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { BIN, killHard } from './helpers/cli-process.js'
+import { BIN, killHard, untilBanner } from './helpers/cli-process.js'
 
 /**
  * What folio serve tells a newcomer to do next, checked by doing it: a Cloud server names the
@@ -52,20 +51,8 @@ function sh(line: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: 
 async function serve(args: string[], cwd: string, env: NodeJS.ProcessEnv) {
   const child = spawn(process.execPath, [BIN, 'serve', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
   children.push(child)
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (d) => (stdout += d))
-  child.stderr.on('data', (d) => (stderr += d))
-  const exited = once(child, 'exit')
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', () => /^Press Ctrl\+C to stop\.$/m.test(stdout) && resolve())
-    void exited.then(([code]) => reject(new Error(`folio serve exited with ${code}:\n${stdout}\n${stderr}`)))
-  })
-  const stop = async () => {
-    child.kill('SIGINT')
-    return (await exited)[0]
-  }
-  return { url: /^folio is serving (\S+)$/m.exec(stdout)![1]!, stdout, stop }
+  const run = await untilBanner(child, 'folio serve')
+  return { url: run.url, stdout: run.banner, stop: run.stop }
 }
 
 /** The Next: block's commands (the lines under it, up to Press Ctrl+C). */

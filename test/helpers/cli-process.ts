@@ -102,3 +102,38 @@ export const lanAddresses = () =>
     .filter((a) => a && !a.internal && a.family === 'IPv4' && a.mac !== '00:00:00:00:00:00' && !a.address.startsWith('169.254.'))
     .map((a) => a!.address)
     .sort()
+
+export interface BannerRun {
+  url: string
+  /** Everything the banner printed (stdout up to "Press Ctrl+C to stop."). */
+  banner: string
+  stderr: () => string
+  /** Sends SIGINT and resolves with the exit code. */
+  stop(): Promise<number | null>
+}
+
+/**
+ * A `folio serve` child started by the caller (a README line through sh, the built CLI), once its
+ * whole banner is out: its Next: lines come after the address, so waiting for the address alone
+ * could read half of them.
+ */
+export async function untilBanner(child: ChildProcess, name: string): Promise<BannerRun> {
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (d) => (stdout += d))
+  child.stderr!.on('data', (d) => (stderr += d))
+  const exited = once(child, 'exit').then(([code]) => code as number | null)
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', () => /^Press Ctrl\+C to stop\.$/m.test(stdout) && resolve())
+    void exited.then((code) => reject(new Error(`${name} exited with ${code}:\n${stdout}\n${stderr}`)))
+  })
+  return {
+    url: /^folio is serving (\S+)$/m.exec(stdout)![1]!,
+    banner: stdout,
+    stderr: () => stderr,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT')
+      return exited
+    },
+  }
+}
