@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createComment } from '../src/api/engagement.js'
+import { createComment, recordAnalytics } from '../src/api/engagement.js'
 import { createFolio, updateFolio } from '../src/api/files.js'
 import { getIntegrations, setIntegrations } from '../src/api/integrations.js'
 import { isPublicAddress } from '../src/domain/public-address.js'
@@ -153,6 +153,36 @@ describe('Cloud: new comments are posted to the workspace’s chat webhooks', ()
       expect(sent).not.toContain('hunter2-secret')
       expect(sent).not.toContain('accessKey')
     }
+  })
+
+  it('posts the summary of each view of a folio set to notifyViews, and nothing for one that is not', async () => {
+    const hook = await open()
+    await configure([{ url: hook.url }])
+    const quiet = (await s.api.send(createFolio, { body: { title: 'Quiet deck', status: 'published' }, headers: auth })).body.project
+    const loud = (await s.api.send(createFolio, { body: { title: 'Board deck', status: 'published' }, headers: auth })).body.project
+    expect((await s.api.send(updateFolio, { params: { id: loud.id }, body: { notifyViews: true }, headers: auth })).body.project.notifyViews).toBe(true)
+    // Two views, as two viewers' share pages report them (a viewer sends no credential).
+    const view = async (id: string) => {
+      await s.api.send(recordAnalytics, { params: { id }, body: { isInitial: true } })
+      await s.api.send(recordAnalytics, {
+        params: { id },
+        body: {
+          sessionSeconds: 240,
+          kind: 'slides',
+          total: 12,
+          parts: [{ n: 7, s: 100, v: true }],
+          furthest: 9,
+          end: { seen: 9, total: 12, seconds: 240, longest: 7 },
+        },
+      })
+    }
+    await view(quiet.id)
+    await view(loud.id)
+    const [summary] = await hook.arrivals(1)
+    expect(summary!.body.text).toBe(`A viewer read 9 of 12 slides in 4 min, longest on slide 7: <${s.ts.url}/share/${loud.id}|Board deck>`)
+    // The quiet folio's view came first: had it been posted, it would have arrived first.
+    expect(JSON.stringify(hook.received)).not.toContain('Quiet deck')
+    await configure([])
   })
 
   it('retries a failing receiver with growing waits, and the comment is unaffected', async () => {

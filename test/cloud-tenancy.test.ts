@@ -43,6 +43,9 @@ const TENANCY: Record<OperationId, 'notFound' | 'asViewer' | 'notFolio'> = {
   react: 'asViewer',
   setReactions: 'asViewer',
   recordAnalytics: 'asViewer',
+  listLinks: 'notFound',
+  createLink: 'notFound',
+  revokeLink: 'notFound',
   getPublicFolio: 'asViewer',
   verifyAccessKey: 'asViewer',
   folioEvents: 'asViewer',
@@ -125,6 +128,10 @@ function requestFor(operationId: string, id: string, commentId: string): SendInp
       return { params, body: { isInitial: true, sessionSeconds: 5 } }
     case 'verifyAccessKey':
       return { params, body: { accessKey: 'wrong' } }
+    case 'createLink':
+      return { params, body: { name: 'Somebody at B' } }
+    case 'revokeLink':
+      return { params: { id, linkId: 'AAAAAAAAAAAAAAAAAAAAAA' } as never }
     case 'aiConversation':
     case 'aiStream':
       return { params, body: { userPrompt: 'Make it B’s' } }

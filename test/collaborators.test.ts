@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createComment } from '../src/api/engagement.js'
+import { createComment, recordAnalytics } from '../src/api/engagement.js'
 import { createFolio, updateFolio } from '../src/api/files.js'
 import { getPublicFolio } from '../src/api/sharing.js'
 import { requestSignInCode, signIn } from '../src/api/sign-in.js'
@@ -117,5 +117,27 @@ describe('a signed-in collaborator sees that folio’s drafts and private versio
     // Taken off the list, the collaborator sees what anyone sees.
     await ws.api.send(updateFolio, { params: { id: draft }, body: { collaborators: [] } })
     expect(await files(draft, { cookie: collaborator })).toEqual(404)
+  })
+})
+
+describe('owners are told of views by e-mail when they ask for it', () => {
+  it('mails the workspace’s owner the summary of each view of a folio set to notifyViews', async () => {
+    const id = await folioWith({ status: 'published' }, [])
+    await ws.api.send(updateFolio, { params: { id }, body: { notifyViews: true } })
+    await api().send(recordAnalytics, { params: { id }, body: { isInitial: true } })
+    await api().send(recordAnalytics, {
+      params: { id },
+      body: {
+        sessionSeconds: 95,
+        kind: 'sections',
+        total: 5,
+        parts: [{ n: 2, s: 60, v: true }],
+        furthest: 3,
+        end: { seen: 3, total: 5, seconds: 95, longest: 2 },
+      },
+    })
+    const mail = await smtp.next('owner@example.com')
+    expect(mail.subject).toBe('A viewer read 3 of 5 sections in 2 min, longest on section 2 — “Pitch deck”')
+    expect(mail.text).toContain(`${ts.url}/share/${id}`)
   })
 })

@@ -186,7 +186,7 @@ describe('analytics', () => {
     await beacon({ sessionSeconds: 30 })
     await beacon({ sessionSeconds: 60 })
     const analytics = (await s.api.send(getFolio, { params: { id } })).body.analytics
-    expect(analytics).toEqual({ views: 3, totalTimeSeconds: 90, avgTimeSeconds: 30, mobileViews: 1, desktopViews: 2 })
+    expect(analytics).toMatchObject({ views: 3, totalTimeSeconds: 90, avgTimeSeconds: 30, mobileViews: 1, desktopViews: 2 })
   })
 
   it('answers success to an empty or malformed beacon without counting it', async () => {
@@ -196,7 +196,7 @@ describe('analytics', () => {
       expect(reply.status).toBe(200)
       expect(reply.body).toEqual({ success: true })
     }
-    expect((await s.api.send(getFolio, { params: { id } })).body.analytics).toEqual({
+    expect((await s.api.send(getFolio, { params: { id } })).body.analytics).toMatchObject({
       views: 0,
       totalTimeSeconds: 0,
       avgTimeSeconds: 0,

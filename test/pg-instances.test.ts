@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createComment, recordAnalytics } from '../src/api/engagement.js'
 import { getFolio, updateFolio } from '../src/api/files.js'
 import { getKey, rotateKey } from '../src/api/keys.js'
+import { createLink } from '../src/api/links.js'
 import { testApi } from './helpers/api.js'
 import { killHard, spawnServer, type ServerProcess } from './helpers/cli-process.js'
 import { openEvents } from './helpers/events.js'
@@ -122,6 +123,23 @@ describe('three instances on one database behind a round-robin proxy', () => {
     } finally {
       await stream.cancel()
     }
+  })
+
+  it('shows a view counted on instance A on instance B, with its time per slide, its link, and a nudge to B’s owner stream', async () => {
+    const [a, b] = [testApi(instances[0]!.url), testApi(instances[1]!.url)]
+    const id = await a.create('Read on A', { 'index.html': '<h1>A</h1>' }, { status: 'published' })
+    const link = (await b.send(createLink, { params: { id }, body: { name: 'Dana at Acme' } })).body.link
+    const owner = await openEvents(b, id)
+    await a.send(recordAnalytics, { params: { id }, body: { isInitial: true, link: link.id } })
+    expect((await owner.next('view')).data.text).toBe('Dana at Acme opened it')
+    await a.send(recordAnalytics, {
+      params: { id },
+      body: { sessionSeconds: 7, link: link.id, kind: 'slides', total: 2, parts: [{ n: 2, s: 7, v: true }], furthest: 2, completed: true },
+    })
+    const seen = (await b.send(getFolio, { params: { id }, query: { files: 'none' } })).body.analytics
+    expect(seen).toMatchObject({ views: 1, totalTimeSeconds: 7, completedViews: 1, slides: [{ slide: 2, views: 1, totalTimeSeconds: 7 }] })
+    expect(seen.links).toEqual([expect.objectContaining({ name: 'Dana at Acme', views: 1, totalTimeSeconds: 7 })])
+    await owner.cancel()
   })
 
   it('gives every instance the key rotated through one of them, and no other', async () => {

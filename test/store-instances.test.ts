@@ -210,7 +210,7 @@ describe('the store as several instances over one storage', () => {
     expect(await fullOf(b!.store, meta.id)).toBeUndefined()
     expect(await listOf(b!.store, 'ws1')).toEqual([])
     // A beacon B takes for it now finds no folio, under the lock, even when B heard nothing.
-    expect(await b!.store.engagement.recordBeacon(meta.id, { isInitial: true, sessionSeconds: 1, mobile: false })).toBe(false)
+    expect((await b!.store.engagement.recordBeacon(meta.id, { isInitial: true, sessionSeconds: 1, mobile: false })).found).toBe(false)
   })
 
   it('finds a deleted folio gone under the lock on an instance that heard nothing', async () => {

@@ -109,6 +109,30 @@ describe('activityBetween', () => {
     expect(activityBetween(before, after, at)[0]).toMatchObject({ at: at.toISOString(), folioId: 'a' })
   })
 
+  it('says who opened a folio and how far they read, from the latest view the list carries', () => {
+    const view = (type: 'started' | 'ended', text: string, second: string) => ({
+      at: `2026-01-01T11:00:${second}.000Z`,
+      type,
+      device: 'desktop' as const,
+      text,
+    })
+    const base = before.folios[0]!.analytics
+    const others = before.folios.slice(1)
+    const opened = snap([{ ...before.folios[0]!, analytics: { ...base, views: 1, lastView: view('started', 'Dana at Acme opened it', '01') } }, ...others])
+    expect(activityBetween(before, opened, at).map((e) => e.text)).toEqual(['Dana at Acme opened it'])
+    const read = snap([
+      {
+        ...before.folios[0]!,
+        analytics: { ...base, views: 1, lastView: view('ended', 'Dana at Acme read 9 of 12 slides in 4 min, longest on slide 7', '09') },
+      },
+      ...others,
+    ])
+    expect(activityBetween(opened, read, at).map((e) => e.text)).toEqual(['Dana at Acme read 9 of 12 slides in 4 min, longest on slide 7'])
+    // Two views between two looks: the count, and the latest of them.
+    const two = snap([{ ...before.folios[0]!, analytics: { ...base, views: 3, lastView: view('started', 'A viewer opened it', '20') } }, ...others])
+    expect(activityBetween(read, two, at).map((e) => e.text)).toEqual(['2 new views', 'A viewer opened it'])
+  })
+
   it('finds nothing new in the same list, or in a list that comes back after an outage', () => {
     expect(activityBetween(before, before, at)).toEqual([])
     expect(activityBetween(null, before, at)).toEqual([])

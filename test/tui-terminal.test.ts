@@ -50,7 +50,8 @@ describe(`folio status in a real terminal (${await terminalBackend()})`, () => {
       env: { FOLIO_CONFIG_DIR: scratch, FOLIO_API_KEY: '', SERVICE_API_KEY: '' },
     })
 
-    const row = new RegExp(`${title}\\s+${folioId}\\s+published\\s+v1\\s+3\\s+20s\\s+1/2\\s`)
+    // VIEWS, then the last 7 days as a sparkline (today's three views the tallest bar), AVG, MOB/DESK.
+    const row = new RegExp(`${title}\\s+${folioId}\\s+published\\s+v1\\s+3\\s+······█\\s+20s\\s+1/2\\s`)
     const screen = await waitForScreen(terminal, row, 'the folio row')
     expect(screen).toContain('folio status')
     expect(screen).toContain(server!.url)
@@ -85,7 +86,7 @@ describe(`folio status in a real terminal (${await terminalBackend()})`, () => {
     }
   })
 
-  it('shows reactions and comments as they happen (live events), views at the next poll', async () => {
+  it('shows reactions and comments as they happen (live events), views as they start', async () => {
     const api = testApi(server!.url)
     const id = await api.create('Live deck', undefined, { status: 'published' })
     // A poll every 60 s: what shows up sooner came through the live event stream.
@@ -104,10 +105,20 @@ describe(`folio status in a real terminal (${await terminalBackend()})`, () => {
       // The comments panel has it too, and the table the reactions.
       expect(screen).toContain('Vera: Hello from a viewer')
       expect(selectedRow(screen)).toContain('🔥 2')
-      // Views have no event: r (or the poll) brings them.
+      // A view starting is an event for the owner's stream: on screen with no key pressed.
       expect((await api.send(recordAnalytics, { params: { id }, body: { isInitial: true, device: 'desktop', sessionSeconds: 5 } })).status).toBe(200)
-      await t.send('r')
-      await waitForScreen(t, /Live deck 1 new view/, 'the view after a refresh', 5000)
+      await waitForScreen(t, /Live deck A viewer opened it/, 'the view, as it started', 5000)
+      // And as it ends, how far it got.
+      const end = {
+        sessionSeconds: 65,
+        kind: 'slides',
+        total: 5,
+        parts: [{ n: 2, s: 65, v: true }],
+        furthest: 2,
+        end: { seen: 2, total: 5, seconds: 70, longest: 2 },
+      }
+      expect((await api.send(recordAnalytics, { params: { id }, body: end })).status).toBe(200)
+      await waitForScreen(t, /Live deck A viewer read 2 of 5 slides in 1 min, longest on slide 2/, 'the view’s summary, as it ended', 5000)
       await t.send('q')
       expect(await waitForExit(t)).toBe(0)
     } finally {

@@ -203,7 +203,7 @@ describe('StatusApp (rendering from props)', () => {
     expect(tableColumns(80, many.folios).map((c) => c.key)).toEqual(['cursor', 'title', 'id', 'status', 'version', 'views', 'reactions'])
     expect(tableColumns(80, many.folios).find((c) => c.key === 'reactions')!.compact).toBe(true)
     const wide = tableColumns(160, many.folios)
-    expect(wide.map((c) => c.key)).toEqual(['cursor', 'title', 'id', 'status', 'version', 'views', 'average', 'devices', 'reactions'])
+    expect(wide.map((c) => c.key)).toEqual(['cursor', 'title', 'id', 'status', 'version', 'views', 'trend', 'average', 'devices', 'reactions'])
     // At most 60 cells: a longer title is cut even when there is room.
     expect(wide.find((c) => c.key === 'title')!.width).toBe(60)
     expect(tableColumns(160, [folio('x', 'Short')]).find((c) => c.key === 'title')!.width).toBe(28)
@@ -564,5 +564,31 @@ describe('loadSnapshot and the text snapshot', () => {
   it('builds share URLs, with the preview flag for drafts', () => {
     expect(shareUrlFor('http://h:1/', { id: 'a', status: 'published' })).toBe('http://h:1/share/a')
     expect(shareUrlFor('http://h:1', { id: 'a', status: 'draft' })).toBe('http://h:1/share/a?preview=1')
+  })
+})
+
+describe('views at a glance', () => {
+  it('draws the last 7 days as a sparkline, today last, and names the slides that held viewers longest', async () => {
+    const { sparkline, topPartsLine } = await import('../src/tui/format.js')
+    const today = new Date('2026-03-10T12:00:00Z')
+    expect(sparkline([], 7, today)).toBe('·······')
+    expect(
+      sparkline(
+        [
+          { date: '2026-03-04', views: 1 },
+          { date: '2026-03-08', views: 4 },
+          { date: '2026-03-10', views: 8 },
+          { date: '2026-02-01', views: 99 },
+        ],
+        7,
+        today,
+      ),
+    ).toBe('▁···▄·█')
+    expect(
+      topPartsLine([
+        { slide: 7, title: 'Pricing', totalTimeSeconds: 130 },
+        { slide: 3, totalTimeSeconds: 40 },
+      ]),
+    ).toBe('slide 7 “Pricing” 2m 10s, slide 3 40s')
   })
 })

@@ -71,6 +71,11 @@ export const CreateCommentBody = named(
       .optional()
       .describe('HTML of the element at comment time; the share page sends at most 2,000 characters of it'),
     anchor: CommentAnchor.optional(),
+    link: z
+      .string()
+      .max(40)
+      .optional()
+      .describe("Extension: the recipient link the viewer opened the folio with (the share page's ?link=): counted on that link"),
     parentId: z
       .string({ error: 'parentId must be a string' })
       .max(40, { error: 'parentId must be at most 40 characters' })

@@ -117,6 +117,12 @@ export const UpdateFolioBody = z.object({
   allowComments: z.boolean().optional(),
   presentationModeOnly: z.boolean().optional(),
   commentModeration: CommentModeration.optional(),
+  notifyViews: z
+    .boolean()
+    .optional()
+    .describe(
+      "Extension: each view's summary (\"Dana at Acme read 9 of 12 slides in 4 min\") goes to the workspace's chat integrations and the owners' e-mail (Cloud). Default false",
+    ),
   projectMode: ProjectMode.optional(),
   designPreferences: DesignPreferences.optional(),
   status: FolioStatus.optional(),

@@ -4,6 +4,7 @@ import { currentSession, listSessions, requestSignInCode, revokeSession, signIn,
 import { getAsset } from './assets.js'
 import type { Contract } from './contract.js'
 import { getOpenApi, listDesignSystems } from './design-systems.js'
+import { createLink, listLinks, revokeLink } from './links.js'
 import { createComment, deleteComment, getReactions, listComments, react, recordAnalytics, resolveComment, setReactions } from './engagement.js'
 import { createFolio, deleteFolio, getBrief, getFolio, listFolios, updateFolio } from './files.js'
 import { getIntegrations, setIntegrations } from './integrations.js'
@@ -71,6 +72,9 @@ export const contracts = [
   react,
   setReactions,
   recordAnalytics,
+  listLinks,
+  createLink,
+  revokeLink,
   getPublicFolio,
   verifyAccessKey,
   folioEvents,

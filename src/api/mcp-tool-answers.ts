@@ -44,7 +44,35 @@ export function feedbackOf(folio: FolioAnswer, since: string) {
   const time = sinceTime(since, folio.versions)
   if (time === undefined)
     return { error: `since: ${since} is neither a version of this folio (${folio.versions.map((v) => v.versionId).join(', ')}) nor an ISO time.` } as const
-  return { error: undefined, ...feedbackSince(folio.comments, time, since), reactions: folio.reactions, views: folio.analytics.views }
+  const viewsSince = (folio.analytics.recentViews ?? []).filter((v) => v.type === 'ended' && Date.parse(v.at) >= time).map((v) => v.text)
+  return {
+    error: undefined,
+    ...feedbackSince(folio.comments, time, since),
+    reactions: folio.reactions,
+    views: folio.analytics.views,
+    viewsSince,
+    analytics: folio.analytics,
+  }
+}
+
+/** get_feedback's analytics: the figures an author acts on, as lines. */
+export function analyticsLines(a: FolioAnswer['analytics']): string {
+  const parts = a.slides ?? a.sections
+  const unit = a.slides ? 'slide' : 'section'
+  const top = [...(parts ?? [])].sort((x, y) => y.totalTimeSeconds - x.totalTimeSeconds).slice(0, 5)
+  const stops = [...(a.dropOff ?? [])].sort((x, y) => y.views - x.views).slice(0, 3)
+  return [
+    `${a.views} views (${a.returningViews ?? 0} returning), ${a.botViews ?? 0} bot or preview fetches not counted; ${a.avgTimeSeconds} s on average; ${Math.round((a.completionRate ?? 0) * 100)}% reached the end.`,
+    top.length ? `Most time: ${top.map((p) => `${unit} ${p.slide ?? p.section}${p.title ? ` "${p.title}"` : ''} ${p.totalTimeSeconds} s`).join(', ')}.` : '',
+    stops.length ? `Views stopped at: ${stops.map((d) => `${unit} ${d.slide ?? d.section} (${d.views})`).join(', ')}.` : '',
+    ...(a.links ?? []).map((l) => `Link "${l.name}" (${l.status}): ${l.views} views, ${l.totalTimeSeconds} s.`),
+    ...(a.recentViews ?? [])
+      .filter((v) => v.type === 'ended')
+      .slice(-5)
+      .map((v) => `${v.at}: ${v.text}`),
+  ]
+    .filter(Boolean)
+    .join('\n')
 }
 
 export function commentsOf(folio: FolioAnswer, args: Record<string, unknown>) {

@@ -185,6 +185,24 @@ export const Comment = named(
 
 export const Reactions = named('Reactions', z.record(z.string(), z.number().int().nonnegative()).describe('emoji → count; only 👍 ❤️ 💡 🔥'))
 
+const RecentView = z.object({
+  at: z.string(),
+  type: z.enum(['started', 'ended']),
+  link: z.string().optional(),
+  linkName: z.string().optional(),
+  device: z.enum(['mobile', 'desktop']),
+  text: z.string().describe('"Dana at Acme read 9 of 12 slides in 4 min, longest on slide 7"'),
+  summary: z.object({ seen: z.number(), total: z.number().optional(), seconds: z.number(), longest: z.number().optional() }).optional(),
+})
+
+const PartFigure = z.object({
+  slide: z.number().int().optional().describe('Decks: the slide, from 1'),
+  section: z.number().int().optional().describe('Documents: the section (by heading), from 1'),
+  title: z.string().optional(),
+  views: z.number().describe('Views that reached it'),
+  totalTimeSeconds: z.number().describe('Seconds it was on screen, in all views'),
+})
+
 export const Analytics = named(
   'Analytics',
   z.object({
@@ -193,6 +211,56 @@ export const Analytics = named(
     avgTimeSeconds: z.number(),
     mobileViews: z.number(),
     desktopViews: z.number(),
+    botViews: z.number().optional().describe('Extension: link previews, crawlers and non-browsers that fetched the share page; never in views'),
+    returningViews: z.number().optional().describe('Extension: views from a browser that had seen this folio (a random id in its own storage)'),
+    newViews: z.number().optional(),
+    completedViews: z.number().optional().describe('Extension: views that reached the last slide or section'),
+    completionRate: z.number().optional().describe('Extension: completedViews / views, 0 to 1'),
+    lastView: RecentView.optional().describe('Extension: the latest start or end of a view (lists carry it too)'),
+    slides: z.array(PartFigure).optional().describe('Extension, decks (GET /api/files/{id} only): time per slide'),
+    sections: z.array(PartFigure).optional().describe('Extension, documents (GET /api/files/{id} only): time per section, by heading'),
+    dropOff: z
+      .array(z.object({ slide: z.number().int().optional(), section: z.number().int().optional(), views: z.number() }))
+      .optional()
+      .describe('Extension: how many views went no further than each slide or section'),
+    viewsByDay: z
+      .array(z.object({ date: z.string(), views: z.number() }))
+      .optional()
+      .describe('Extension: views per day (UTC): the last 90 days, in lists the last 14'),
+    topParts: z.array(PartFigure).optional().describe('Extension, lists only: the three slides or sections that held viewers longest'),
+    versions: z
+      .array(
+        z.object({
+          versionId: z.string(),
+          views: z.number(),
+          totalTimeSeconds: z.number(),
+          slides: z.array(PartFigure).optional(),
+          sections: z.array(PartFigure).optional(),
+        }),
+      )
+      .optional()
+      .describe('Extension: the figures of the 10 newest versions viewed'),
+    links: z
+      .array(
+        z.object({
+          id: z.string(),
+          name: z.string(),
+          status: z.enum(['active', 'expired', 'revoked']),
+          createdAt: z.string(),
+          expiresAt: z.string().optional(),
+          maxViews: z.number().optional(),
+          revokedAt: z.string().optional(),
+          lastViewAt: z.string().optional(),
+          views: z.number(),
+          totalTimeSeconds: z.number(),
+          comments: z.number().optional().describe('Comments made through it'),
+          slides: z.array(PartFigure).optional(),
+          sections: z.array(PartFigure).optional(),
+        }),
+      )
+      .optional()
+      .describe('Extension: each recipient link (POST /api/files/{id}/links) and what came through it'),
+    recentViews: z.array(RecentView).optional().describe('Extension: the 20 latest starts and ends of views'),
   }),
 )
 
@@ -213,6 +281,7 @@ const folioFields = {
   referenceFiles: z.array(z.unknown()),
   publicTunnelEnabled: z.boolean(),
   commentModeration: CommentModeration.optional(),
+  notifyViews: z.boolean().optional().describe('Extension: view summaries go to chat integrations and e-mail'),
   latestVersionId: z.string(),
   versionCount: z.number().int(),
   reactions: Reactions,

@@ -36,10 +36,14 @@ export const sharePage = defineContract({
   summary: 'The page a viewer opens: the folio in a sandboxed frame, pins, reactions, live updates',
   access: 'public',
   params: z.object({ id: z.string() }),
-  query: z.object({ preview: z.string().optional().describe('Owner preview of a draft or private folio (needs the owner credential)') }),
+  query: z.object({
+    preview: z.string().optional().describe('Owner preview of a draft or private folio (needs the owner credential)'),
+    link: z.string().optional().describe("A recipient link's id (POST /api/files/{id}/links): views and time count on it"),
+  }),
   response: {
     status: 200,
-    description: 'HTML page (also for unknown and private folios: it says so; a draft is an unknown folio, 404, to anyone but its owner)',
+    description:
+      'HTML page (also for unknown and private folios: it says so; a draft is an unknown folio, 404, to anyone but its owner). A revoked, expired or unknown recipient link gets 410 and a page that says so. Fetched by a link-preview bot or a crawler, it counts one botView, never a view.',
     contentType: 'text/html',
   },
   errors: [],

@@ -3,6 +3,7 @@ import { packageVersion } from '../version.js'
 import { registerAdmin } from './commands/admin.js'
 import { registerAi } from './commands/ai.js'
 import { registerComments } from './commands/comments.js'
+import { registerLinks } from './commands/links.js'
 import { registerCreate } from './commands/create.js'
 import { registerDb } from './commands/db.js'
 import { registerKeys } from './commands/keys.js'
@@ -50,6 +51,7 @@ export function buildProgram({ json = false }: { json?: boolean } = {}): Command
   registerAi(program)
   registerManage(program)
   registerComments(program)
+  registerLinks(program)
   registerUpload(program)
   registerSync(program)
   registerKeys(program)

@@ -7,13 +7,14 @@ Examples:
   $ folio publish                            viewers see it now (folio set: title, privacy, …)
   $ folio status                             live views, reactions, comments and the tunnel
   $ folio comments <id>                      open comments; resolve, delete, --watch for new ones
+  $ folio links <id> add "Dana at Acme"       a link for one recipient: who read it, how far
   $ claude mcp add folio -- folio mcp        give an AI agent folio's tools (MCP over stdio)
   $ folio <command> --help                   every option of a command, with examples
 
 Linked folders:
   folio create --dir <folder> and folio sync <id> <folder> write <folder>/.folio/link.json: the
   server and the folio's id, never a key (.folio/ is never pushed). Inside that folder or one
-  below it, the <id> of sync, pull, open, versions, restore, comments, upload, publish, unpublish,
+  below it, the <id> of sync, pull, open, versions, restore, comments, links, upload, publish, unpublish,
   set and rm can be left out, and with no --server, FOLIO_URL or login the commands talk to the
   link's server (localhost, 127.0.0.1 and [::1] on one port are one server).
   An id on the command line wins; a link to another server than the one in use is refused,

@@ -78,3 +78,34 @@ export function chatPayload(format: ChatFormat, notice: CommentNotice): object {
       }
   }
 }
+
+/** A view's summary for a chat integration: the author's nudge ("Dana at Acme read 9 of 12 slides in 4 min"). */
+export function viewPayload(format: ChatFormat, notice: { folioTitle: string; text: string; link: string }): object {
+  const title = cut(notice.folioTitle, 200)
+  const text = cut(notice.text, 300)
+  switch (format) {
+    case 'slack':
+      return { text: `${slackEscape(text)}: <${notice.link}|${slackEscape(title)}>` }
+    case 'discord':
+      return { content: cut(`${discordEscape(text)}: [${discordEscape(title)}](<${notice.link}>)`, 2_000), allowed_mentions: { parse: [] } }
+    case 'teams':
+      return {
+        type: 'message',
+        attachments: [
+          {
+            contentType: 'application/vnd.microsoft.card.adaptive',
+            content: {
+              $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+              type: 'AdaptiveCard',
+              version: '1.4',
+              body: [
+                { type: 'TextBlock', text: title, weight: 'Bolder', wrap: true },
+                { type: 'RichTextBlock', inlines: [{ type: 'TextRun', text }] },
+              ],
+              actions: [{ type: 'Action.OpenUrl', title: 'Open the folio', url: notice.link }],
+            },
+          },
+        ],
+      }
+  }
+}

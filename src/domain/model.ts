@@ -56,6 +56,8 @@ export interface FolioMeta {
   publicTunnelEnabled: boolean
   /** Absent in folios written before it existed: 'anyone', as the spec has it. */
   commentModeration?: CommentModeration
+  /** The owner hears of each view's summary by chat integrations and e-mail (off when absent). */
+  notifyViews?: boolean
   /** Number of the latest version: versions are v1 … v<head>. */
   head: number
   /** Bytes of the distinct contents this folio's history holds. */
@@ -155,6 +157,7 @@ export type MetaPatch = Partial<
     | 'referenceFiles'
     | 'publicTunnelEnabled'
     | 'commentModeration'
+    | 'notifyViews'
   >
 >
 

@@ -31,6 +31,7 @@ import { registerAssetRoutes } from './files/asset-routes.js'
 import { registerBriefRoute } from './files/brief-routes.js'
 import { registerCatalogueRoutes } from './catalogue-routes.js'
 import { registerEngagementRoutes } from './engagement/engagement-routes.js'
+import { registerLinkRoutes } from './engagement/link-routes.js'
 import { registerFileRoutes } from './files/file-routes.js'
 import { registerIntegrationRoutes } from './engagement/integration-routes.js'
 import { registerHealthRoutes } from './health-routes.js'
@@ -127,6 +128,7 @@ export function createApp(ctx: ServerContext): H3 {
   registerBriefRoute(app, ctx)
   registerUploadRoutes(app, ctx)
   registerEngagementRoutes(app, ctx)
+  registerLinkRoutes(app, ctx)
   registerSharingRoutes(app, ctx)
   registerCatalogueRoutes(app, ctx)
   registerSyncRoutes(app, ctx)

@@ -24,7 +24,7 @@ export interface LiveStatusProps {
   onQuit?: () => void
   /** The first snapshot, when it was loaded before the screen opened. */
   initial?: StatusSnapshot
-  /** Between polls (what has no live event: views, folios not watched); default 10 000. */
+  /** Between polls (what has no live event: time within a view, folios not watched); default 10 000. */
   intervalMs?: number
   /** After a live event, the reload waits this long for more of the same burst (default 100 ms). */
   settleMs?: number

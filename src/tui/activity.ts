@@ -28,7 +28,11 @@ function changesOf(before: FolioRow, after: FolioRow): string[] {
   if (after.status !== before.status) out.push(after.status === 'published' ? 'published' : 'back to draft')
   if (after.isPrivate !== before.isPrivate) out.push(after.isPrivate ? 'made private' : 'made public')
   const views = after.analytics.views - before.analytics.views
-  if (views > 0) out.push(plural(views, 'new view'))
+  const seen = after.analytics.lastView
+  // A view starting or ending says who and how far ("Dana at Acme read 9 of 12 slides in 4 min").
+  const said = seen && seen.at !== before.analytics.lastView?.at ? seen.text : ''
+  if (views > 1 || (views === 1 && !said.endsWith('opened it'))) out.push(plural(views, 'new view'))
+  if (said) out.push(said)
   const reactions = REACTION_EMOJI.map((e) => [e, (after.reactions[e] ?? 0) - (before.reactions[e] ?? 0)] as const).filter(([, n]) => n > 0)
   if (reactions.length > 0) out.push(reactions.map(([e, n]) => `${e} +${n}`).join(' '))
   const known = new Map((before.comments?.latest ?? []).map((c) => [c.id, c]))

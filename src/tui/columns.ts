@@ -1,5 +1,5 @@
 import { REACTION_EMOJI } from '../domain/reactions.js'
-import { averageTime, deviceSplit, reactionsLabel, statusLabel } from './format.js'
+import { averageTime, deviceSplit, reactionsLabel, sparkline, statusLabel } from './format.js'
 import type { FolioRow } from './snapshot.js'
 
 /**
@@ -8,7 +8,7 @@ import type { FolioRow } from './snapshot.js'
  * the rest is as wide as its content. Pure, so it is tested alone.
  */
 
-export type ColumnKey = 'cursor' | 'title' | 'id' | 'status' | 'version' | 'views' | 'average' | 'devices' | 'reactions'
+export type ColumnKey = 'cursor' | 'title' | 'id' | 'status' | 'version' | 'views' | 'trend' | 'average' | 'devices' | 'reactions'
 
 export interface Column {
   key: ColumnKey
@@ -26,7 +26,7 @@ const TITLE_MAX = 60
 const TITLE_MIN = 8
 
 /** The order columns leave in when the title needs room: the first one first. */
-const LEAVE_ORDER = ['devices', 'average', 'reactions-compact', 'id', 'version', 'reactions', 'views'] as const
+const LEAVE_ORDER = ['trend', 'devices', 'average', 'reactions-compact', 'id', 'version', 'reactions', 'views'] as const
 
 /** Cells a string takes: the reaction emoji are two each, the rest of our text one per character. */
 export function cellWidth(text: string): number {
@@ -53,6 +53,8 @@ export function cellText(column: Column, f: FolioRow): string {
       return f.latestVersionId
     case 'views':
       return String(f.analytics.views)
+    case 'trend':
+      return sparkline(f.analytics.viewsByDay ?? [])
     case 'average':
       return averageTime(f)
     case 'devices':
@@ -69,6 +71,7 @@ const HEADERS: Record<ColumnKey, string> = {
   status: 'STATUS',
   version: 'VER',
   views: 'VIEWS',
+  trend: '7 DAYS',
   average: 'AVG',
   devices: 'MOB/DESK',
   reactions: 'REACTIONS',
@@ -82,7 +85,7 @@ function fitted(key: ColumnKey, folios: FolioRow[], compact = false): Column {
 }
 
 export function tableColumns(width: number, folios: FolioRow[]): Column[] {
-  const keys: ColumnKey[] = ['id', 'status', 'version', 'views', 'average', 'devices', 'reactions']
+  const keys: ColumnKey[] = ['id', 'status', 'version', 'views', 'trend', 'average', 'devices', 'reactions']
   let columns = keys.map((key) => fitted(key, folios))
   const room = () => width - 2 - columns.reduce((sum, c) => sum + c.width, 0)
   for (const step of LEAVE_ORDER) {

@@ -59,3 +59,25 @@ export function wrapText(text: string, width: number, { maxLines = 3, indent = '
   }
   return shown
 }
+
+const BARS = '▁▂▃▄▅▆▇█'
+
+/** Views of the last `days` days (UTC) as one bar each, today last: "▁▁▃▁▇▂▁". */
+export function sparkline(byDay: Array<{ date: string; views: number }>, days = 7, today = new Date()): string {
+  const views = new Map(byDay.map((d) => [d.date, d.views]))
+  const counts = Array.from({ length: days }, (_, i) => views.get(new Date(today.getTime() - (days - 1 - i) * 86_400_000).toISOString().slice(0, 10)) ?? 0)
+  const most = Math.max(...counts)
+  if (most === 0) return '·'.repeat(days)
+  return counts.map((n) => (n === 0 ? '·' : BARS[Math.min(BARS.length - 1, Math.ceil((n / most) * BARS.length) - 1)])).join('')
+}
+
+/** The slides or sections that held viewers longest: "slide 7 “Pricing” 2 min, slide 3 40 s". */
+export function topPartsLine(parts: Array<{ slide?: number; section?: number; title?: string; totalTimeSeconds: number }> | undefined): string {
+  if (!parts?.length) return ''
+  return parts
+    .map(
+      (p) =>
+        `${p.slide !== undefined ? 'slide' : 'section'} ${p.slide ?? p.section}${p.title ? ` “${oneLine(p.title, 24)}”` : ''} ${duration(p.totalTimeSeconds)}`,
+    )
+    .join(', ')
+}

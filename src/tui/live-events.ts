@@ -8,7 +8,8 @@ import { type FolioClient, readEventStream } from '../client/index.js'
  *
  * A client may hold 16 streams on a server, shared with the share pages its browser has open:
  * the view watches a few folios (the selected one and the most recently updated), and its slower
- * poll covers the others and what has no event (views: analytics beacons are not broadcast).
+ * poll covers the others and what has no event (the time of a view in progress). A view starting
+ * or ending is one (`view`, sent to the owner only).
  * The stream is the share page's, so it admits what a viewer may see: a draft or a private folio
  * only with the API key (not the open local access); one it refuses is not asked again.
  */

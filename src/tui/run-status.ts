@@ -13,7 +13,7 @@ export interface RunStatusOptions {
   client: FolioClient
   /** The server URL as shown to people. */
   server: string
-  /** Between polls for what has no live event (views). */
+  /** Between polls for what has no live event (time within a view). */
   intervalMs?: number
   /** Whether the client sends a key (a 401 then means it was refused). */
   keySent?: boolean

@@ -12,6 +12,12 @@ export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.m
 const WHICH =
   'The browser tests use CHROMIUM_PATH if set, else /usr/bin/chromium if there is one (Debian: apt-get install chromium), else the Chromium inside the @sparticuz/chromium devDependency (npm install).'
 
+/**
+ * What the test browser says it is: the desktop Chrome it stands for. Headless Chromium names
+ * itself HeadlessChrome, which folio counts as a bot (domain/bots.ts), not as a person's view.
+ */
+export const DESKTOP_CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/143.0.0.0 Safari/537.36'
+
 /** Launches the Chromium that vitest's globalSetup (chromium-setup.ts) chose for this run. */
 export async function launchBrowser(): Promise<Browser> {
   const found: ChromiumLaunch | undefined = inject('chromium')
@@ -19,7 +25,7 @@ export async function launchBrowser(): Promise<Browser> {
   if (!found.executablePath) throw new Error(`No Chromium: ${found.error}. ${WHICH}`)
   await mkdir(ARTIFACTS, { recursive: true })
   try {
-    return await chromium.launch({ executablePath: found.executablePath, args: found.args })
+    return await chromium.launch({ executablePath: found.executablePath, args: [...found.args, `--user-agent=${DESKTOP_CHROME}`] })
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
     const hint = /shared librar/.test(message) ? ' A system library is missing (the npm-shipped Chromium needs libnss3, libnspr4 and libexpat1).' : ''

@@ -1,4 +1,4 @@
-import { chatPayload } from '../../domain/chat-messages.js'
+import { chatPayload, viewPayload } from '../../domain/chat-messages.js'
 import type { Comment, FolioMeta } from '../../domain/model.js'
 import type { IntegrationsRepository, StoredIntegration } from '../../store/repositories/integrations-repository.js'
 import { type OutboundPolicy, type OutboundSettings, outboundPolicy } from '../http/outbound-guard.js'
@@ -48,7 +48,8 @@ export interface CommentNotifierDeps {
 const retryable = (status: number) => status === 408 || status === 425 || status === 429 || status >= 500
 
 /**
- * Cloud: each new comment is posted to the workspace's chat integrations (spec, Notifications).
+ * Cloud: each new comment is posted to the workspace's chat integrations (spec, Notifications),
+ * and so is the summary of each view of a folio whose owner asked for it (notifyViews).
  * Fire and forget for the comment: commentAdded returns at once and never throws; deliveries
  * run in the background, each webhook on its own, retried with exponential back-off (a
  * Retry-After is honoured) and given up with a warning that names the webhook's host only (its
@@ -83,6 +84,18 @@ export class CommentNotifier {
         for (const integration of integrations) this.#enqueue(integration, chatPayload(integration.format, notice))
       },
       (error: unknown) => this.#deps.log(`Chat notifications for a comment on ${meta.id} were not sent: ${String(error)}`),
+    )
+  }
+
+  /** A view ended on a folio whose owner asked to hear of it (notifyViews): its summary, to every chat integration. */
+  viewEnded(meta: FolioMeta, text: string): void {
+    if (this.#stop.signal.aborted) return
+    void this.#deps.integrations.get(meta.workspaceId).then(
+      (integrations) => {
+        const notice = { folioTitle: meta.title, text, link: this.#deps.shareLink(meta.id) }
+        for (const integration of integrations) this.#enqueue(integration, viewPayload(integration.format, notice))
+      },
+      (error: unknown) => this.#deps.log(`Chat notifications for a view of ${meta.id} were not sent: ${String(error)}`),
     )
   }
 

@@ -11,7 +11,10 @@ import {
   setReactions,
 } from '../../api/engagement.js'
 import { ERRORS } from '../../api/errors.js'
-import { parseBeacon } from '../../domain/analytics.js'
+import { parseBeacon, viewOnly } from '../../domain/analytics.js'
+import { asksNotToTrack, isCrawler } from '../../domain/bots.js'
+import { analyticsSummary } from '../../domain/analytics-view.js'
+import { nudgeViewEnded } from './view-nudges.js'
 import { type CommentActor, type CommentRequest, hashAuthorToken, newAuthorToken } from '../../domain/comments.js'
 import { versionNumber } from '../../domain/ids.js'
 import { mimeForPath } from '../../domain/image-sniff.js'
@@ -88,10 +91,12 @@ export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
     const anchor = body.anchor ?? (await anchorOfSelector(ctx, meta.id, version.files[body.filename]!, body))
     const { token, hash } = newAuthorToken()
     const { commentsPerFolio, commentBytesPerFolio } = ctx.config.limits
+    // The recipient link is counted on the link (below), not kept in the comment.
+    const { link, ...fields } = body
     const comment = await engagement
       .addComment(
         meta.id,
-        { ...body, ...(anchor ? { anchor } : {}), author: commentAuthor(ctx, principal, body.author), authorTokenHash: hash },
+        { ...fields, ...(anchor ? { anchor } : {}), author: commentAuthor(ctx, principal, body.author), authorTokenHash: hash },
         { maxComments: commentsPerFolio, maxBytes: commentBytesPerFolio },
       )
       .catch(commentErrors)
@@ -102,6 +107,7 @@ export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
     void ctx.cloud?.notifyComment({ meta, comment, shareUrl: `${ctx.config.publicUrl ?? ctx.config.listenUrl ?? event.url.origin}/share/${meta.id}` })
     // Cloud: the workspace's chat integrations hear of it in the background (never awaited).
     ctx.notifier?.commentAdded(meta, comment)
+    if (link) await engagement.countLinkComment(meta.id, link)
     return { success: true, comment, authorToken: token }
   })
 
@@ -149,7 +155,7 @@ export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
   }
 
   mountRoute(app, ctx, recordAnalytics, async ({ event, params }) => {
-    const { grant } = await requireViewable(ctx, event, params.id)
+    const { grant, meta } = await requireViewable(ctx, event, params.id)
     // Spec: an empty or malformed body still answers success (as an empty beacon).
     let body: unknown
     try {
@@ -159,9 +165,15 @@ export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
       if (isTooSlow(error)) throw error
       body = undefined
     }
-    // The owner looking at their own folio is not a view: answered alike, nothing recorded.
-    if (isOwnersOwnView(grant)) return { success: true }
-    if (!(await engagement.recordBeacon(params.id, parseBeacon(body)))) throw fail(ERRORS.projectNotFound)
+    // The owner looking at their own folio is not a view, and a bot's page counted already as a
+    // botView when it fetched the share page: answered alike, nothing recorded.
+    if (isOwnersOwnView(grant) || isCrawler(event.req.headers.get('user-agent'))) return { success: true }
+    const beacon = parseBeacon(body)
+    // Global Privacy Control or Do Not Track: the view counts, nothing else about it is kept.
+    const recorded = await engagement.recordBeacon(params.id, asksNotToTrack(event.req.headers) ? viewOnly(beacon) : beacon)
+    if (!recorded.found) throw fail(ERRORS.projectNotFound)
+    const ended = beacon.end && recorded.counted ? recorded.doc && analyticsSummary(recorded.doc).lastView : undefined
+    if (ended?.type === 'ended') nudgeViewEnded(ctx, meta, ended.text, `${ctx.config.publicUrl ?? ctx.config.listenUrl ?? event.url.origin}/share/${meta.id}`)
     return { success: true }
   })
 }

@@ -2,9 +2,10 @@ import { PAGE_COMMENTS } from '../../api/engagement.js'
 import { versionId } from '../../domain/ids.js'
 import { compareFilePaths } from '../../domain/file-paths.js'
 import type { FolioStore } from '../../store/index.js'
+import { analyticsFigures } from '../../domain/analytics-view.js'
 
 export interface LiveEvent {
-  event: 'version' | 'comments' | 'reactions' | 'meta' | 'deleted' | 'revoked' | 'closing'
+  event: 'version' | 'comments' | 'reactions' | 'meta' | 'deleted' | 'revoked' | 'closing' | 'view'
   data: object
 }
 
@@ -12,13 +13,16 @@ type Subscriber = (event: LiveEvent) => void
 
 /**
  * Turns store changes into events for open share pages (Server-Sent Events). Work is done only
- * for folios somebody is watching; analytics beacons are not broadcast. A folio's events go out
+ * for folios somebody is watching. Of the analytics, only a view starting or ending is sent, as
+ * `view`, and only to the owner's streams (sharing-routes.ts): the author's nudge. A folio's events go out
  * in the order of the changes (a version before the comments re-anchored to it).
  */
 export class LiveUpdates {
   readonly #store: FolioStore
   readonly #subscribers = new Map<string, Set<Subscriber>>()
   readonly #queues = new Map<string, Promise<void>>()
+  /** Per watched folio: the newest start or end of a view already sent (its time). */
+  readonly #viewsSent = new Map<string, string>()
 
   constructor(store: FolioStore, log: (message: string, error?: unknown) => void) {
     this.#store = store
@@ -47,6 +51,7 @@ export class LiveUpdates {
     store.engagement.onChange((id, kind) => {
       if (kind === 'comments') send(id, async () => [await this.#comments(id)])
       if (kind === 'reactions') send(id, async () => [await this.#reactions(id)])
+      if (kind === 'analytics') send(id, async () => await this.#views(id))
     })
     // Several instances: changes made elsewhere may have been missed (store/change-feed.ts), so
     // every open page gets the folio's whole state again.
@@ -64,13 +69,28 @@ export class LiveUpdates {
     return { event: 'reactions', data: { reactions: await this.#store.engagement.reactions(id) } }
   }
 
+  /** Starts and ends of views since the last sent (since the folio was first watched). */
+  async #views(id: string): Promise<LiveEvent[]> {
+    const doc = await this.#store.engagement.analytics(id)
+    const since = this.#viewsSent.get(id) ?? ''
+    const fresh = (analyticsFigures(doc).recentViews ?? []).filter((v) => v.at > since)
+    if (fresh.length) this.#viewsSent.set(id, fresh[fresh.length - 1]!.at)
+    return fresh.map((view) => ({ event: 'view', data: view }))
+  }
+
   subscribe(folioId: string, subscriber: Subscriber): () => void {
     let set = this.#subscribers.get(folioId)
-    if (!set) this.#subscribers.set(folioId, (set = new Set()))
+    if (!set) {
+      this.#subscribers.set(folioId, (set = new Set()))
+      if (!this.#viewsSent.has(folioId)) this.#viewsSent.set(folioId, new Date().toISOString())
+    }
     set.add(subscriber)
     return () => {
       set.delete(subscriber)
-      if (set.size === 0 && this.#subscribers.get(folioId) === set) this.#subscribers.delete(folioId)
+      if (set.size === 0 && this.#subscribers.get(folioId) === set) {
+        this.#subscribers.delete(folioId)
+        this.#viewsSent.delete(folioId)
+      }
     }
   }
 

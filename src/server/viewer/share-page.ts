@@ -4,7 +4,10 @@ import { jsonForScript } from '../../domain/html-inject.js'
 import type { WebAssets } from './web-assets.js'
 
 /** What the share page's script starts from (src/web/share/main.js); `view` says which screen. */
-export type ShareBoot = { id: string; title: string; view: 'content' | 'gate' | 'draft' | 'missing'; description?: unknown } & Record<string, unknown>
+export type ShareBoot = { id: string; title: string; view: 'content' | 'gate' | 'draft' | 'missing' | 'link-ended'; description?: unknown } & Record<
+  string,
+  unknown
+>
 
 /** Kept identical on both sides: the frame the server renders is the one share-content.js adopts. */
 const FRAME_SANDBOX = 'allow-scripts allow-popups allow-forms allow-modals allow-downloads'

@@ -9,7 +9,7 @@ import { secretsEqual } from '../auth/auth.js'
 import { isTooSlow, readBodyBytes } from '../http/body.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../http/errors.js'
-import { hiddenDraft, requireViewable } from '../auth/folio-access.js'
+import { hiddenDraft, isOwner, requireViewable } from '../auth/folio-access.js'
 import { tooManyGuesses } from '../limits/rate-limit.js'
 import { namesOneClient } from '../http/remote.js'
 import { clientAddress, JSON_CONTENT_TYPE, jsonBytes, mountRoute, requestTarget } from '../route.js'
@@ -118,8 +118,10 @@ export function registerSharingRoutes(app: H3, ctx: ServerContext): void {
       if (reason === 'deleted') send('deleted', {})
       void stream.close()
     }
+    // Views starting and ending are the author's to hear, not other viewers'.
+    const owner = grant?.kind === 'owner' || isOwner(ctx, event, meta)
     const unsubscribe = ctx.live.subscribe(meta.id, async ({ event: name, data }) => {
-      if (!open) return
+      if (!open || (name === 'view' && !owner)) return
       if (name === 'closing') {
         open = false
         return void stream.close()

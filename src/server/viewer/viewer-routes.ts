@@ -17,6 +17,8 @@ import { accessCookie, EXPIRED, frameAccess, type Grant, grantOf } from '../auth
 import { noneMatchHits } from '../http/conditional.js'
 import { compress, type ContentEncoding, isCompressible, preferredEncoding } from '../http/content-encoding.js'
 import { renderSharePage, type ShareBoot } from './share-page.js'
+import { isBot } from '../../domain/bots.js'
+import { type LinkStatus, linkStatus } from '../../domain/recipient-links.js'
 
 /**
  * Sent with every file of a folio: its scripts run in a sandbox with an opaque origin (no
@@ -89,6 +91,15 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
     }
     // Search engines keep out of drafts and private folios, whoever opens them.
     const noindex = meta.isPrivate || meta.status === 'draft'
+    // A link preview or a crawler fetched it: counted apart, never as a view (domain/bots.ts).
+    // A browser's view is counted by the page's own beacon, once the folio is on screen.
+    // Awaited: a bot is in no hurry, and a flood of them then waits on its own writes.
+    if (meta.status !== 'draft' && isBot(event.req.headers.get('user-agent'))) await engagement.recordBotView(meta.id)
+    // A recipient's link that no longer lets anyone in: a page that says so, and nothing counted.
+    const link = query.link === undefined ? undefined : await recipientLink(meta.id, query.link)
+    if (link && link.status !== 'active' && !preview) {
+      return shareAnswer(event, { id: meta.id, title: meta.title, view: 'link-ended', linkStatus: link.status }, { status: 410, noindex: true })
+    }
     if (!(await ctx.viewerAccess.canView(meta, grant))) {
       // A draft is its owner's: anyone else gets the very page a folio that does not exist gets
       // (nothing of the draft: no title, no description, no link-preview tags of its own). Its
@@ -100,8 +111,15 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
         { noindex },
       )
     }
-    return shareAnswer(event, await contentBoot(ctx, meta, grant, preview), { noindex })
+    const boot = await contentBoot(ctx, meta, grant, preview)
+    return shareAnswer(event, link ? { ...boot, link: link.id } : boot, { noindex })
   })
+
+  /** The status of a recipient link (an unknown id is one that was never valid: expired). */
+  async function recipientLink(folioId: string, id: string): Promise<{ id: string; status: LinkStatus }> {
+    const found = (await engagement.analytics(folioId)).links?.[id]
+    return { id, status: found ? linkStatus(found, new Date()) : 'expired' }
+  }
 
   // Added to every HTML file of a folio, inline: the storage stand-ins before the page's own
   // scripts, the bridge after them. Inline because a sandboxed frame's own requests are never

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache'
 import type { Storage } from 'unstorage'
-import { applyBeacon, type Beacon } from '../../domain/analytics.js'
+import { type AnalyticsDoc, applyBeacon, applyBotView, type Beacon } from '../../domain/analytics.js'
+import { addLink, linkStatus, MAX_LINKS, type NewLink, revokeLink } from '../../domain/recipient-links.js'
 import { isOnPage, isOpen, isReply, newestThreads, pinnedVersion } from '../../domain/comment-threads.js'
 import {
   type CommentActor,
@@ -22,7 +23,7 @@ import { keys } from '../keys.js'
 import { engagementLock, lockedThing } from '../coordination/lock-keys.js'
 import { readJson, writeJson } from '../engine/json-io.js'
 import { CommentForbiddenError, CommentNotFoundError, InvalidReplyError } from '../store-errors.js'
-import { type Analytics, type Comment, type CommentModeration, EMPTY_ANALYTICS } from '../../domain/model.js'
+import { type Comment, type CommentModeration, EMPTY_ANALYTICS } from '../../domain/model.js'
 
 export type EngagementKind = 'comments' | 'reactions' | 'analytics'
 type DocumentKind = 'reactions' | 'analytics'
@@ -320,8 +321,8 @@ export class EngagementRepository {
     return this.#read<Reactions>(id, 'reactions')
   }
 
-  analytics(id: string): Promise<Analytics> {
-    return this.#read<Analytics>(id, 'analytics')
+  analytics(id: string): Promise<AnalyticsDoc> {
+    return this.#read<AnalyticsDoc>(id, 'analytics')
   }
 
   /** Replaces a reactions or analytics document wholesale (migrations). */
@@ -334,7 +335,50 @@ export class EngagementRepository {
     return this.#update<Reactions>(id, 'reactions', (current) => applyReactionRequest(current, request))
   }
 
-  async recordBeacon(id: string, beacon: Beacon): Promise<boolean> {
-    return (await this.#update<Analytics>(id, 'analytics', (current) => applyBeacon(current, beacon))) !== undefined
+  /**
+   * Counts a beacon. Through a recipient link it counts only while the link lets views in
+   * (recipient-links.ts): through a revoked, expired or unknown one nothing is counted.
+   */
+  async recordBeacon(id: string, beacon: Beacon, now = new Date()): Promise<{ found: boolean; counted: boolean; doc?: AnalyticsDoc }> {
+    let counted = true
+    const doc = await this.#update<AnalyticsDoc>(id, 'analytics', (current) => {
+      const link = beacon.link ? current.links?.[beacon.link] : undefined
+      if (beacon.link && (!link || linkStatus(link, now, beacon.isInitial) !== 'active')) {
+        counted = false
+        return current
+      }
+      counted = true
+      return applyBeacon(current, beacon, now, link ? beacon.link : undefined)
+    })
+    return { found: doc !== undefined, counted: doc !== undefined && counted, doc }
+  }
+
+  /** A preview fetcher or crawler fetched the share page (domain/bots.ts). */
+  async recordBotView(id: string): Promise<boolean> {
+    return (await this.#update<AnalyticsDoc>(id, 'analytics', applyBotView)) !== undefined
+  }
+
+  /** Adds a recipient link; undefined when the folio does not exist, 'full' at MAX_LINKS. */
+  async addLink(id: string, linkId: string, link: NewLink, now = new Date()): Promise<AnalyticsDoc | 'full' | undefined> {
+    let full = false
+    const doc = await this.#update<AnalyticsDoc>(id, 'analytics', (current) => {
+      full = Object.keys(current.links ?? {}).length >= MAX_LINKS
+      return full ? current : addLink(current, linkId, link, now)
+    })
+    return full && doc ? 'full' : doc
+  }
+
+  /** A comment came through a recipient link that still lets viewers in: counted on it. */
+  async countLinkComment(id: string, linkId: string, now = new Date()): Promise<void> {
+    await this.#update<AnalyticsDoc>(id, 'analytics', (current) => {
+      const link = current.links?.[linkId]
+      if (!link || linkStatus(link, now, false) !== 'active') return current
+      return { ...current, links: { ...current.links, [linkId]: { ...link, comments: (link.comments ?? 0) + 1 } } }
+    })
+  }
+
+  /** Revokes one recipient link (its figures stay); undefined when the folio does not exist. */
+  revokeLink(id: string, linkId: string, now = new Date()): Promise<AnalyticsDoc | undefined> {
+    return this.#update<AnalyticsDoc>(id, 'analytics', (current) => revokeLink(current, linkId, now))
   }
 }

@@ -1,3 +1,4 @@
+import { analyticsFigures, analyticsListItem } from '../../domain/analytics-view.js'
 import { LRUCache } from 'lru-cache'
 import { compareFilePaths } from '../../domain/file-paths.js'
 import { versionId } from '../../domain/ids.js'
@@ -110,7 +111,7 @@ export class FolioViews {
 
   async #engagementOf(id: string) {
     const [comments, reactions, analytics] = await Promise.all([this.#engagement.comments(id), this.#engagement.reactions(id), this.#engagement.analytics(id)])
-    return { comments, reactions, analytics }
+    return { comments, reactions, analytics: analyticsFigures(analytics) }
   }
 
   /**
@@ -136,7 +137,8 @@ export class FolioViews {
       this.#engagement.reactions(meta.id),
       this.#engagement.analytics(meta.id),
     ])
-    const json = JSON.stringify({ ...metaFields(meta), versions, comments, reactions, analytics, ...storageFields(meta) })
+    // A list carries the short analytics (per slide, per link and per day are GET /api/files/{id}'s).
+    const json = JSON.stringify({ ...metaFields(meta), versions, comments, reactions, analytics: analyticsListItem(analytics), ...storageFields(meta) })
     if (this.#generationOf(meta.id) === generation) this.#items.set(meta.id, json)
     return json
   }
@@ -154,6 +156,7 @@ function metaFields(meta: FolioMeta) {
     allowComments: meta.allowComments,
     presentationModeOnly: meta.presentationModeOnly,
     commentModeration: meta.commentModeration ?? 'anyone',
+    notifyViews: meta.notifyViews ?? false,
     status: meta.status,
     projectMode: meta.projectMode,
     collaborators: meta.collaborators,

@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink'
 import type { ReactNode } from 'react'
-import { oneLine } from '../format.js'
+import { oneLine, topPartsLine } from '../format.js'
 import { COMMENT_ROWS, windowStart } from '../layout.js'
 import type { CommentsSnapshot, FolioRow } from '../snapshot.js'
 
@@ -40,6 +40,7 @@ export function CommentsPanel({ folio, comments, focused, selected }: CommentsPa
       })
     })
   while (lines.length < COMMENT_ROWS) lines.push({ key: `pad${lines.length}`, node: <Text> </Text> })
+  const top = topPartsLine(folio.analytics.topParts)
   const counts = current && current.total > 0 ? `${current.open} open of ${current.total}` : ''
   const more =
     current && current.latest.length > COMMENT_ROWS
@@ -59,6 +60,7 @@ export function CommentsPanel({ folio, comments, focused, selected }: CommentsPa
             {more})
           </Text>
         ) : null}
+        {top ? <Text dimColor>{` · most time: ${top}`}</Text> : null}
       </Text>
       {lines.map((l) => (
         <Box key={l.key}>{l.node}</Box>

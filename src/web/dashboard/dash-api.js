@@ -61,3 +61,9 @@ export const removeComment = (id, commentId) => call('DELETE', `${folio(id)}/com
 export const getTunnel = () => call('GET', '/api/tunnel')
 /** {action: 'start', provider?, install?}, {action: 'stop'} or {action: 'save_custom', customTunnelUrl}. */
 export const controlTunnel = (body) => call('POST', '/api/tunnel', body)
+/** The whole folio without file contents: its full analytics (time per slide, links, recent views). */
+export const getFolio = (id) => call('GET', `${folio(id)}?files=none`)
+export const listLinks = (id) => call('GET', `${folio(id)}/links`).then((r) => r.links)
+/** {name, expiresAt?, maxViews?} */
+export const createLink = (id, body) => call('POST', `${folio(id)}/links`, body).then((r) => r.link)
+export const revokeLink = (id, linkId) => call('DELETE', `${folio(id)}/links/${encodeURIComponent(linkId)}`).then((r) => r.link)

@@ -5,6 +5,8 @@ import { controls, remembered, showBrief } from './dash-controls.js'
 import { copyText, bytes, duration, number, toast } from './dash-dom.js'
 import { counts } from './dash-comments.js'
 import { shareLink } from './dash-tunnel.js'
+import { viewsChart } from './dash-charts.js'
+import { readersPanel } from './dash-readers.js'
 
 const EMOJI = ['👍', '❤️', '💡', '🔥']
 const LOCK = '<svg viewBox="0 0 24 24" aria-hidden="true"><rect x="4" y="10" width="16" height="11" rx="2"/><path d="M8 10V7a4 4 0 0 1 8 0v3"/></svg>'
@@ -88,6 +90,7 @@ export function card(f, app, { page = false } = {}) {
           h('span', { style: `width:${mobileShare}%` }),
         ),
         h('p', { class: 'sub', title: 'Average time per view' }, `avg. ${duration(a.avgTimeSeconds)}`),
+        viewsChart(a.viewsByDay, { days: 14, width: 140, height: 28 }),
       ]),
       stat('Comments', number.format(n.open), h('p', { class: 'sub' }, `open · ${number.format(n.all)} in all`), n.open ? 'attention' : ''),
       stat(
@@ -97,6 +100,14 @@ export function card(f, app, { page = false } = {}) {
         n.outdated ? 'warn' : '',
       ),
     ),
+    a.lastView &&
+      h(
+        'p',
+        { class: 'last-view', 'data-type': a.lastView.type, role: 'status' },
+        a.lastView.text,
+        ' · ',
+        h('time', { datetime: a.lastView.at, 'data-ago': a.lastView.at, title: new Date(a.lastView.at).toLocaleString() }, ago(a.lastView.at)),
+      ),
     h(
       'ul',
       { class: 'reactions', 'aria-label': 'Reactions' },
@@ -147,5 +158,6 @@ export function card(f, app, { page = false } = {}) {
         ),
     ),
     page ? controls(f, app) : remembered(f, 'manage', 'Manage', controls(f, app)),
+    page && readersPanel(f, app),
   )
 }

@@ -16,6 +16,7 @@ import { card } from './dash-card.js'
 import { counts, FILTERS } from './dash-comments.js'
 import { emptyInbox, folioInbox, hasComments } from './dash-inbox.js'
 import { followTunnel } from './dash-tunnel.js'
+import { nudge, watchViews } from './dash-live.js'
 import { bytes, keyedRender, number, plural, toast } from './dash-dom.js'
 
 const REFRESH_MS = 10_000
@@ -274,6 +275,14 @@ async function load() {
     loadedOnce = true
     // The dashboard shows the panel; a folio's page only follows the tunnel, for its share link.
     followTunnel(folioId ? undefined : els.tunnel)
+    // A view starting or ending: said at once, and the list (its "latest view" lines) loaded again.
+    watchViews(folioId ? folios.filter((f) => f.id === folioId) : folios, (id, view) => {
+      nudge(
+        folios.find((f) => f.id === id),
+        view,
+      )
+      void load()
+    })
   } catch (err) {
     if (err.status === 401) return // the key form is up; loading resumes when it is sent
     if (mine < shown) return // a newer list is on screen already

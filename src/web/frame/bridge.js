@@ -10,12 +10,13 @@
  *
  * Its parts: bridge-anchors.js (what an anchor names), bridge-pin-anchors.js (the anchor of a comment
  * that names its element by the spec's selector only), deck.js (slides, as the deck itself says),
- * bridge-pins.js (drawing the pins). This file: messages, comment mode, where the viewer is
+ * bridge-pins.js (drawing the pins), bridge-parts.js (the slide or section on screen). This file: messages, comment mode, where the viewer is
  * (hash, slide, scroll), links under a fresh frame token. The storage stand-ins the folio's own
  * scripts need run before all of them, inline at the top of the page (storage-shims.js).
  */
 import { installAnchors } from './bridge-anchors.js'
 import { installPinAnchors } from './bridge-pin-anchors.js'
+import { installParts } from './bridge-parts.js'
 import { installPins } from './bridge-pins.js'
 import { installDeck } from './deck.js'
 
@@ -185,6 +186,8 @@ function startBridge() {
     const where = {
       hash: location.hash,
       slide: ns.anchors?.slideState().active,
+      // The slide or section on screen, for the author's time-per-slide figures (bridge-parts.js).
+      part: ns.parts?.(),
       scroll: { x: Math.round(scrollX), y: Math.round(scrollY), box: scrollerState() },
     }
     const key = JSON.stringify(where)
@@ -305,6 +308,7 @@ function startBridge() {
       (event) => {
         if (event.target instanceof Element) scroller = event.target
         else if (scrollY || scrollX) scroller = null // the page itself scrolls
+        reportWhere() // a document's section changes as it scrolls
       },
       { capture: true, passive: true },
     )
@@ -330,6 +334,7 @@ function startBridge() {
     reportWhere()
   })
   installAnchors(ns)
+  installParts(ns)
   installPinAnchors(ns)
   installPins(ns)
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start, { once: true })

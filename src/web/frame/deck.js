@@ -10,7 +10,7 @@
  * Bundled into the bridge (bridge.js calls it); shares only the bridge's namespace.
  */
 
-/** Adds `ns.deck`: known() → { active(), slideOf(el), goTo(index) } for a framework in charge, else undefined. */
+/** Adds `ns.deck`: known() → { active(), slides(), slideOf(el), goTo(index) } for a framework in charge, else undefined. */
 export function installDeck(ns, onChange) {
   let listening = null
 
@@ -31,6 +31,8 @@ export function installDeck(ns, onChange) {
     if (typeof R.isReady === 'function' && !R.isReady()) return undefined
     return {
       active: () => R.getIndices().h,
+      /** The horizontal slides (a vertical stack is one), for their count and titles. */
+      slides: () => (typeof R.getHorizontalSlides === 'function' ? [...R.getHorizontalSlides()] : null),
       slideOf(el) {
         const section = el instanceof Element ? el.closest('.reveal .slides section') : null
         if (!section) return undefined

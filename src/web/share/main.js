@@ -31,7 +31,7 @@ import '../common/tokens.css'
 import './share.css'
 import { pollUntilViewable } from './share-access.js'
 import { renderContent } from './share-content.js'
-import { renderDraft, renderGate, renderMissing } from './share-notices.js'
+import { renderDraft, renderGate, renderLinkEnded, renderMissing } from './share-notices.js'
 
 const app = document.getElementById('app')
 const boot = readBoot()
@@ -63,6 +63,9 @@ switch (boot.view) {
   case 'gate':
     renderGate(app, boot)
     waitFor('private') // made public meanwhile: the folio appears without a key
+    break
+  case 'link-ended':
+    renderLinkEnded(app, boot.linkStatus)
     break
   case 'draft':
     renderDraft(app)

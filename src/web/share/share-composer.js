@@ -158,6 +158,7 @@ export function createComposer(view) {
       elementHtml: click.elementHtml,
     }
     if (author) body.author = author // absent → the server names the viewer "Guest"
+    if (view.boot.link) body.link = view.boot.link // counted on the recipient's link
     if (click.anchor && typeof click.anchor === 'object') body.anchor = click.anchor
     p.submit.disabled = true
     p.error.textContent = ''

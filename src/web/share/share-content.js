@@ -113,7 +113,7 @@ export function renderContent(app, boot) {
 
   // From bridge.js: ready {file, width, height} · resize {width, height}
   // · click {x, y, selector, elementHtml, file, anchor, clientX, clientY} · mode-exit · pin-click {id}
-  // · where {file, hash, slide, scroll} (also the answer to where?) · pin-slides {slides: {id: slide}} · key {key: 'Escape'}
+  // · where {file, hash, slide, part, scroll} (also the answer to where?) · pin-slides {slides: {id: slide}} · key {key: 'Escape'}
   // · navigate {id, hash}
   // From the server's page for a frame token that ran out: expired {path}
   window.addEventListener('message', (event) => {
@@ -149,6 +149,8 @@ export function renderContent(app, boot) {
         {
           const slideChanged = data.slide !== state.where?.slide
           state.where = { file: data.file, hash: typeof data.hash === 'string' ? data.hash : '', slide: data.slide, scroll: data.scroll }
+          state.part = data.part
+          analytics.where?.(data.part)
           if (slideChanged) view.comments.render() // the list marks the slide on screen
           for (const answered of whereAsked.splice(0)) answered()
         }
@@ -281,6 +283,8 @@ export function renderContent(app, boot) {
   // Started when the frame's bridge says the page has been drawn, a moment after the frame loaded
   // (a page without the bridge: an image), or after a while whatever happened.
   let analytics = { stop() {} }
+  const versionNumber = (id) => (typeof id === 'string' && /^v\d+$/.test(id) ? Number(id.slice(1)) : undefined)
+  view.versionNumber = versionNumber
   let live = { stop() {}, revive() {} }
   view.live = live
   let restStarted = false
@@ -288,7 +292,11 @@ export function renderContent(app, boot) {
     if (restStarted || state.closed) return
     restStarted = true
     // The owner previewing is not an audience: don't let it inflate views.
-    if (!boot.preview) analytics = startAnalytics(`${boot.api}/analytics`)
+    if (!boot.preview) {
+      analytics = startAnalytics(`${boot.api}/analytics`, { folioId: boot.id, link: boot.link, version: versionNumber(state.latestVersionId) })
+      analytics.where(state.part)
+    }
+    view.analytics = analytics
     live = startLive(view)
     view.live = live
     view.history.now()

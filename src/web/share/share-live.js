@@ -74,6 +74,7 @@ export function startLive(view) {
   async function onVersion({ latestVersionId, activeFileList }) {
     if (!latestVersionId || latestVersionId === state.latestVersionId) return
     state.latestVersionId = latestVersionId
+    view.analytics?.version?.(view.versionNumber?.(latestVersionId))
     if (Array.isArray(activeFileList)) state.files = activeFileList
     view.composer.close()
     await view.askWhere()

@@ -14,6 +14,15 @@ function renderNotice(app, iconName, heading, text) {
 export const renderMissing = (app) =>
   renderNotice(app, 'ghost', 'This folio does not exist (any more)', 'The link may be mistyped, or its owner has deleted the folio.')
 
+/** A recipient link that was revoked, ran out of time or reached its views: the folio's main link is another matter. */
+export const renderLinkEnded = (app, status) =>
+  renderNotice(
+    app,
+    'clock',
+    status === 'revoked' ? 'This link was turned off' : 'This link has expired',
+    'It was made for one person and no longer opens the folio. Ask whoever sent it for a new link.',
+  )
+
 export const renderDraft = (app) =>
   renderNotice(
     app,
