@@ -1,5 +1,5 @@
 import type { Plugin } from 'esbuild'
-import { defineConfig } from 'tsup'
+import { defineConfig, type Options } from 'tsup'
 import { webBundles } from './src/web/build/web-bundles.js'
 
 /**
@@ -66,22 +66,22 @@ const packing = process.env.npm_lifecycle_event === 'prepack'
  * stylesheet with content-hashed names in dist/web/, precompressed, with the pages that load them.
  * The CLI build cleans dist/ but for web/, which the other build owns: they run side by side.
  */
-export default defineConfig([
-  {
-    entry: { cli: 'src/cli/index.ts' },
-    format: ['esm'],
-    target: 'node20',
-    platform: 'node',
-    outDir: 'dist',
-    noExternal: [/.*/],
-    splitting: true,
-    sourcemap: !packing,
-    clean: ['!web/**'],
-    dts: false,
-    outExtension: () => ({ js: '.mjs' }),
-    define: { 'process.env.NODE_ENV': '"production"' },
-    esbuildPlugins: [stubReactDevtools, stubListhenExtras],
-    banner: { js: "import { createRequire as __folioCreateRequire } from 'node:module'; const require = __folioCreateRequire(import.meta.url);" },
-  },
-  webBundles({ packing }),
-])
+/** The CLI's build; scripts/build-binary.ts makes the single executable's one-file bundle from it. */
+export const cliBuild = {
+  entry: { cli: 'src/cli/index.ts' },
+  format: ['esm'],
+  target: 'node20',
+  platform: 'node',
+  outDir: 'dist',
+  noExternal: [/.*/],
+  splitting: true,
+  sourcemap: !packing,
+  clean: ['!web/**'],
+  dts: false,
+  outExtension: () => ({ js: '.mjs' }),
+  define: { 'process.env.NODE_ENV': '"production"' },
+  esbuildPlugins: [stubReactDevtools, stubListhenExtras],
+  banner: { js: "import { createRequire as __folioCreateRequire } from 'node:module'; const require = __folioCreateRequire(import.meta.url);" },
+} satisfies Options
+
+export default defineConfig([cliBuild, webBundles({ packing })])

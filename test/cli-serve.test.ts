@@ -1,3 +1,4 @@
+import { packageVersion } from '../src/version.js'
 import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync } from 'node:fs'
@@ -174,6 +175,7 @@ describe('folio serve: the banner', () => {
         '  ➜ Network:  this machine only; --host 0.0.0.0 opens it to your network',
         `  ➜ API:      ${url}/api/openapi`,
         `  ➜ Data:     ${dataDir} (oss mode)`,
+        `  ➜ Version:  ${packageVersion()} (Node ${process.version})`,
         '',
         // Not the CLI's default server (3000): the next step names it.
         `Next: folio create --dir . --publish --server ${url}`,

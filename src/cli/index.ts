@@ -1,3 +1,4 @@
+import { versionLine } from '../package-files.js'
 import { Command, CommanderError, Option } from 'commander'
 import { packageVersion } from '../version.js'
 import { registerAdmin } from './commands/admin.js'
@@ -30,7 +31,7 @@ import { PROGRAM_HELP } from './program-help.js'
 export function buildProgram({ json = false }: { json?: boolean } = {}): Command {
   const program = new Command('folio')
     .description('Publish HTML folios from your own machine and collect what viewers think of them.')
-    .version(packageVersion(), '-v, --version', 'print the version')
+    .version(versionLine(packageVersion()), '-v, --version', 'print the version (and, for the single executable, the Node it embeds)')
     .helpOption('-h, --help', 'show help for a command')
     .showSuggestionAfterError()
     .configureHelp({ showGlobalOptions: true })

@@ -12,6 +12,8 @@ export interface BannerInfo {
   publicNotes?: string[]
   dataDir: string
   mode: string
+  /** "0.1.0 (Node v20.19.5)", or "0.1.0 (single executable, Node v26.12.1)". */
+  version: string
   /** The commands to run next, e.g. folio create --dir . --publish (serve-next-steps.ts) */
   next: NextSteps
 }
@@ -43,7 +45,11 @@ export function serveBanner(info: BannerInfo, style: BannerStyle): string {
       `${label('Public', 'yellow')} ${link(info.publicUrl)}`,
       ...(info.publicNotes ?? []).map((note) => paint(colors, 'gray', `              ${note}`)),
     )
-  lines.push(`${label('API', 'gray')} ${link(`${info.url}/api/openapi`)}`, `${label('Data', 'gray')} ${info.dataDir} (${info.mode} mode)`)
+  lines.push(
+    `${label('API', 'gray')} ${link(`${info.url}/api/openapi`)}`,
+    `${label('Data', 'gray')} ${info.dataDir} (${info.mode} mode)`,
+    `${label('Version', 'gray')} ${info.version}`,
+  )
   if (style.qr && info.networkUrls[0]) lines.push('', ...qrCode(info.networkUrls[0], colors))
   lines.push('', ...nextLines(info.next, colors), 'Press Ctrl+C to stop.')
   return lines.join('\n')

@@ -27,6 +27,7 @@ import { benchPutWriters } from './sections/put-writers.js'
 import { benchVersionDisk } from './sections/version-disk.js'
 import { benchViewer } from './sections/viewer.js'
 import { benchViewerFirstView } from './sections/viewer-first-view.js'
+import { benchSingleExecutable } from './sections/single-executable.js'
 
 const sections: Array<[string, (ctx: BenchContext) => Promise<void>]> = [
   ['1', benchGetVsRaw],
@@ -40,6 +41,7 @@ const sections: Array<[string, (ctx: BenchContext) => Promise<void>]> = [
   ['11', benchCloudGet],
   ['12', benchPostgres],
   ['13', benchViewerFirstView],
+  ['14', benchSingleExecutable],
 ]
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim())

@@ -1,3 +1,5 @@
+import { packageVersion } from '../../version.js'
+import { runtimeLabel } from '../../package-files.js'
 import { resolve } from 'node:path'
 import type { Command } from 'commander'
 import { wantsColors } from '../../log/logger.js'
@@ -109,7 +111,17 @@ export default async (options: ServeFlags, command: Command) => {
     const data = databaseUrl ? `PostgreSQL ${describeDatabase(databaseUrl)}` : dataDir
     printResult(
       serveBanner(
-        { url, networkUrls, loopback, publicUrl, publicNotes: tunnelLines, dataDir: data, mode: options.mode, next },
+        {
+          url,
+          networkUrls,
+          loopback,
+          publicUrl,
+          publicNotes: tunnelLines,
+          dataDir: data,
+          mode: options.mode,
+          next,
+          version: `${packageVersion()} (${runtimeLabel()})`,
+        },
         { colors: wantsColors(process.stdout), qr: interactive },
       ),
     )

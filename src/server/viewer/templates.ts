@@ -6,6 +6,7 @@ import { z } from 'zod'
 import { DesignSystemFile } from '../../api/design-systems.js'
 import { escapeHtml } from '../../domain/html.js'
 import type { ProjectMode } from '../../domain/model.js'
+import { embeddedFile, embeddedNames, isSingleExecutable } from '../../package-files.js'
 
 /** The templates/ folder ships beside dist/ and src/: walk up from this module to find it. */
 export function findTemplatesDir(from = dirname(fileURLToPath(import.meta.url))): string {
@@ -34,28 +35,47 @@ export function toDesignPreferences(system: DesignSystemFile) {
   }
 }
 
+/** Where the templates are read: a folder, or the single executable's embedded templates/. */
+interface TemplateSource {
+  read(path: string): Promise<string>
+  list(folder: string): Promise<string[]>
+}
+
+const fromFolder = (dir: string): TemplateSource => ({
+  read: (path) => readFile(join(dir, path), 'utf8'),
+  list: (folder) => readdir(join(dir, folder)),
+})
+
+const embeddedTemplates: TemplateSource = {
+  async read(path) {
+    const bytes = embeddedFile(`templates/${path}`)
+    if (!bytes) throw new Error(`This folio executable has no templates/${path}: build it again with npm run build:binary.`)
+    return bytes.toString('utf8')
+  },
+  list: async (folder) => embeddedNames(`templates/${folder}`),
+}
+
 /** Starter pages and the design-system catalogue, read once and kept. */
-export function createTemplates(dir = findTemplatesDir()) {
+export function createTemplates(dir?: string) {
+  const source = dir === undefined && isSingleExecutable() ? embeddedTemplates : fromFolder(dir ?? findTemplatesDir())
   const starters = new Map<ProjectMode, string>()
   let systems: Promise<DesignSystem[]> | undefined
 
   return {
-    dir,
     async starter(mode: ProjectMode, title: string): Promise<string> {
       let html = starters.get(mode)
       if (!html) {
-        html = await readFile(join(dir, 'starters', `${mode}.html`), 'utf8')
+        html = await source.read(`starters/${mode}.html`)
         starters.set(mode, html)
       }
       return html.replaceAll('{{title}}', escapeHtml(title))
     },
     designSystems(): Promise<DesignSystem[]> {
       systems ??= (async () => {
-        const folder = join(dir, 'design-systems')
-        const names = (await readdir(folder)).filter((n) => n.endsWith('.json')).sort()
+        const names = (await source.list('design-systems')).filter((n) => n.endsWith('.json')).sort()
         return Promise.all(
           names.map(async (name) => {
-            const parsed = DesignSystemFile.safeParse(JSON.parse(await readFile(join(folder, name), 'utf8')))
+            const parsed = DesignSystemFile.safeParse(JSON.parse(await source.read(`design-systems/${name}`)))
             if (!parsed.success) throw new Error(`templates/design-systems/${name} is invalid: ${z.prettifyError(parsed.error)}`)
             return { ...parsed.data, designPreferences: toDesignPreferences(parsed.data) }
           }),

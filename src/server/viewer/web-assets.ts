@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { embeddedFile, isSingleExecutable } from '../../package-files.js'
 import type { ContentEncoding } from '../http/content-encoding.js'
 
 /**
@@ -48,23 +49,35 @@ export function findWebDir(from = dirname(fileURLToPath(import.meta.url))): stri
 
 const loaded = new Map<string, WebAssets>()
 
-/** Read synchronously, once per process: a few hundred KB, before the server answers anything. */
-export function loadWebAssets(dir = findWebDir()): WebAssets {
+/**
+ * Read synchronously, once per process: a few hundred KB, before the server answers anything. The
+ * single executable has them embedded (package-files.ts); the npm install, in dist/web.
+ */
+export function loadWebAssets(dir?: string): WebAssets {
+  if (dir === undefined && isSingleExecutable()) dir = EMBEDDED
+  dir ??= findWebDir()
   let assets = loaded.get(dir)
-  if (!assets) loaded.set(dir, (assets = readWebAssets(dir)))
+  if (!assets) loaded.set(dir, (assets = readWebAssets(dir === EMBEDDED ? embedded : (name) => readFileSync(join(dir, name)))))
   return assets
 }
 
-function readWebAssets(dir: string): WebAssets {
-  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { assets: Record<string, string> }
+const EMBEDDED = 'dist/web'
+const embedded = (name: string) => {
+  const bytes = embeddedFile(`${EMBEDDED}/${name}`)
+  if (!bytes) throw new Error(`This folio executable has no ${EMBEDDED}/${name}: build it again with npm run build:binary.`)
+  return bytes
+}
+
+function readWebAssets(read: (name: string) => Buffer): WebAssets {
+  const manifest = JSON.parse(read('manifest.json').toString('utf8')) as { assets: Record<string, string> }
   const byName = new Map<string, WebAsset>()
   for (const [logical, file] of Object.entries(manifest.assets)) {
-    const body = readFileSync(join(dir, file))
+    const body = read(file)
     const asset: WebAsset = {
       file,
       type: TYPES[file.slice(file.lastIndexOf('.') + 1)] ?? 'application/octet-stream',
       body,
-      encoded: { br: readFileSync(join(dir, `${file}.br`)), gzip: readFileSync(join(dir, `${file}.gz`)) },
+      encoded: { br: read(`${file}.br`), gzip: read(`${file}.gz`) },
       etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"`,
     }
     byName.set(file, asset)
@@ -79,9 +92,9 @@ function readWebAssets(dir: string): WebAssets {
     get: (name) => byName.get(name),
     url: (logical) => `/_folio/${fileOf(logical)}`,
     text: (logical) => byName.get(fileOf(logical))!.body.toString('utf8').trim(),
-    sharePage: readFileSync(join(dir, 'share.html'), 'utf8'),
-    dashboardPage: readFileSync(join(dir, 'dashboard.html'), 'utf8'),
-    mcpAppPage: readFileSync(join(dir, 'mcp-app.html'), 'utf8'),
+    sharePage: read('share.html').toString('utf8'),
+    dashboardPage: read('dashboard.html').toString('utf8'),
+    mcpAppPage: read('mcp-app.html').toString('utf8'),
   }
 }
 
