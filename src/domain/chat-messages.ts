@@ -56,26 +56,14 @@ export function chatPayload(format: ChatFormat, notice: CommentNotice): object {
         allowed_mentions: { parse: [] },
       }
     case 'teams':
-      return {
-        type: 'message',
-        attachments: [
-          {
-            contentType: 'application/vnd.microsoft.card.adaptive',
-            content: {
-              $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
-              type: 'AdaptiveCard',
-              version: '1.4',
-              body: [
-                { type: 'TextBlock', text: `New comment on ${title}`, weight: 'Bolder', wrap: true },
-                { type: 'TextBlock', text: `${author}:`, isSubtle: true, wrap: true },
-                // Plain text: Adaptive Cards render a subset of markdown, which a viewer's text could use.
-                { type: 'RichTextBlock', inlines: [{ type: 'TextRun', text }] },
-              ],
-              actions: [{ type: 'Action.OpenUrl', title: 'Open the folio', url: notice.link }],
-            },
-          },
+      return teamsCard(
+        [
+          { type: 'TextBlock', text: `New comment on ${title}`, weight: 'Bolder', wrap: true },
+          { type: 'TextBlock', text: `${author}:`, isSubtle: true, wrap: true },
         ],
-      }
+        text,
+        notice.link,
+      )
   }
 }
 
@@ -89,23 +77,28 @@ export function viewPayload(format: ChatFormat, notice: { folioTitle: string; te
     case 'discord':
       return { content: cut(`${discordEscape(text)}: [${discordEscape(title)}](<${notice.link}>)`, 2_000), allowed_mentions: { parse: [] } }
     case 'teams':
-      return {
-        type: 'message',
-        attachments: [
-          {
-            contentType: 'application/vnd.microsoft.card.adaptive',
-            content: {
-              $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
-              type: 'AdaptiveCard',
-              version: '1.4',
-              body: [
-                { type: 'TextBlock', text: title, weight: 'Bolder', wrap: true },
-                { type: 'RichTextBlock', inlines: [{ type: 'TextRun', text }] },
-              ],
-              actions: [{ type: 'Action.OpenUrl', title: 'Open the folio', url: notice.link }],
-            },
-          },
-        ],
-      }
+      return teamsCard([{ type: 'TextBlock', text: title, weight: 'Bolder', wrap: true }], text, notice.link)
+  }
+}
+
+/**
+ * Teams: an Adaptive Card with its heading blocks, then the text as plain text (Adaptive Cards
+ * render a subset of markdown, which a viewer's text could use), and a button to the folio.
+ */
+function teamsCard(heading: object[], text: string, link: string): object {
+  return {
+    type: 'message',
+    attachments: [
+      {
+        contentType: 'application/vnd.microsoft.card.adaptive',
+        content: {
+          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+          type: 'AdaptiveCard',
+          version: '1.4',
+          body: [...heading, { type: 'RichTextBlock', inlines: [{ type: 'TextRun', text }] }],
+          actions: [{ type: 'Action.OpenUrl', title: 'Open the folio', url: link }],
+        },
+      },
+    ],
   }
 }

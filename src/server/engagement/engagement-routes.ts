@@ -71,6 +71,8 @@ async function anchorOfSelector(
 /** Comments, reactions and analytics: the viewer-facing engagement endpoints. */
 export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
   const { engagement, folios } = ctx.store
+  // The share page as people reach the server, for what is sent elsewhere (mail, chat).
+  const shareLink = (event: H3Event, id: string) => `${ctx.config.publicUrl ?? ctx.config.listenUrl ?? event.url.origin}/share/${id}`
 
   // The comment endpoints let the owner in on drafts and private folios (its agents list and answer there).
   const ownerToo = { owner: true }
@@ -104,7 +106,7 @@ export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
     // A pin made on a page open since before the latest version: bring it to that version.
     if (comment.anchor && n !== meta.head) engagement.reanchor(meta.id)
     // Cloud: collaborators hear of it by e-mail, after the answer (never failing it).
-    void ctx.cloud?.notifyComment({ meta, comment, shareUrl: `${ctx.config.publicUrl ?? ctx.config.listenUrl ?? event.url.origin}/share/${meta.id}` })
+    void ctx.cloud?.notifyComment({ meta, comment, shareUrl: shareLink(event, meta.id) })
     // Cloud: the workspace's chat integrations hear of it in the background (never awaited).
     ctx.notifier?.commentAdded(meta, comment)
     if (link) await engagement.countLinkComment(meta.id, link)
@@ -173,7 +175,7 @@ export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
     const recorded = await engagement.recordBeacon(params.id, asksNotToTrack(event.req.headers) ? viewOnly(beacon) : beacon)
     if (!recorded.found) throw fail(ERRORS.projectNotFound)
     const ended = beacon.end && recorded.counted ? recorded.doc && analyticsSummary(recorded.doc).lastView : undefined
-    if (ended?.type === 'ended') nudgeViewEnded(ctx, meta, ended.text, `${ctx.config.publicUrl ?? ctx.config.listenUrl ?? event.url.origin}/share/${meta.id}`)
+    if (ended?.type === 'ended') nudgeViewEnded(ctx, meta, ended.text, shareLink(event, meta.id))
     return { success: true }
   })
 }
