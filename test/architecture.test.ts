@@ -155,6 +155,19 @@ const graphOf = (imports: Import[]) => {
   return edges
 }
 
+/** The modules loading `from` loads at once: its static imports, transitively (not import() or types). */
+function eagerlyReached(imports: Import[], from: string): Set<string> {
+  const eager = graphOf(imports.filter((i) => !i.lazy && !i.typeOnly))
+  const reached = new Set<string>()
+  const walk = (file: string) => {
+    if (reached.has(file)) return
+    reached.add(file)
+    for (const next of eager.get(file) ?? []) walk(next)
+  }
+  walk(from)
+  return reached
+}
+
 describe('architecture', () => {
   const imports = scanImports()
 
@@ -219,16 +232,25 @@ describe('architecture', () => {
   })
 
   it('the CLI entry reaches the server, the TUI and the actions only through import()', () => {
-    const eager = graphOf(imports.filter((i) => !i.lazy && !i.typeOnly))
-    const reached = new Set<string>()
-    const walk = (file: string) => {
-      if (reached.has(file)) return
-      reached.add(file)
-      for (const next of eager.get(file) ?? []) walk(next)
-    }
-    walk('src/cli/index.ts')
+    const reached = eagerlyReached(imports, 'src/cli/index.ts')
     expect(reached.size).toBeGreaterThan(5)
     expect([...reached].filter((f) => LAZY_FROM_CLI_ENTRY.some((dir) => f.startsWith(dir)))).toEqual([])
+  })
+
+  it("a feature takes from the server's context only what it names (Pick<ServerContext, …>): the whole of it is app.ts's and serve.ts's", () => {
+    const whole = filesUnder('src/server')
+      .filter((file) => !['src/server/app.ts', 'src/server/serve.ts', 'src/server/context.ts'].includes(file))
+      .filter((file) => /[(,]\s*\w+: (Readonly<)?ServerContext\b(?!\[)/.test(readFileSync(join(root, file), 'utf8')))
+    expect(whole).toEqual([])
+  })
+
+  it('the server loads the MCP SDK and nodemailer only when a request needs them', () => {
+    const reached = eagerlyReached(imports, 'src/server/serve.ts')
+    expect(reached.size).toBeGreaterThan(50)
+    const heavy = [...reached].filter((file) =>
+      /^import (?!type)[^\n]*from '(@modelcontextprotocol\/sdk[^']*|nodemailer)'/m.test(readFileSync(join(root, file), 'utf8')),
+    )
+    expect(heavy).toEqual([])
   })
 
   it(`no file in src/ or templates/ is over ${MAX_LINES} lines`, () => {

@@ -1,7 +1,7 @@
 /*
  * Which test files run on which store (vitest.config.ts's two projects). Every test file that
  * starts a test server (startTestServer, useServer, useCloudServer) is in exactly one of the
- * two lists below; test/store-matrix.test.ts fails when a new one is in neither, so no file
+ * three lists below; test/store-matrix.test.ts fails when a new one is in none, so no file
  * leaves the PostgreSQL run by accident. pg-*.test.ts files start PostgreSQL themselves.
  */
 
@@ -18,39 +18,8 @@ export const ON_BOTH_STORES = [
   'auth.test.ts',
   'bad-input.test.ts',
   'brief-quoting.test.ts',
-  'browser-analytics.test.ts',
-  'browser-api-pins.test.ts',
   'browser-cloud-signin.test.ts',
-  'browser-dashboard.test.ts',
-  'browser-inbox.test.ts',
-  'browser-pins.test.ts',
-  'browser-real-decks.test.ts',
-  'browser-share.test.ts',
-  'browser-threads.test.ts',
-  'browser-versions.test.ts',
-  'browser-viewer-access.test.ts',
   'chat-notifications.test.ts',
-  'cli-ai-own-key.test.ts',
-  'cli-ai.test.ts',
-  'cli-auth.test.ts',
-  'cli-commands.test.ts',
-  'cli-comments.test.ts',
-  'cli-completion.test.ts',
-  'cli-conventions.test.ts',
-  'cli-create-linked.test.ts',
-  'cli-link.test.ts',
-  'cli-links.test.ts',
-  'cli-logging.test.ts',
-  'cli-manage.test.ts',
-  'cli-mcp.test.ts',
-  'cli-pull.test.ts',
-  'cli-server-names.test.ts',
-  'cli-status.test.ts',
-  'cli-sync-elsewhere.test.ts',
-  'cli-sync-oversized.test.ts',
-  'cli-sync-unreadable.test.ts',
-  'cli-sync-watch.test.ts',
-  'cli-sync.test.ts',
   'cloud-e2e.test.ts',
   'cloud-members.test.ts',
   'cloud-storage-release.test.ts',
@@ -100,12 +69,52 @@ export const ON_BOTH_STORES = [
   'sign-in.test.ts',
   'sync-api.test.ts',
   'sync-watch-restore.test.ts',
-  'tui-live.test.tsx',
-  'tui.test.tsx',
   'tunnel-cloudflare.test.ts',
   'tunnel.test.ts',
   'uploads-api.test.ts',
   'viewer-tokens.test.ts',
+]
+
+/**
+ * What a client makes of the server's answers: the page a browser draws, what the CLI prints and
+ * does, the terminal UI. Every endpoint they call is held to the same answers on both stores by
+ * the files above, so these run once, on flat files (they were two fifths of the PostgreSQL run).
+ * Cloud's sign-in page stays above: PostgreSQL is where Cloud runs.
+ */
+export const CLIENTS_ON_FLAT_FILES = [
+  'browser-analytics.test.ts',
+  'browser-api-pins.test.ts',
+  'browser-dashboard.test.ts',
+  'browser-inbox.test.ts',
+  'browser-pins.test.ts',
+  'browser-real-decks.test.ts',
+  'browser-share.test.ts',
+  'browser-threads.test.ts',
+  'browser-versions.test.ts',
+  'browser-viewer-access.test.ts',
+  'cli-ai-own-key.test.ts',
+  'cli-ai.test.ts',
+  'cli-auth.test.ts',
+  'cli-commands.test.ts',
+  'cli-comments.test.ts',
+  'cli-completion.test.ts',
+  'cli-conventions.test.ts',
+  'cli-create-linked.test.ts',
+  'cli-link.test.ts',
+  'cli-links.test.ts',
+  'cli-logging.test.ts',
+  'cli-manage.test.ts',
+  'cli-mcp.test.ts',
+  'cli-pull.test.ts',
+  'cli-server-names.test.ts',
+  'cli-status.test.ts',
+  'cli-sync-elsewhere.test.ts',
+  'cli-sync-oversized.test.ts',
+  'cli-sync-unreadable.test.ts',
+  'cli-sync-watch.test.ts',
+  'cli-sync.test.ts',
+  'tui-live.test.tsx',
+  'tui.test.tsx',
 ]
 
 /** About the flat-file store's own bytes on disk: run on flat files only, and why. */

@@ -75,7 +75,11 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
   const planLimits = options.config.mode === 'cloud' ? new PlanLimits(shared, options.store.workspaces, options.store.plans) : undefined
   const trustProxy = options.config.trustProxy
   const clientOfRequest = (req: Parameters<typeof clientOf>[0]) => clientOf(req, trustProxy)
-  const ctx: ServerContext = {
+  const mailer = options.mailer ?? createMailer({ smtpUrl: options.config.smtpUrl, from: options.config.mailFrom, info: (line) => log(line) })
+  // Resolvers are asked in the order they join: OAuth's access tokens, then Cloud's credentials.
+  const oauth = createOAuth({ auth, shared, config: options.config, keys, workspaces: options.store.workspaces, changes: options.store.changes })
+  const cloud = options.config.mode === 'cloud' ? createCloudAccounts({ auth, shared, store: options.store, mailer, config: options.config, log }) : undefined
+  return {
     store: options.store,
     config: options.config,
     auth,
@@ -94,13 +98,12 @@ export function createServerContext(options: CreateAppOptions): ServerContext {
     templates: options.templates ?? createTemplates(),
     web: options.web ?? loadWebAssets(),
     compressed: new CompressedCopies(),
-    mailer: options.mailer ?? createMailer({ smtpUrl: options.config.smtpUrl, from: options.config.mailFrom, info: (line) => log(line) }),
+    mailer,
+    cloud,
     notifier: options.config.mode === 'cloud' ? commentNotifier(options.store, options.config, log) : undefined,
     log,
-    oauth: createOAuth({ auth, shared, config: options.config, keys, workspaces: options.store.workspaces, changes: options.store.changes }),
+    oauth,
   }
-  if (options.config.mode === 'cloud') ctx.cloud = createCloudAccounts(ctx)
-  return ctx
 }
 
 function commentNotifier(store: FolioStore, config: ServerConfig, log: ServerContext['log']): CommentNotifier {
@@ -108,7 +111,6 @@ function commentNotifier(store: FolioStore, config: ServerConfig, log: ServerCon
     integrations: store.integrations,
     settings: config.webhooks,
     outbound: config.outbound,
-    // Read at each notification: folio serve sets the address once it listens.
     shareLink: (id) => `${config.publicUrl ?? config.listenUrl ?? ''}${sharePage.path.replace('{id}', encodeURIComponent(id))}`,
     log: (message) => log(message),
   })

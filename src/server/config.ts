@@ -72,7 +72,7 @@ export interface ServerConfig {
    * tunnel's URL for requests through the tunnel).
    */
   publicUrl?: string
-  /** The address folio serve listens on, set once it listens (links when publicUrl is unset). */
+  /** The address folio serve listens on (links when publicUrl is unset): it listens before the app is built. */
   listenUrl?: string
   /** Chat notifications of new comments (Cloud, comment-notifier.ts). */
   webhooks: WebhookSettings

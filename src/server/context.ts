@@ -19,8 +19,10 @@ import type { Templates } from './viewer/templates.js'
 import type { CompressedCopies } from './http/content-encoding.js'
 import type { WebAssets } from './viewer/web-assets.js'
 
-/** What every route may use. Built once by createApp. */
-export interface ServerContext {
+/** What every route may use. Built once (createServerContext), and never changed after. */
+export type ServerContext = Readonly<ServerContextFields>
+
+interface ServerContextFields {
   store: FolioStore
   config: ServerConfig
   auth: Auth

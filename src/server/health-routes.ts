@@ -3,10 +3,13 @@ import { ERRORS } from '../api/errors.js'
 import { getHealth, getReadiness } from '../api/health.js'
 import type { ServerContext } from './context.js'
 import { fail } from './http/errors.js'
-import { mountRoute } from './route.js'
+import { mountRoute, type RouteDeps } from './route.js'
+
+/** What this file takes from the server's context (RouteDeps: what mounting a route takes). */
+export type HealthRoutesDeps = RouteDeps & Pick<ServerContext, 'store'>
 
 /** GET /healthz and /readyz: what a load balancer asks before it sends this instance requests. */
-export function registerHealthRoutes(app: H3, ctx: ServerContext): void {
+export function registerHealthRoutes(app: H3, ctx: HealthRoutesDeps): void {
   mountRoute(app, ctx, getHealth, ({ event }) => {
     event.res.headers.set('cache-control', 'no-store')
     return { status: 'ok' as const }

@@ -11,6 +11,9 @@ import { type ApiError, fail } from './http/errors.js'
 import { readJsonObject } from './http/body.js'
 import { compress, MIN_COMPRESSED_BYTES, preferredEncoding } from './http/content-encoding.js'
 
+/** What mounting a route takes from the server's context: auth, rate limits, plan limits, body limits. */
+export type RouteDeps = Pick<ServerContext, 'auth' | 'clientOf' | 'config' | 'limiter' | 'planLimits'>
+
 export interface RouteInput<C extends Contract> {
   event: H3Event
   principal: Principal | undefined
@@ -56,7 +59,7 @@ export function validationError(where: 'body' | 'query', error: z.ZodError): Api
 }
 
 /** Counts the request against its client's bucket: 429 past the limit, the X-RateLimit-* headers always. */
-export function applyRateLimit(ctx: ServerContext, event: H3Event, bucket: RateLimitBucket): void | Promise<void> {
+export function applyRateLimit(ctx: RouteDeps, event: H3Event, bucket: RateLimitBucket): void | Promise<void> {
   const counted = ctx.limiter.hit(bucket, clientAddress(ctx, event))
   const apply = (state: RateLimitState) => {
     if (!state.allowed) throw tooManyRequests(state)
@@ -70,7 +73,7 @@ function setRateLimitHeaders(event: H3Event, state: RateLimitState): void {
 }
 
 /** Who the client is, for rate limits and key-guess budgets (see remote.ts). */
-export function clientAddress(ctx: ServerContext, event: H3Event): string {
+export function clientAddress(ctx: RouteDeps, event: H3Event): string {
   return ctx.clientOf(nodeRequest(event))
 }
 
@@ -97,7 +100,7 @@ export const toRouterPath = (path: string) => path.replace(/\{path\}$/, '**:path
  * stay synchronous up to the handler, so a cached answer costs no promise. The contract alone
  * fixes C (NoInfer): the handler's answer is then checked against it, literals kept (`success: true`).
  */
-export function mountRoute<C extends Contract>(app: H3, ctx: ServerContext, contract: C, handler: NoInfer<RouteHandler<C>>): void {
+export function mountRoute<C extends Contract>(app: H3, ctx: RouteDeps, contract: C, handler: NoInfer<RouteHandler<C>>): void {
   // Parsed once: most requests carry no query string, and their query is the defaults.
   const defaultQuery = contract.query?.safeParse({})
   const route = (event: H3Event) => {

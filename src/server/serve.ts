@@ -9,7 +9,7 @@ import { removeAdminFile, writeAdminFile } from './admin/admin-file.js'
 import { ApiKeys } from './auth/api-keys.js'
 import { createApp, createServerContext, logProblemsTo } from './app.js'
 import type { ServerContext } from './context.js'
-import { type ConfigOverrides, defaultConfig, type Mode } from './config.js'
+import { type ConfigOverrides, defaultConfig, type Mode, type ServerConfig } from './config.js'
 import { listenMain, networkUrls } from './http/listener.js'
 import { createMailer, mailNotice } from './mail/mailer.js'
 import { cloudflareViewer, markViaTunnel } from './http/remote.js'
@@ -65,46 +65,34 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const logger = options.logger ?? createLogger()
   const log = logProblemsTo(logger)
   const storeLog = logger.withTag('store')
-  const config = defaultConfig({ ...options.config, mode: options.mode })
+  const settled = serverConfig(options, logger)
   const behaviour = {
     log: (m: string) => storeLog.info(m),
     warn: (m: string) => storeLog.warn(m),
-    maxReanchored: config.limits.commentsPerFolio,
-    assetPointers: config.mode === 'cloud',
-    storageUsage: config.mode === 'cloud',
+    maxReanchored: settled.limits.commentsPerFolio,
+    assetPointers: settled.mode === 'cloud',
+    storageUsage: settled.mode === 'cloud',
   }
   const store = options.database
     ? await (await import('../store/pg/open-pg-store.js')).openPgStore({ ...behaviour, ...options.database, localDir: options.dataDir })
     : await openStore({ ...behaviour, dataDir: options.dataDir })
-  // Listening on a name (serve --host folio.lan) makes that name one of the server's own.
-  if (options.host && isIP(options.host) === 0) config.allowedHosts.push(options.host.toLowerCase())
-  if (config.mode === 'cloud') {
+  const closeStoreOn = async (error: unknown): Promise<never> => {
+    await store.close()
+    throw error
+  }
+  if (settled.mode === 'cloud') {
     // plans.json: written with the defaults on the first Cloud start, then the operator's.
-    await store.plans.load().catch(async (error: unknown) => {
-      await store.close()
-      throw error
-    })
+    await store.plans.load().catch(closeStoreOn)
     store.plans.watch()
   }
-  if (config.mode === 'cloud' && config.apiKey) {
-    // One key for the whole server would be every workspace's: Cloud has a key per workspace.
-    logger.warn('FOLIO_API_KEY is not used in Cloud mode: each workspace has its own key (folio admin workspace create makes one).')
-    config.apiKey = undefined
-  }
-  const keys = await new ApiKeys(config.mode === 'cloud' ? undefined : store.settings, config.apiKey).load()
+  const keys = await new ApiKeys(settled.mode === 'cloud' ? undefined : store.settings, settled.apiKey).load()
 
-  // The tunnel manager needs the tunnel listener's port: it joins the context once that listens.
-  const mailLog = logger.withTag('mail')
-  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, info: (line) => mailLog.info(line) })
-  if (config.mode === 'cloud') mailLog.info(mailNotice(mailer))
-  const adminToken = config.mode === 'cloud' ? randomBytes(32).toString('hex') : undefined
-  const ctx = createServerContext({ store, config, keys, log, mailer, adminToken })
-  await ctx.cloud?.load()
-  await ctx.oauth.load()
-  const routed = toNodeHandler(createApp(ctx))
-  const { limits } = config
+  const { limits } = settled
   const bodyTimeouts: BodyTimeouts = { idleMs: limits.bodyIdleMs, graceMs: limits.bodyGraceMs, minBytesPerSecond: limits.bodyMinBytesPerSecond }
-  // Hot GETs answered from memory skip the router (see hot-cache.ts); the rest go through h3.
+  // The listeners come first, so that the context is built once knowing where it listens (links
+  // in notifications name that address) and with its tunnel; a request in the moments between
+  // waits for the app rather than finding half a server.
+  const app = lateHandler()
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     if (req.headers['transfer-encoding'] || Number(req.headers['content-length']) > 0) {
       setBodyTimeouts(req, bodyTimeouts)
@@ -112,7 +100,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         if (!req.complete) closeIfLeftoverStalls(req, bodyTimeouts)
       })
     }
-    if (!ctx.hot.serve(req, res, routed)) void routed(req, res)
+    app.handle(req, res)
   }
   const inFlight = new InFlight()
   const http = logger.withTag('http')
@@ -138,39 +126,54 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       ),
     )
   const tunnelListeners = { localtunnel: tunnelListenerFor(() => undefined), cloudflare: tunnelListenerFor(cloudflareViewer) }
-  const main = await listenMain(inFlight.track(logRequests(http, handle)), options).catch(async (error: unknown) => {
-    await store.close()
-    throw error
-  })
-  try {
-    for (const listener of Object.values(tunnelListeners)) await listen(listener, 0, '127.0.0.1')
-  } catch (error) {
+  const main = await listenMain(inFlight.track(logRequests(http, handle)), options).catch(closeStoreOn)
+  const closeListeners = async () => {
     await main.close()
-    await store.close()
-    throw error
+    for (const listener of Object.values(tunnelListeners)) if (listener.listening) await new Promise((resolve) => listener.close(resolve))
   }
   const server = main.server as Server
   Object.assign(server, timeouts)
-  const tunnelLog = logger.withTag('tunnel')
-  const portOf = (listener: Server) => (listener.address() as AddressInfo).port
-  const tunnel = createTunnels({
-    ports: { localtunnel: portOf(tunnelListeners.localtunnel), cloudflare: portOf(tunnelListeners.cloudflare) },
-    host: config.tunnel.host,
-    passwordUrl: config.tunnel.passwordUrl,
-    startTimeoutMs: config.tunnel.startTimeoutMs,
-    lastUrl: (await store.settings.get<{ url?: string }>(LAST_TUNNEL_URL))?.url ?? null,
-    log: (m, level) => (level === 'info' ? tunnelLog.info(m) : tunnelLog.warn(m)),
-  })
-  // The URL links were last shared with, kept across restarts: a quick tunnel's next one differs.
-  tunnel.onChange((state) => {
-    if (state.url) void store.settings.set(LAST_TUNNEL_URL, { url: state.url }).catch(() => {})
-  })
-  ctx.tunnel = tunnel
   const { port } = main.address
   const shownHost = options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`
-  // Links sent elsewhere (chat notifications, e-mails) name the server as people reach it.
-  config.listenUrl = url
+  const portOf = (listener: Server) => (listener.address() as AddressInfo).port
+
+  let ctx: ServerContext
+  let tunnel: Tunnels
+  const adminToken = settled.mode === 'cloud' ? randomBytes(32).toString('hex') : undefined
+  const mailLog = logger.withTag('mail')
+  const mailer = createMailer({ smtpUrl: settled.smtpUrl, from: settled.mailFrom, info: (line) => mailLog.info(line) })
+  try {
+    for (const listener of Object.values(tunnelListeners)) await listen(listener, 0, '127.0.0.1')
+    const tunnelLog = logger.withTag('tunnel')
+    tunnel = createTunnels({
+      ports: { localtunnel: portOf(tunnelListeners.localtunnel), cloudflare: portOf(tunnelListeners.cloudflare) },
+      host: settled.tunnel.host,
+      passwordUrl: settled.tunnel.passwordUrl,
+      startTimeoutMs: settled.tunnel.startTimeoutMs,
+      lastUrl: (await store.settings.get<{ url?: string }>(LAST_TUNNEL_URL))?.url ?? null,
+      log: (m, level) => (level === 'info' ? tunnelLog.info(m) : tunnelLog.warn(m)),
+    })
+    // The URL links were last shared with, kept across restarts: a quick tunnel's next one differs.
+    tunnel.onChange((state) => {
+      if (state.url) void store.settings.set(LAST_TUNNEL_URL, { url: state.url }).catch(() => {})
+    })
+    if (settled.mode === 'cloud') mailLog.info(mailNotice(mailer))
+    // Links sent elsewhere (chat notifications, e-mails) name the server as people reach it.
+    const config = deepFreeze({ ...settled, listenUrl: url })
+    ctx = createServerContext({ store, config, keys, log, mailer, adminToken, tunnel })
+    await ctx.cloud?.load()
+    await ctx.oauth.load()
+  } catch (error) {
+    app.fail()
+    await closeListeners()
+    return closeStoreOn(error)
+  }
+  const routed = toNodeHandler(createApp(ctx))
+  // Hot GETs answered from memory skip the router (see hot-cache.ts); the rest go through h3.
+  app.ready((req, res) => {
+    if (!ctx.hot.serve(req, res, routed)) void routed(req, res)
+  })
 
   // folio admin finds a running server's operator API here (and knows, by the data dir's lock,
   // that it must ask the server rather than open the store itself).
@@ -202,6 +205,52 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         await store.close()
         mailer.close()
       })()),
+  }
+}
+
+/**
+ * The server's configuration, settled before anything is built from it: a name the server
+ * listens on (serve --host folio.lan) is one of its own, and Cloud drops FOLIO_API_KEY.
+ */
+function serverConfig(options: ServeOptions, logger: Logger): ServerConfig {
+  const config = defaultConfig({ ...options.config, mode: options.mode })
+  const named = options.host && isIP(options.host) === 0 ? [options.host.toLowerCase()] : []
+  const cloudKey = config.mode === 'cloud' && config.apiKey !== undefined
+  // One key for the whole server would be every workspace's: Cloud has a key per workspace.
+  if (cloudKey) logger.warn('FOLIO_API_KEY is not used in Cloud mode: each workspace has its own key (folio admin workspace create makes one).')
+  return { ...config, allowedHosts: [...config.allowedHosts, ...named], apiKey: cloudKey ? undefined : config.apiKey }
+}
+
+/** Frozen all the way down: a route that tried to change the configuration would throw. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const inner of Object.values(value)) deepFreeze(inner)
+  }
+  return value
+}
+
+type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void
+
+/** The listeners' handler before the app exists: requests wait for it (or get a 503 if it never comes). */
+function lateHandler() {
+  let handler: NodeHandler | undefined
+  let failed = false
+  const waiting: Array<[IncomingMessage, ServerResponse]> = []
+  return {
+    handle(req: IncomingMessage, res: ServerResponse) {
+      if (handler) handler(req, res)
+      else if (failed) res.writeHead(503, { 'content-type': 'text/plain' }).end('folio could not start.\n')
+      else waiting.push([req, res])
+    },
+    ready(ready: NodeHandler) {
+      handler = ready
+      for (const [req, res] of waiting.splice(0)) ready(req, res)
+    },
+    fail() {
+      failed = true
+      for (const [, res] of waiting.splice(0)) res.writeHead(503, { 'content-type': 'text/plain' }).end('folio could not start.\n')
+    },
   }
 }
 

@@ -7,6 +7,9 @@ import type { ServerContext } from '../context.js'
 import { fail } from '../http/errors.js'
 import { readAssertion, type TrustedIssuers } from './identity-assertions.js'
 
+/** What this file takes from the server's context. */
+export type LocalAgentRegistrationDeps = Pick<ServerContext, 'auth' | 'keys' | 'store'>
+
 /** The registration body, as the contract has checked it. */
 export interface AgentAuthRequest {
   type: 'identity_assertion' | 'anonymous'
@@ -23,7 +26,7 @@ const ELSEWHERE =
  * (GET /api/keys: `guarded`), in the spec's answer shapes. The body is judged first, exactly as
  * in Cloud, wherever the caller is; only then whether the caller may have the key.
  */
-export function localAgentRegistration(ctx: ServerContext, issuers: TrustedIssuers) {
+export function localAgentRegistration(ctx: LocalAgentRegistrationDeps, issuers: TrustedIssuers) {
   const organization = async () => {
     // The spec's organization id is a UUID: made once per data dir, so an agent sees the same one each time.
     const { id } = await ctx.store.settings.ensure<{ id: string }>(
@@ -51,7 +54,7 @@ export function localAgentRegistration(ctx: ServerContext, issuers: TrustedIssue
 }
 
 /** The key, for a caller that could read it with GET /api/keys; else why not. */
-function keyFor(ctx: ServerContext, event: H3Event): string {
+function keyFor(ctx: LocalAgentRegistrationDeps, event: H3Event): string {
   const principal = ctx.auth.resolveEvent(event, 'guarded')
   // A wrong key is 401 everywhere (auth.ts); no key at all is a question of where the caller is.
   if (principal === DENIED && bearerToken(event.req.headers.get('authorization')) !== undefined) throw unauthorized('oss')

@@ -4,8 +4,11 @@ import { currentSession, listSessions, requestSignInCode, revokeSession, signIn,
 import { managesWorkspace } from '../../domain/principal.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../http/errors.js'
-import { mountRoute } from '../route.js'
+import { mountRoute, type RouteDeps } from '../route.js'
 import { sessionCookie } from './sign-in.js'
+
+/** What this file takes from the server's context (RouteDeps: what mounting a route takes). */
+export type SignInRoutesDeps = RouteDeps & Pick<ServerContext, 'cloud'>
 
 const secure = (event: H3Event) => event.url.protocol === 'https:'
 const headersOf = (event: H3Event) => ({
@@ -16,7 +19,7 @@ const headersOf = (event: H3Event) => ({
 })
 
 /** People signing in to the dashboard (Cloud): codes, sessions, sign-out, the Owner's list. */
-export function registerSignInRoutes(app: H3, ctx: ServerContext): void {
+export function registerSignInRoutes(app: H3, ctx: SignInRoutesDeps): void {
   const cloud = () => ctx.cloud!
 
   mountRoute(app, ctx, requestSignInCode, async ({ body }) => {

@@ -7,7 +7,10 @@ import { aiMessagesThisMonth } from '../limits/ai-quota.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../http/errors.js'
 import { type Invitation, INVITATION_MS, invitationKey } from './invitations.js'
-import { mountRoute } from '../route.js'
+import { mountRoute, type RouteDeps } from '../route.js'
+
+/** What this file takes from the server's context (RouteDeps: what mounting a route takes). */
+export type WorkspaceRoutesDeps = RouteDeps & Pick<ServerContext, 'shared' | 'store'>
 
 const forbidden = (message: string) => fail(ERRORS.forbidden, message)
 
@@ -18,7 +21,7 @@ function mayManage(principal: Principal | undefined, ...roles: Role[]): asserts 
 }
 
 /** GET /api/workspace and its members (Cloud): what the owner sees of the workspace. */
-export function registerWorkspaceRoutes(app: H3, ctx: ServerContext): void {
+export function registerWorkspaceRoutes(app: H3, ctx: WorkspaceRoutesDeps): void {
   const workspaces = ctx.store.workspaces
 
   mountRoute(app, ctx, getWorkspace, async ({ principal }) => {
@@ -66,7 +69,7 @@ export function registerWorkspaceRoutes(app: H3, ctx: ServerContext): void {
 }
 
 /** A workspace always keeps an Owner: the last one can be neither demoted nor removed. */
-function lastOwnerStays(ctx: ServerContext, workspaceId: string): void {
+function lastOwnerStays(ctx: WorkspaceRoutesDeps, workspaceId: string): void {
   const owners = ctx.store.workspaces.members(workspaceId).filter((m) => m.role === 'owner')
   if (owners.length <= 1) throw forbidden('This is the workspace’s last Owner: make someone else an Owner first.')
 }

@@ -7,6 +7,9 @@ import { fail } from '../http/errors.js'
 import { readJsonObject } from '../http/body.js'
 import { fromThisMachine, nodeRequest } from '../http/remote.js'
 
+/** What this file takes from the server's context. */
+export type AdminRoutesDeps = Pick<ServerContext, 'config' | 'shared' | 'store'>
+
 /** The header the operator's CLI sends the token of <data>/admin.json in. */
 export const ADMIN_TOKEN_HEADER = 'x-folio-admin-token'
 
@@ -16,7 +19,7 @@ export const ADMIN_TOKEN_HEADER = 'x-folio-admin-token'
  * server wrote to <data>/admin.json (0600) at start. Not part of the public API: no contract, not
  * in the OpenAPI document; anything else gets the 404 an unknown route gets.
  */
-export function registerAdminRoutes(app: H3, ctx: ServerContext, token: string): void {
+export function registerAdminRoutes(app: H3, ctx: AdminRoutesDeps, token: string): void {
   const deps = { store: ctx.store, shared: ctx.shared }
   const guard = (event: H3Event) => {
     const given = event.req.headers.get(ADMIN_TOKEN_HEADER)

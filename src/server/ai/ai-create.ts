@@ -11,6 +11,9 @@ import { fail } from '../http/errors.js'
 import { authorOf } from '../auth/folio-access.js'
 import { withinStorage } from '../limits/storage-quota.js'
 
+/** What this file takes from the server's context. */
+export type AiCreateDeps = Pick<ServerContext, 'auth' | 'config' | 'shared' | 'store' | 'templates' | 'viewerAccess'>
+
 /** A title from the prompt itself, when the model gave none. */
 const titleFrom = (prompt: string) => {
   const line = prompt.split('\n')[0]!.trim()
@@ -22,7 +25,7 @@ const titleFrom = (prompt: string) => {
  * writes index.html; the folio is created with that as its first version. No usable
  * index.html: 500 AI failed to generate HTML content., and nothing is created.
  */
-export async function createFromPrompt(ctx: ServerContext, ai: AiService, principal: Principal | undefined, body: z.output<typeof AiCreateBody>) {
+export async function createFromPrompt(ctx: AiCreateDeps, ai: AiService, principal: Principal | undefined, body: z.output<typeof AiCreateBody>) {
   const config = await ai.providerFor(principal, {})
   const m = await ai.module()
   const prompt = body.prompt

@@ -12,10 +12,13 @@ import type { ServerContext } from '../context.js'
 import { fail } from '../http/errors.js'
 import { authorOf, requireFolio } from '../auth/folio-access.js'
 import { destinationProblem, outboundPolicy } from '../http/outbound-guard.js'
-import { mountRoute } from '../route.js'
+import { mountRoute, type RouteDeps } from '../route.js'
+
+/** What this file takes from the server's context (RouteDeps: what mounting a route takes). */
+export type AiRoutesDeps = RouteDeps & Pick<ServerContext, 'log' | 'shared' | 'store' | 'templates' | 'viewerAccess'>
 
 /** The AI endpoints: ai-create (Cloud), the conversation, its stream, and a workspace's AI settings (Cloud). */
-export function registerAiRoutes(app: H3, ctx: ServerContext): void {
+export function registerAiRoutes(app: H3, ctx: AiRoutesDeps): void {
   const ai = new AiService(ctx)
 
   mountRoute(app, ctx, aiCreate, ({ principal, body }) => createFromPrompt(ctx, ai, principal, body))

@@ -9,6 +9,9 @@ import type { ServerContext } from '../context.js'
 import { fail } from '../http/errors.js'
 import { type GuardedFetch, guardedFetch, outboundPolicy } from '../http/outbound-guard.js'
 
+/** What this file takes from the server's context. */
+export type AiServiceDeps = Pick<ServerContext, 'config' | 'store'>
+
 type AiModule = typeof import('../../ai/index.js')
 
 /**
@@ -17,11 +20,11 @@ type AiModule = typeof import('../../ai/index.js')
  */
 export class AiService {
   readonly records: AiRecords
-  readonly #ctx: ServerContext
+  readonly #ctx: AiServiceDeps
   #module: Promise<AiModule> | undefined
   #secret: Promise<Buffer> | undefined
 
-  constructor(ctx: ServerContext) {
+  constructor(ctx: AiServiceDeps) {
     this.#ctx = ctx
     this.records = ctx.store.ai
   }

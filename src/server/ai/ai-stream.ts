@@ -7,6 +7,9 @@ import type { ServerContext } from '../context.js'
 import { ApiError } from '../http/errors.js'
 import type { ServerResponse } from 'node:http'
 
+/** What this file takes from the server's context. */
+export type AiStreamDeps = Pick<ServerContext, 'auth' | 'config' | 'log' | 'shared' | 'store' | 'templates' | 'viewerAccess'>
+
 /** A plan is short: a few bullet points. */
 const PLAN_TOKENS = 1_000
 
@@ -16,7 +19,7 @@ const PLAN_TOKENS = 1_000
  * as the answer arrives, then done {explanation, …the result} or error {message}. The client
  * hanging up aborts the provider request; nothing is committed after that.
  */
-export function streamTurn(ctx: ServerContext, ai: AiService, event: H3Event, principal: Principal | undefined, turn: PreparedTurn): EventStream {
+export function streamTurn(ctx: AiStreamDeps, ai: AiService, event: H3Event, principal: Principal | undefined, turn: PreparedTurn): EventStream {
   const stream = new EventStream(event)
   const abort = new AbortController()
   let closed = false
@@ -69,7 +72,7 @@ export function streamTurn(ctx: ServerContext, ai: AiService, event: H3Event, pr
   return stream
 }
 
-function streamErrorMessage(ctx: ServerContext, error: unknown, providerError: new (...args: never[]) => Error): string {
+function streamErrorMessage(ctx: AiStreamDeps, error: unknown, providerError: new (...args: never[]) => Error): string {
   if (error instanceof ApiError) return error.detail ? `${error.error} ${error.detail}` : error.error
   if (error instanceof providerError) return `${ERRORS.aiFailed.error} ${error.message}`
   ctx.log('AI stream failed', error)

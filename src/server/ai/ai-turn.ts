@@ -17,6 +17,9 @@ import { fail } from '../http/errors.js'
 import { authorOf, requireFolio } from '../auth/folio-access.js'
 import { withinStorage } from '../limits/storage-quota.js'
 
+/** What this file takes from the server's context. */
+export type AiTurnDeps = Pick<ServerContext, 'auth' | 'config' | 'shared' | 'store' | 'templates' | 'viewerAccess'>
+
 export type TurnBody = z.output<typeof AiStreamBody>
 export type AiBody = z.output<typeof AiConversationBody>
 
@@ -65,7 +68,7 @@ interface PendingTurn {
 }
 
 async function versionFiles(
-  ctx: ServerContext,
+  ctx: AiTurnDeps,
   meta: FolioMeta,
   requested: string | undefined,
 ): Promise<{ baseVersionId: string; files: Record<string, string> }> {
@@ -80,7 +83,7 @@ async function versionFiles(
  * the prompt built, and (Cloud) one AI message charged, in that order, so a request refused for
  * any reason costs no quota.
  */
-export async function prepareTurn(ctx: ServerContext, ai: AiService, id: string, principal: Principal | undefined, body: TurnBody): Promise<PreparedTurn> {
+export async function prepareTurn(ctx: AiTurnDeps, ai: AiService, id: string, principal: Principal | undefined, body: TurnBody): Promise<PreparedTurn> {
   const meta = await requireFolio(ctx, id, principal)
   const config = await ai.providerFor(principal, body)
   const { baseVersionId, files } = await versionFiles(ctx, meta, body.targetVersionId)
@@ -127,13 +130,7 @@ export async function prepareTurn(ctx: ServerContext, ai: AiService, id: string,
 }
 
 /** The tool-response action: the client's answer to the pending call, and the turn continued. */
-export async function prepareToolResponse(
-  ctx: ServerContext,
-  ai: AiService,
-  id: string,
-  principal: Principal | undefined,
-  body: AiBody,
-): Promise<PreparedTurn> {
+export async function prepareToolResponse(ctx: AiTurnDeps, ai: AiService, id: string, principal: Principal | undefined, body: AiBody): Promise<PreparedTurn> {
   const meta = await requireFolio(ctx, id, principal)
   const chat = await ai.records.chat(meta.id)
   const pending = chat.pending as (PendingTurn & StoredChat['pending']) | undefined
@@ -178,7 +175,7 @@ export async function prepareToolResponse(
  * the folio's, and would cost tokens on every turn).
  */
 export async function finishTurn(
-  ctx: ServerContext,
+  ctx: AiTurnDeps,
   ai: AiService,
   principal: Principal | undefined,
   turn: PreparedTurn,
@@ -225,7 +222,7 @@ export async function finishTurn(
 
 /** A new version of exactly these files (commit-proposal, executeImmediately), under the storage quota. */
 export async function commitFiles(
-  ctx: ServerContext,
+  ctx: AiTurnDeps,
   principal: Principal | undefined,
   id: string,
   files: Record<string, string>,

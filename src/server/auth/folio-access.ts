@@ -9,12 +9,15 @@ import { nodeRequest } from '../http/remote.js'
 import { isAgentSubRequest } from '../http/sub-request.js'
 import { grantOf, type Grant } from './viewer-access.js'
 
+/** What this file takes from the server's context. */
+export type FolioAccessDeps = Pick<ServerContext, 'auth' | 'config' | 'store' | 'viewerAccess'>
+
 /**
  * The folio a request names, if the caller may see it. An id that cannot be a folio id, an
  * unknown folio and another workspace's folio all get the same 404, so ids cannot be probed.
  */
 export async function requireFolio(
-  ctx: ServerContext,
+  ctx: FolioAccessDeps,
   id: string,
   principal: Principal | undefined,
   error: ErrorCase = ERRORS.projectNotFound,
@@ -26,7 +29,7 @@ export async function requireFolio(
 }
 
 /** The same check answered from memory only (undefined: not cached, or not visible): hot paths. */
-export function cachedFolio(ctx: ServerContext, id: string, principal: Principal | undefined): FolioMeta | undefined {
+export function cachedFolio(ctx: FolioAccessDeps, id: string, principal: Principal | undefined): FolioMeta | undefined {
   const meta = isFolioId(id) ? ctx.store.folios.peek(id) : undefined
   return meta && visibleTo(meta, principal) ? meta : undefined
 }
@@ -36,7 +39,7 @@ function visibleTo(meta: FolioMeta, principal: Principal | undefined): boolean {
 }
 
 /** Who a version written by this request is attributed to. */
-export function authorOf(ctx: ServerContext, principal: Principal | undefined): string {
+export function authorOf(ctx: FolioAccessDeps, principal: Principal | undefined): string {
   return principal?.email ?? principal?.name ?? ctx.config.localAuthor
 }
 
@@ -48,7 +51,7 @@ export function authorOf(ctx: ServerContext, principal: Principal | undefined): 
  * grant (OSS's open local API) is told it is not published yet.
  */
 export async function requireViewable(
-  ctx: ServerContext,
+  ctx: FolioAccessDeps,
   event: H3Event,
   id: string,
   error: ErrorCase = ERRORS.projectNotFound,
@@ -76,7 +79,7 @@ export async function requireViewable(
  * workspace's credential, the preview cookie, a Cloud collaborator's session; or the caller a
  * protected endpoint would let in). Public endpoints answer it as they answer an unknown id.
  */
-export function hiddenDraft(ctx: ServerContext, event: H3Event, meta: FolioMeta, grant: Grant | undefined): boolean {
+export function hiddenDraft(ctx: FolioAccessDeps, event: H3Event, meta: FolioMeta, grant: Grant | undefined): boolean {
   return meta.status === 'draft' && grant?.kind !== 'owner' && !isOwner(ctx, event, meta)
 }
 
@@ -85,7 +88,7 @@ export function hiddenDraft(ctx: ServerContext, event: H3Event, meta: FolioMeta,
  * would let in (the workspace credential, or in OSS the open local API), of the folio's workspace.
  * Public endpoints let everyone in; this is what their owner-only parts ask.
  */
-export function isOwner(ctx: ServerContext, event: H3Event, meta: FolioMeta): boolean {
+export function isOwner(ctx: FolioAccessDeps, event: H3Event, meta: FolioMeta): boolean {
   const principal = ctx.auth.resolveEvent(event, 'required')
   return principal !== undefined && principal !== DENIED && principal.workspaceId === meta.workspaceId
 }

@@ -5,7 +5,10 @@ import { managesWorkspace } from '../../domain/principal.js'
 import { bearerToken, type Principal } from './auth.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../http/errors.js'
-import { mountRoute } from '../route.js'
+import { mountRoute, type RouteDeps } from '../route.js'
+
+/** What this file takes from the server's context (RouteDeps: what mounting a route takes). */
+export type KeyRoutesDeps = RouteDeps & Pick<ServerContext, 'keys' | 'store'>
 
 const ownerOrAdmin = (principal: Principal | undefined) => {
   if (!managesWorkspace(principal)) throw fail(ERRORS.forbidden, 'Only the Owner or an Admin may change the key.')
@@ -14,7 +17,7 @@ const ownerOrAdmin = (principal: Principal | undefined) => {
 const fromEnvironment = () => fail(ERRORS.keyFromEnvironment, 'This server takes its key from FOLIO_API_KEY: change the environment and restart to rotate it.')
 
 /** GET/POST/DELETE /api/keys: show, rotate, revoke the workspace's one key. */
-export function registerKeyRoutes(app: H3, ctx: ServerContext): void {
+export function registerKeyRoutes(app: H3, ctx: KeyRoutesDeps): void {
   if (ctx.config.mode === 'cloud') return registerCloudKeyRoutes(app, ctx)
 
   mountRoute(app, ctx, getKey, ({ event, principal }) => {
@@ -45,7 +48,7 @@ export function registerKeyRoutes(app: H3, ctx: ServerContext): void {
  * Cloud: each workspace has one key, stored only as its hash. GET can only echo the key the
  * caller authenticated with; anyone signed in otherwise rotates to see a new one.
  */
-function registerCloudKeyRoutes(app: H3, ctx: ServerContext): void {
+function registerCloudKeyRoutes(app: H3, ctx: KeyRoutesDeps): void {
   const workspaces = ctx.store.workspaces
   mountRoute(app, ctx, getKey, ({ event, principal }) => {
     if (principal?.via !== 'api-key') {

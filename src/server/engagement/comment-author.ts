@@ -1,6 +1,9 @@
 import type { Principal } from '../../domain/principal.js'
 import type { ServerContext } from '../context.js'
 
+/** What this file takes from the server's context. */
+export type CommentAuthorDeps = Pick<ServerContext, 'config' | 'store'>
+
 /** Who a comment is by when nobody is named and no person is behind the request (spec). */
 export const GUEST_AUTHOR = 'Guest'
 
@@ -13,7 +16,7 @@ export const GUEST_AUTHOR = 'Guest'
  * approved): in Cloud that is the workspace's Owner, the earliest one when there are several
  * (normally who made it). OSS has no e-mail addresses: its owner comments as Guest, as before.
  */
-export function commentAuthor(ctx: ServerContext, principal: Principal | undefined, given: string | undefined): string {
+export function commentAuthor(ctx: CommentAuthorDeps, principal: Principal | undefined, given: string | undefined): string {
   if (given) return given
   if (!principal) return GUEST_AUTHOR
   if (principal.email) return principal.email

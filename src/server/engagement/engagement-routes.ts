@@ -26,7 +26,10 @@ import { commentAuthor } from './comment-author.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../http/errors.js'
 import { isOwner, isOwnersOwnView, requireViewable } from '../auth/folio-access.js'
-import { mountRoute } from '../route.js'
+import { mountRoute, type RouteDeps } from '../route.js'
+
+/** What this file takes from the server's context (RouteDeps: what mounting a route takes). */
+export type EngagementRoutesDeps = RouteDeps & Pick<ServerContext, 'cloud' | 'log' | 'mailer' | 'notifier' | 'store' | 'viewerAccess'>
 
 const commentErrors = (error: unknown): never => {
   if (error instanceof CommentNotFoundError) throw fail(ERRORS.commentNotFound, error.message)
@@ -42,7 +45,7 @@ const commentErrors = (error: unknown): never => {
 }
 
 /** Who asks: the owner, or a viewer who may hold a comment's author token. */
-function actorOf(ctx: ServerContext, event: H3Event, meta: FolioMeta): CommentActor {
+function actorOf(ctx: EngagementRoutesDeps, event: H3Event, meta: FolioMeta): CommentActor {
   const token = event.req.headers.get(COMMENT_TOKEN_HEADER)?.trim()
   // Tokens are ct_ + 32 characters: anything far longer is not one (and is not worth hashing).
   return { owner: isOwner(ctx, event, meta), tokenHash: token && token.length <= 256 ? hashAuthorToken(token) : undefined }
@@ -54,7 +57,7 @@ function actorOf(ctx: ServerContext, event: H3Event, meta: FolioMeta): CommentAc
  * version's page: pinned on its element at every width and followed across versions.
  */
 async function anchorOfSelector(
-  ctx: ServerContext,
+  ctx: EngagementRoutesDeps,
   id: string,
   ref: BlobRef,
   body: { filename: string; selector?: string; elementHtml?: string; parentId?: string },
@@ -69,7 +72,7 @@ async function anchorOfSelector(
 }
 
 /** Comments, reactions and analytics: the viewer-facing engagement endpoints. */
-export function registerEngagementRoutes(app: H3, ctx: ServerContext): void {
+export function registerEngagementRoutes(app: H3, ctx: EngagementRoutesDeps): void {
   const { engagement, folios } = ctx.store
   // The share page as people reach the server, for what is sent elsewhere (mail, chat).
   const shareLink = (event: H3Event, id: string) => `${ctx.config.publicUrl ?? ctx.config.listenUrl ?? event.url.origin}/share/${id}`

@@ -7,9 +7,12 @@ import type { StoredIntegration } from '../../store/index.js'
 import { LOCAL_WORKSPACE } from '../auth/auth.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../http/errors.js'
-import { mountRoute } from '../route.js'
+import { mountRoute, type RouteDeps } from '../route.js'
 import { webhookPolicy } from './comment-notifier.js'
 import { webhookUrlProblem } from './webhook-delivery.js'
+
+/** What this file takes from the server's context (RouteDeps: what mounting a route takes). */
+export type IntegrationRoutesDeps = RouteDeps & Pick<ServerContext, 'store'>
 
 /**
  * GET/PUT /api/workspace/integrations (Cloud): the chat webhooks new comments are posted to.
@@ -17,7 +20,7 @@ import { webhookUrlProblem } from './webhook-delivery.js'
  * nothing of the workspace (managesWorkspace), and reads none of them either, since a webhook's
  * URL is the chat tool's secret. Each one records who configured it, shown with it.
  */
-export function registerIntegrationRoutes(app: H3, ctx: ServerContext): void {
+export function registerIntegrationRoutes(app: H3, ctx: IntegrationRoutesDeps): void {
   const { integrations } = ctx.store
 
   mountRoute(app, ctx, getIntegrations, async ({ event, principal }) => {

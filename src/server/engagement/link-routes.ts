@@ -7,10 +7,13 @@ import { newLinkId } from '../../domain/recipient-links.js'
 import { requireFolio } from '../auth/folio-access.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../http/errors.js'
-import { mountRoute } from '../route.js'
+import { mountRoute, type RouteDeps } from '../route.js'
+
+/** What this file takes from the server's context (RouteDeps: what mounting a route takes). */
+export type LinkRoutesDeps = RouteDeps & Pick<ServerContext, 'store' | 'tunnel' | 'viewerAccess'>
 
 /** GET/POST /api/files/{id}/links and DELETE /api/files/{id}/links/{linkId}: one link per recipient. */
-export function registerLinkRoutes(app: H3, ctx: ServerContext): void {
+export function registerLinkRoutes(app: H3, ctx: LinkRoutesDeps): void {
   const { engagement } = ctx.store
 
   // A link is sent to someone elsewhere: the server's public address, else the tunnel's, else

@@ -1,6 +1,9 @@
 import type { FolioMeta } from '../../domain/model.js'
 import type { ServerContext } from '../context.js'
 
+/** What this file takes from the server's context. */
+export type ViewNudgesDeps = Pick<ServerContext, 'config' | 'log' | 'mailer' | 'notifier' | 'store'>
+
 /**
  * A view of a folio whose owner asked to hear of them (notifyViews) ended: its summary ("Dana at
  * Acme read 9 of 12 slides in 4 min, longest on slide 7") goes to the workspace's chat
@@ -8,7 +11,7 @@ import type { ServerContext } from '../context.js'
  * and a failed delivery costs a log line. `folio status`, the dashboard and agents hear of every
  * view, opted in or not, through the owner's event stream (live.ts).
  */
-export function nudgeViewEnded(ctx: ServerContext, meta: FolioMeta, text: string, shareUrl: string): void {
+export function nudgeViewEnded(ctx: ViewNudgesDeps, meta: FolioMeta, text: string, shareUrl: string): void {
   if (!meta.notifyViews) return
   ctx.notifier?.viewEnded(meta, text)
   if (ctx.config.mode !== 'cloud') return

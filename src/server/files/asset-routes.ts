@@ -6,10 +6,13 @@ import { LOCAL_WORKSPACE } from '../auth/auth.js'
 import { noneMatchHits } from '../http/conditional.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../http/errors.js'
-import { mountRoute } from '../route.js'
+import { mountRoute, type RouteDeps } from '../route.js'
+
+/** What this file takes from the server's context (RouteDeps: what mounting a route takes). */
+export type AssetRoutesDeps = RouteDeps & Pick<ServerContext, 'store'>
 
 /** GET /api/assets/{hash} (Cloud): what an asset:// pointer names, for its workspace only. */
-export function registerAssetRoutes(app: H3, ctx: ServerContext): void {
+export function registerAssetRoutes(app: H3, ctx: AssetRoutesDeps): void {
   mountRoute(app, ctx, getAsset, async ({ event, params, principal }) => {
     const hash = params.hash.toLowerCase()
     const asset = /^[0-9a-f]{64}$/.test(hash) ? await ctx.store.folios.files.asset(principal?.workspaceId ?? LOCAL_WORKSPACE, hash) : undefined

@@ -10,10 +10,13 @@ import type { ServerContext } from '../context.js'
 import { fail } from '../http/errors.js'
 import { authorOf, cachedFolio, requireFolio } from '../auth/folio-access.js'
 import { withinStorage } from '../limits/storage-quota.js'
-import { JSON_CONTENT_TYPE, jsonBytes, jsonText, mountRoute, requestTarget } from '../route.js'
+import { JSON_CONTENT_TYPE, jsonBytes, jsonText, mountRoute, requestTarget, type RouteDeps } from '../route.js'
+
+/** What this file takes from the server's context (RouteDeps: what mounting a route takes). */
+export type FileRoutesDeps = RouteDeps & Pick<ServerContext, 'hot' | 'store' | 'templates' | 'viewerAccess'>
 
 /** GET/POST /api/files, GET/PUT/DELETE /api/files/{id} */
-export function registerFileRoutes(app: H3, ctx: ServerContext): void {
+export function registerFileRoutes(app: H3, ctx: FileRoutesDeps): void {
   const { folios, engagement, views } = ctx.store
 
   mountRoute(app, ctx, listFolios, async ({ event, principal }) => {

@@ -7,8 +7,11 @@ import { VersionConflictError } from '../../store/index.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../http/errors.js'
 import { authorOf, requireFolio } from '../auth/folio-access.js'
-import { mountRoute } from '../route.js'
+import { mountRoute, type RouteDeps } from '../route.js'
 import { withinStorage } from '../limits/storage-quota.js'
+
+/** What this file takes from the server's context (RouteDeps: what mounting a route takes). */
+export type SyncRoutesDeps = RouteDeps & Pick<ServerContext, 'store' | 'viewerAccess'>
 
 type SyncContent = string | { base64: string } | null
 
@@ -24,7 +27,7 @@ function decode(path: string, content: SyncContent): { path: string; bytes: Buff
 }
 
 /** GET/POST /api/files/{id}/sync: what the latest version holds, and the watcher's push. */
-export function registerSyncRoutes(app: H3, ctx: ServerContext): void {
+export function registerSyncRoutes(app: H3, ctx: SyncRoutesDeps): void {
   mountRoute(app, ctx, getSyncManifest, async ({ params, principal }) => {
     const meta = await requireFolio(ctx, params.id, principal)
     const head = await ctx.store.folios.manifest(meta.id, meta.head)

@@ -9,8 +9,11 @@ import { readBodyBytes, timedBodyReader } from '../http/body.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../http/errors.js'
 import { requireFolio } from '../auth/folio-access.js'
-import { mountRoute } from '../route.js'
+import { mountRoute, type RouteDeps } from '../route.js'
 import { withinStorage } from '../limits/storage-quota.js'
+
+/** What this file takes from the server's context (RouteDeps: what mounting a route takes). */
+export type UploadRoutesDeps = RouteDeps & Pick<ServerContext, 'store' | 'viewerAccess'>
 
 const FORMATS = 'PNG, JPEG, GIF, WebP, ICO, BMP or SVG'
 
@@ -46,7 +49,7 @@ function namesNonImage(path: string): string | undefined {
 const fileTooLarge = (limit: number) => fail(ERRORS.fileTooLarge, `A file is over ${Math.round(limit / 1024 / 1024)} MB.`)
 
 /** POST /api/files/{id}/upload and /upload-batch: images into the latest version, no new version. */
-export function registerUploadRoutes(app: H3, ctx: ServerContext): void {
+export function registerUploadRoutes(app: H3, ctx: UploadRoutesDeps): void {
   const limit = ctx.config.limits.uploadBytes
 
   mountRoute(app, ctx, uploadFile, async ({ event, params, principal }) => {

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os'
-import nodemailer from 'nodemailer'
+import type { Transporter } from 'nodemailer'
 
 export interface MailMessage {
   to: string
@@ -42,15 +42,20 @@ export function createMailer(options: MailerOptions): Mailer {
       close() {},
     }
   }
-  // Short timeouts: a request waiting on a code must not hang for nodemailer's default minutes.
-  const transport = nodemailer.createTransport({ url: options.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 })
+  // nodemailer is loaded with the first message: most servers send none, and it is their start-up's time.
+  let transport: Promise<Transporter> | undefined
+  const open = async () => {
+    const nodemailer = (await import('nodemailer')).default
+    // Short timeouts: a request waiting on a code must not hang for nodemailer's default minutes.
+    return nodemailer.createTransport({ url: options.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 })
+  }
   return {
     delivers: true,
     async send(message) {
-      await transport.sendMail({ from, to: message.to, subject: message.subject, text: message.text })
+      await (await (transport ??= open())).sendMail({ from, to: message.to, subject: message.subject, text: message.text })
     },
     close() {
-      transport.close()
+      void transport?.then((opened) => opened.close()).catch(() => {})
     },
   }
 }

@@ -1,6 +1,4 @@
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { H3, H3Event } from 'h3'
-import { FastResponse } from 'srvx'
 import { ERRORS } from '../../api/errors.js'
 import { mcp, PROTECTED_RESOURCE_METADATA_PATH } from '../../api/mcp.js'
 import { toolsFor } from '../../api/mcp-tools.js'
@@ -8,15 +6,17 @@ import { packageVersion } from '../../version.js'
 import { readBodyBytes } from '../http/body.js'
 import type { ServerContext } from '../context.js'
 import { ApiError, fail } from '../http/errors.js'
-import { createMcpServer } from './mcp-server.js'
 import { OAUTH_SCOPE, publicOrigin } from '../auth/oauth/oauth-metadata.js'
 import { subRequest } from '../http/sub-request.js'
+
+/** What this file takes from the server's context. */
+export type McpRoutesDeps = Pick<ServerContext, 'auth' | 'config'>
 
 /**
  * The 401 of the MCP endpoint: WWW-Authenticate names the protected-resource metadata (RFC 9728),
  * which is where a stock MCP client starts OAuth.
  */
-export function mcpUnauthorized(ctx: ServerContext, event: H3Event) {
+export function mcpUnauthorized(ctx: McpRoutesDeps, event: H3Event) {
   return fail(
     ERRORS.unauthorized,
     'Send Authorization: Bearer <credential>: the workspace’s API key (folio keys show prints it) or an OAuth access token. In OSS, programs on this machine need none.',
@@ -27,13 +27,15 @@ export function mcpUnauthorized(ctx: ServerContext, event: H3Event) {
   )
 }
 
+let mcpSession: Promise<typeof import('./mcp-session.js')> | undefined
+
 /**
- * POST /api/mcp: MCP over Streamable HTTP, stateless (a server and a transport per request; the
- * SDK allows neither to serve two), answered as one JSON document. The caller is checked here by
- * the server's one auth (whatever credential it accepts, this endpoint accepts), then each tool
- * runs its endpoint through the router with the caller's credential (sub-request.ts).
+ * POST /api/mcp: MCP over Streamable HTTP (mcp-session.ts, loaded on the first call). The
+ * caller is checked here by the server's one auth (whatever credential it accepts, this endpoint
+ * accepts), then each tool runs its endpoint through the router with the caller's credential
+ * (sub-request.ts).
  */
-export function registerMcpRoute(app: H3, ctx: ServerContext): void {
+export function registerMcpRoute(app: H3, ctx: McpRoutesDeps): void {
   const limit = ctx.config.limits.jsonBodyBytes
   app.post(mcp.path, async (event) => {
     // Several instances: a credential another instance made is looked for before the refusal.
@@ -49,22 +51,13 @@ export function registerMcpRoute(app: H3, ctx: ServerContext): void {
     headers.set('accept', 'application/json, text/event-stream')
     headers.delete('content-length')
     const request = new Request(event.url, { method: 'POST', headers, body: new Uint8Array(body) })
-    const server = createMcpServer({
+    const { answerMcp } = await (mcpSession ??= import('./mcp-session.js'))
+    return answerMcp(request, {
       tools: toolsFor(ctx.config.mode),
       send: (toolRequest) => Promise.resolve(app.fetch(subRequest(event, toolRequest))),
       context: { base: publicOrigin(ctx, event) },
       version: packageVersion(),
+      maxBodyBytes: limit,
     })
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: limit })
-    await server.connect(transport)
-    try {
-      const answer = await transport.handleRequest(request)
-      // Complete already (JSON mode): as a FastResponse it goes straight to node:http, not through a stream.
-      return new FastResponse(answer.body ? await answer.text() : null, { status: answer.status, headers: Object.fromEntries(answer.headers) })
-    } finally {
-      // The JSON answer is complete by now.
-      await transport.close()
-      await server.close()
-    }
   })
 }

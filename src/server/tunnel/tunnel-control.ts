@@ -4,6 +4,9 @@ import type { TunnelStarted, TunnelState } from '../../tunnel/tunnel-manager.js'
 import type { TunnelRequest } from '../../tunnel/tunnels.js'
 import type { ServerContext } from '../context.js'
 
+/** What this file takes from the server's context. */
+export type TunnelControlDeps = Pick<ServerContext, 'log' | 'store' | 'tunnel'>
+
 /** Settings key 'tunnel': the spec's display URL, and the provider last started. */
 export interface TunnelSettings {
   customTunnelUrl: string
@@ -11,7 +14,7 @@ export interface TunnelSettings {
   provider?: TunnelProviderName
 }
 
-export async function tunnelSettings(ctx: ServerContext): Promise<TunnelSettings> {
+export async function tunnelSettings(ctx: TunnelControlDeps): Promise<TunnelSettings> {
   return { customTunnelUrl: '', ...(await ctx.store.settings.get<TunnelSettings>('tunnel')) }
 }
 
@@ -27,7 +30,7 @@ export function viewerNotice(provider: TunnelProviderName, state: Pick<TunnelSta
  * provider asked for, else the one last started, else localtunnel; remembered once it runs.
  * With install, a missing cloudflared is downloaded first (its progress in the log).
  */
-export async function startTunnel(ctx: ServerContext, request: Omit<TunnelRequest, 'customUrl'> & { install?: boolean }): Promise<TunnelStarted> {
+export async function startTunnel(ctx: TunnelControlDeps, request: Omit<TunnelRequest, 'customUrl'> & { install?: boolean }): Promise<TunnelStarted> {
   if (!ctx.tunnel) throw new Error('This server was started without tunnel support.')
   const saved = await tunnelSettings(ctx)
   const provider = request.provider ?? saved.provider ?? DEFAULT_TUNNEL_PROVIDER
@@ -37,7 +40,7 @@ export async function startTunnel(ctx: ServerContext, request: Omit<TunnelReques
   return started
 }
 
-async function downloadCloudflared(ctx: ServerContext): Promise<void> {
+async function downloadCloudflared(ctx: TunnelControlDeps): Promise<void> {
   ctx.log('Downloading cloudflared for the Cloudflare tunnel (about 40 MB, once)…')
   let shown = 0
   const path = await installCloudflared({

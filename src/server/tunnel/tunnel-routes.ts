@@ -5,11 +5,14 @@ import { DEFAULT_TUNNEL_PROVIDER } from '../../tunnel/providers.js'
 import type { TunnelStarted, TunnelState } from '../../tunnel/tunnel-manager.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../http/errors.js'
-import { mountRoute } from '../route.js'
+import { mountRoute, type RouteDeps } from '../route.js'
 import { startTunnel, type TunnelSettings, tunnelSettings, viewerNotice } from './tunnel-control.js'
 
+/** What this file takes from the server's context (RouteDeps: what mounting a route takes). */
+export type TunnelRoutesDeps = RouteDeps & Pick<ServerContext, 'log' | 'store' | 'tunnel'>
+
 /** GET/POST /api/tunnel (OSS only): the serve process's one public tunnel. */
-export function registerTunnelRoutes(app: H3, ctx: ServerContext): void {
+export function registerTunnelRoutes(app: H3, ctx: TunnelRoutesDeps): void {
   mountRoute(app, ctx, getTunnel, async () => {
     const state: TunnelState = ctx.tunnel?.status() ?? { state: 'stopped', url: null, lastError: null, provider: null, wall: null, previousUrl: null }
     const saved = await tunnelSettings(ctx)

@@ -12,11 +12,14 @@ import { fail } from '../http/errors.js'
 import { hiddenDraft, isOwner, requireViewable } from '../auth/folio-access.js'
 import { tooManyGuesses } from '../limits/rate-limit.js'
 import { namesOneClient } from '../http/remote.js'
-import { clientAddress, JSON_CONTENT_TYPE, jsonBytes, mountRoute, requestTarget } from '../route.js'
+import { clientAddress, JSON_CONTENT_TYPE, jsonBytes, mountRoute, requestTarget, type RouteDeps } from '../route.js'
 import { accessCookie, type Grant, grantOf } from '../auth/viewer-access.js'
 
+/** What this file takes from the server's context (RouteDeps: what mounting a route takes). */
+export type SharingRoutesDeps = RouteDeps & Pick<ServerContext, 'hot' | 'keyGuesses' | 'live' | 'store' | 'streams' | 'viewerAccess'>
+
 /** GET/POST /api/files/{id}/public and the live event stream of a share page. */
-export function registerSharingRoutes(app: H3, ctx: ServerContext): void {
+export function registerSharingRoutes(app: H3, ctx: SharingRoutesDeps): void {
   const { folios, engagement } = ctx.store
 
   const publicView = async (meta: FolioMeta, visible: boolean) => {
@@ -153,7 +156,7 @@ export function registerSharingRoutes(app: H3, ctx: ServerContext): void {
  * Why a viewer holding `grant` may no longer see the folio as it is now. A draft is not there at
  * all for anyone but its owner (hidden): for them it went as a deleted folio goes.
  */
-async function revokedBecause(ctx: ServerContext, now: FolioMeta, grant: Grant | undefined, hidden: boolean): Promise<RevokedReason> {
+async function revokedBecause(ctx: SharingRoutesDeps, now: FolioMeta, grant: Grant | undefined, hidden: boolean): Promise<RevokedReason> {
   if (now.status === 'draft') return hidden ? 'deleted' : 'draft'
   // They had proved a key and the folio is still private: the key is not that one any more.
   if (grant?.kind === 'key' && now.accessKey.trim() !== '' && grant.keyHash !== (await ctx.viewerAccess.fingerprint(now.accessKey))) return 'key-changed'

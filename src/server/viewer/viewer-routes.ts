@@ -12,13 +12,16 @@ import type { FolioMeta } from '../../domain/model.js'
 import type { ServerContext } from '../context.js'
 import { fail } from '../http/errors.js'
 import { isOwner, requireViewable } from '../auth/folio-access.js'
-import { mountRoute, requestTarget } from '../route.js'
+import { mountRoute, requestTarget, type RouteDeps } from '../route.js'
 import { accessCookie, EXPIRED, frameAccess, type Grant, grantOf } from '../auth/viewer-access.js'
 import { noneMatchHits } from '../http/conditional.js'
 import { compress, type ContentEncoding, isCompressible, preferredEncoding } from '../http/content-encoding.js'
 import { renderSharePage, type ShareBoot } from './share-page.js'
 import { isBot } from '../../domain/bots.js'
 import { type LinkStatus, linkStatus } from '../../domain/recipient-links.js'
+
+/** What this file takes from the server's context (RouteDeps: what mounting a route takes). */
+export type ViewerRoutesDeps = RouteDeps & Pick<ServerContext, 'compressed' | 'hot' | 'store' | 'viewerAccess' | 'web'>
 
 /**
  * Sent with every file of a folio: its scripts run in a sandbox with an opaque origin (no
@@ -49,7 +52,7 @@ const PAGE_HEADERS = {
 }
 
 /** The share page, the folio's files behind it, the dashboard and their assets. */
-export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
+export function registerViewerRoutes(app: H3, ctx: ViewerRoutesDeps): void {
   const { folios, engagement } = ctx.store
   const encoded = (event: H3Event, body: Buffer, headers: Record<string, string>, copyKey?: string, status?: number) =>
     encodedAnswer(ctx, event, body, headers, copyKey, status)
@@ -188,7 +191,7 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
     return frameAccess(ctx.viewerAccess, meta, grant)
   })
 
-  async function contentBoot(ctx: ServerContext, meta: FolioMeta, grant: Grant | undefined, preview: boolean) {
+  async function contentBoot(ctx: ViewerRoutesDeps, meta: FolioMeta, grant: Grant | undefined, preview: boolean) {
     const latest = versionId(meta.head)
     const [head, comments, reactions] = await Promise.all([
       folios.manifest(meta.id, meta.head),
@@ -225,7 +228,7 @@ export function registerViewerRoutes(app: H3, ctx: ServerContext): void {
  * these exact bytes (an ETag, with the address for pages that carry it): their compressed copy is
  * made once and kept (ctx.compressed); without one (a page made for this request) it is made now.
  */
-async function encodedAnswer(ctx: ServerContext, event: H3Event, body: Buffer, headers: Record<string, string>, copyKey: string | undefined, status = 200) {
+async function encodedAnswer(ctx: ViewerRoutesDeps, event: H3Event, body: Buffer, headers: Record<string, string>, copyKey: string | undefined, status = 200) {
   const encoding = preferredEncoding(event.req.headers.get('accept-encoding'))
   const all = { ...headers, vary: 'accept-encoding' }
   if (!encoding || !isCompressible(headers['content-type'] ?? '', body.length)) return new FastResponse(asBody(body), { status, headers: all })

@@ -12,8 +12,11 @@ import { readForm } from './oauth-http.js'
 import { isOwnResource, OAUTH_SCOPE, publicOrigin } from './oauth-metadata.js'
 import { redirectUriRegistered } from './oauth-redirects.js'
 import { nodeRequest } from '../../http/remote.js'
-import { applyRateLimit } from '../../route.js'
+import { applyRateLimit, type RouteDeps } from '../../route.js'
 import { readCookie } from '../viewer-access.js'
+
+/** What this file takes from the server's context (RouteDeps: what mounting a route takes). */
+export type OauthConsentRoutesDeps = RouteDeps & Pick<ServerContext, 'oauth' | 'shared' | 'store'>
 
 /** An authorization request waiting for the person's answer (kept server-side, not in the form). */
 interface PendingAuthorization {
@@ -43,7 +46,7 @@ function redirectBack(redirectUri: string, params: Record<string, string | undef
 }
 
 /** GET /api/oauth/authorize (the consent page) and its form's POST. */
-export function registerOAuthConsentRoutes(app: H3, ctx: ServerContext): void {
+export function registerOAuthConsentRoutes(app: H3, ctx: OauthConsentRoutesDeps): void {
   const { clients, grants } = ctx.oauth
   const secure = (event: H3Event) => publicOrigin(ctx, event).startsWith('https:')
 

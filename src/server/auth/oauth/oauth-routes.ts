@@ -15,7 +15,10 @@ import type { ServerContext } from '../../context.js'
 import { fail } from '../../http/errors.js'
 import { asOAuthError, oauthJson, readForm, readJson } from './oauth-http.js'
 import * as metadata from './oauth-metadata.js'
-import { applyRateLimit, mountRoute } from '../../route.js'
+import { applyRateLimit, mountRoute, type RouteDeps } from '../../route.js'
+
+/** What this file takes from the server's context (RouteDeps: what mounting a route takes). */
+export type OauthRoutesDeps = RouteDeps & Pick<ServerContext, 'oauth'>
 
 /** Discovery documents are public and the same for everyone: browser-based clients read them too. */
 const discovery = (event: H3Event) => {
@@ -24,7 +27,7 @@ const discovery = (event: H3Event) => {
 }
 
 /** Discovery, registration, token, revocation, and the owner's grants (the consent page: oauth-consent.ts). */
-export function registerOAuthRoutes(app: H3, ctx: ServerContext): void {
+export function registerOAuthRoutes(app: H3, ctx: OauthRoutesDeps): void {
   const { clients, grants } = ctx.oauth
   const origin = (event: H3Event) => metadata.publicOrigin(ctx, event)
 
