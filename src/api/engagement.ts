@@ -57,33 +57,38 @@ const required = (field: string) =>
 
 export const CreateCommentBody = named(
   'CreateCommentRequest',
-  z.object({
-    text: required('The comment').max(5000, { error: 'text must be at most 5,000 characters' }),
-    versionId: required('Version the comment applies to (v1, v2, …)'),
-    filename: required('File the comment targets'),
-    author: z.string().trim().max(120).optional().describe('Defaults to the authenticated e-mail, else Guest'),
-    x: percent('x').optional().describe('Horizontal position, percent 0–100 of the page; outside that range is refused'),
-    y: percent('y').optional().describe('Vertical position, percent 0–100 of the page; outside that range is refused'),
-    selector: z.string().max(2000, { error: 'selector must be at most 2,000 characters' }).optional(),
-    elementHtml: z
-      .string()
-      .max(4000, { error: 'elementHtml must be at most 4,000 characters' })
-      .optional()
-      .describe('HTML of the element at comment time; the share page sends at most 2,000 characters of it'),
-    anchor: CommentAnchor.optional(),
-    link: z
-      .string()
-      .max(40)
-      .optional()
-      .describe("Extension: the recipient link the viewer opened the folio with (the share page's ?link=): counted on that link"),
-    parentId: z
-      .string({ error: 'parentId must be a string' })
-      .max(40, { error: 'parentId must be at most 40 characters' })
-      .optional()
-      .describe(
-        'Extension: answers this comment (c_…): a comment of this folio, not deleted and not itself a reply. Answering a resolved thread reopens nothing. A reply takes no anchor',
-      ),
-  }),
+  z
+    .object({
+      text: required('The comment').max(5000, { error: 'text must be at most 5,000 characters' }),
+      versionId: required('Version the comment applies to (v1, v2, …)'),
+      filename: required('File the comment targets'),
+      author: z.string().trim().max(120).optional().describe('Defaults to the authenticated e-mail, else Guest'),
+      x: percent('x').optional().describe('Horizontal position, percent 0–100 of the page; outside that range is refused'),
+      y: percent('y').optional().describe('Vertical position, percent 0–100 of the page; outside that range is refused'),
+      selector: z.string().max(2000, { error: 'selector must be at most 2,000 characters' }).optional(),
+      elementHtml: z
+        .string()
+        .max(4000, { error: 'elementHtml must be at most 4,000 characters' })
+        .optional()
+        .describe('HTML of the element at comment time; the share page sends at most 2,000 characters of it'),
+      anchor: CommentAnchor.optional(),
+      link: z
+        .string()
+        .max(40)
+        .optional()
+        .describe("Extension: the recipient link the viewer opened the folio with (the share page's ?link=): counted on that link"),
+      parentId: z
+        .string({ error: 'parentId must be a string' })
+        .max(40, { error: 'parentId must be at most 40 characters' })
+        .optional()
+        .describe(
+          'Extension: answers this comment (c_…): a comment of this folio, not deleted and not itself a reply. Answering a resolved thread reopens nothing. A reply takes no anchor',
+        ),
+    })
+    .refine((body) => body.parentId === undefined || !body.anchor, {
+      path: ['anchor'],
+      error: 'a reply has no anchor of its own, it shows under its parent. Send parentId or anchor, not both.',
+    }),
 )
 
 const CommentResult = named('CommentResult', z.object({ success: z.literal(true), comment: Comment }))

@@ -87,8 +87,6 @@ export function registerEngagementRoutes(app: H3, ctx: EngagementRoutesDeps): vo
   mountRoute(app, ctx, createComment, async ({ event, params, body, principal }) => {
     const { meta } = await requireViewable(ctx, event, params.id, ERRORS.projectNotFound, ownerToo)
     if (!meta.allowComments) throw fail(ERRORS.commentsDisabled)
-    if (body.parentId !== undefined && body.anchor)
-      throw fail(ERRORS.invalidBody, 'anchor: a reply has no anchor of its own, it shows under its parent. Send parentId or anchor, not both.')
     const n = versionNumber(body.versionId)
     const version = n !== undefined && n <= meta.head ? await folios.manifest(meta.id, n) : undefined
     if (!version) throw fail(ERRORS.invalidBody, `versionId: ${body.versionId} is not a version of this folio (latest is v${meta.head}).`)
