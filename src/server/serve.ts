@@ -215,17 +215,21 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 function serverConfig(options: ServeOptions, logger: Logger): ServerConfig {
   const config = defaultConfig({ ...options.config, mode: options.mode })
   const named = options.host && isIP(options.host) === 0 ? [options.host.toLowerCase()] : []
-  const cloudKey = config.mode === 'cloud' && config.apiKey !== undefined
+  const cloudKey = config.mode === 'cloud' && Boolean(config.apiKey)
   // One key for the whole server would be every workspace's: Cloud has a key per workspace.
   if (cloudKey) logger.warn('FOLIO_API_KEY is not used in Cloud mode: each workspace has its own key (folio admin workspace create makes one).')
   return { ...config, allowedHosts: [...config.allowedHosts, ...named], apiKey: cloudKey ? undefined : config.apiKey }
 }
 
-/** Frozen all the way down: a route that tried to change the configuration would throw. */
+/**
+ * Frozen all the way down through its plain objects and arrays: a route that tried to change the
+ * configuration would throw. Class instances and functions it holds (parsed address ranges, the
+ * tests' DNS stand-in) are left as they are: they are not ours to freeze.
+ */
 function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+  if (Array.isArray(value) || (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype)) {
     Object.freeze(value)
-    for (const inner of Object.values(value)) deepFreeze(inner)
+    for (const inner of Object.values(value as object)) deepFreeze(inner)
   }
   return value
 }

@@ -3,8 +3,8 @@ import { once } from 'node:events'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { medianOf } from '../lib/autocannon.js'
 import type { BenchContext } from '../lib/context.js'
+import { medianRunMs } from '../lib/command-time.js'
 import { ROOT, startFolio } from '../lib/folio.js'
 
 const run = promisify(execFile)
@@ -18,15 +18,7 @@ export async function benchCli(ctx: BenchContext): Promise<void> {
   const env = { ...process.env, FOLIO_CONFIG_DIR: await ctx.tmpDir('cli-config'), FOLIO_API_KEY: '' }
 
   // Start-up: `folio --help` against the floor of any Node program, `node -e 0`.
-  const time = async (args: string[], times: number) => {
-    const samples: number[] = []
-    for (let i = 0; i < times; i++) {
-      const t = performance.now()
-      await run(process.execPath, args)
-      samples.push(performance.now() - t)
-    }
-    return medianOf(samples)
-  }
+  const time = (args: string[], times: number) => medianRunMs(process.execPath, args, times)
   await time(['-e', '0'], 3)
   await time([BIN, '--help'], 3)
   const nodeMs = await time(['-e', '0'], 20)

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { medianOf } from '../lib/autocannon.js'
 import type { BenchContext } from '../lib/context.js'
+import { medianRunMs } from '../lib/command-time.js'
 import { ROOT } from '../lib/folio.js'
 
 const run = promisify(execFile)
@@ -23,19 +24,10 @@ export async function benchSingleExecutable(ctx: BenchContext): Promise<void> {
   const mb = (await stat(binary)).size / 1024 / 1024
   report.check({ section: '14 binary', name: 'binary size', value: mb, unit: 'MB', goal: { op: '<=', value: 130, unit: 'MB' }, detail: binary })
 
-  const timed = async (command: string, args: string[], times: number) => {
-    const samples: number[] = []
-    for (let i = 0; i < times; i++) {
-      const t = performance.now()
-      await run(command, args)
-      samples.push(performance.now() - t)
-    }
-    return medianOf(samples)
-  }
-  await timed(binary, ['--version'], 3)
-  await timed(npmInstall[0], [npmInstall[1], '--version'], 3)
-  const binaryMs = await timed(binary, ['--version'], 20)
-  const npmMs = await timed(npmInstall[0], [npmInstall[1], '--version'], 20)
+  await medianRunMs(binary, ['--version'], 3)
+  await medianRunMs(npmInstall[0], [npmInstall[1], '--version'], 3)
+  const binaryMs = await medianRunMs(binary, ['--version'], 20)
+  const npmMs = await medianRunMs(npmInstall[0], [npmInstall[1], '--version'], 20)
   report.check({
     section: '14 binary',
     name: 'folio --version: binary vs npm install',
